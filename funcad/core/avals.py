@@ -1,0 +1,120 @@
+"""Abstract values: the shape, dtype and weak-type of an array, and NEP 50 promotion."""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import FuncadTypeError
+
+# JAX's tangent type for integer and boolean primals: a dtype with no data.
+float0 = np.dtype([("float0", np.void, 0)])
+
+_SHORT = {
+    "float16": "f16", "float32": "f32", "float64": "f64", "bfloat16": "bf16",
+    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "bool": "bool", "complex64": "c64", "complex128": "c128",
+}
+
+
+def short_dtype(dtype) -> str:
+    dtype = np.dtype(dtype)
+    if dtype == float0:
+        return "float0"
+    return _SHORT.get(dtype.name, dtype.name)
+
+
+class ShapedArray:
+    """The type of an array value: shape, dtype, and whether the dtype is weak (NEP 50).
+
+    >>> ShapedArray((3, 4), np.float32).str_short()
+    'f32[3,4]'
+    """
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type: bool = False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def str_short(self) -> str:
+        return f"{short_dtype(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapedArray) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self):
+        return f"ShapedArray({self.str_short()}{', weak' if self.weak_type else ''})"
+
+
+_PY_SCALARS = {bool: np.dtype(bool), int: np.dtype(np.int64),
+               float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
+
+
+def is_python_scalar(x) -> bool:
+    return type(x) in _PY_SCALARS
+
+
+def aval_of(x) -> ShapedArray:
+    """The abstract value of a concrete value or tracer."""
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype.kind in "OSUV" and x.dtype != float0:
+            raise FuncadTypeError(f"arrays of dtype {x.dtype} are not supported; "
+                                  "funcad works with numeric and boolean arrays")
+        return ShapedArray(x.shape, x.dtype)
+    t = type(x)
+    if t in _PY_SCALARS:
+        # Python bools are not weak in NumPy 2 or JAX; other scalars are.
+        return ShapedArray((), _PY_SCALARS[t], t is not bool)
+    for base, dt in _PY_SCALARS.items():  # subclasses such as IntEnum
+        if isinstance(x, base):
+            return ShapedArray((), dt, base is not bool)
+    raise FuncadTypeError(
+        f"funcad got an argument of type {type(x).__name__}, which is not an array: {x!r:.60}. "
+        "Pass NumPy arrays or Python scalars, or mark the argument static "
+        "(static_argnums) if it is not data.")
+
+
+def _promotion_stand_in(aval: ShapedArray):
+    # NumPy 2 treats Python scalars as weak, exactly NEP 50: let it decide.
+    if aval.weak_type:
+        return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[aval.dtype.kind]
+    return aval.dtype
+
+
+def result_type(*avals: ShapedArray):
+    """NEP 50 result dtype of avals and whether it is weak: (dtype, weak)."""
+    weak = all(a.weak_type for a in avals)
+    if weak:
+        # All weak: the widest kind wins at the default precision.
+        return np.result_type(*[a.dtype for a in avals]), True
+    return np.result_type(*[_promotion_stand_in(a) for a in avals]), False
+
+
+def tangent_dtype(dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    return dtype if dtype.kind in "fc" else float0
+
+
+def is_float(dtype) -> bool:
+    return np.dtype(dtype).kind in "fc"

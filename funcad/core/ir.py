@@ -1,0 +1,140 @@
+"""The IR: Var, Literal, Eqn, Jaxpr, ClosedJaxpr, and a type checker."""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .avals import ShapedArray, aval_of
+from .errors import JaxprTypeError
+
+
+class Var:
+    """A variable of a jaxpr; its name is chosen only when printed."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Var({self.aval.str_short()})"
+
+
+class Literal:
+    """A scalar constant written inline in a jaxpr."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: ShapedArray | None = None):
+        self.val = val
+        self.aval = aval_of(val) if aval is None else aval
+
+    def __repr__(self):
+        return f"Literal({self.val})"
+
+
+Atom = Var | Literal
+
+
+class Eqn(NamedTuple):
+    prim: Any           # a Primitive
+    inputs: list        # list of Atom
+    outvars: list       # list of Var
+    params: dict
+    source: str | None = None   # the user's line that produced it, for errors
+
+
+class Jaxpr:
+    """A typed program: `{ lambda consts ; args . let eqns in (outs) }`."""
+
+    __slots__ = ("constvars", "invars", "eqns", "outvars")
+
+    def __init__(self, constvars, invars, eqns, outvars):
+        self.constvars = list(constvars)
+        self.invars = list(invars)
+        self.eqns = list(eqns)
+        self.outvars = list(outvars)
+
+    @property
+    def in_avals(self):
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self):
+        return [v.aval for v in self.outvars]
+
+    def __str__(self):
+        from .pretty import pp_jaxpr
+        return pp_jaxpr(self)
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A jaxpr together with the values of its constvars."""
+
+    __slots__ = ("jaxpr", "consts", "__weakref__")
+
+    def __init__(self, jaxpr: Jaxpr, consts):
+        assert len(consts) == len(jaxpr.constvars)
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+
+    in_avals = property(lambda self: self.jaxpr.in_avals)
+    out_avals = property(lambda self: self.jaxpr.out_avals)
+    eqns = property(lambda self: self.jaxpr.eqns)
+
+    def __call__(self, *args):
+        from .trace import eval_jaxpr
+        return eval_jaxpr(self.jaxpr, self.consts, *args)
+
+    def __str__(self):
+        from .pretty import pp_jaxpr
+        return pp_jaxpr(self.jaxpr)
+
+    __repr__ = __str__
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+
+def typecheck(jaxpr: Jaxpr) -> None:
+    """Check that every variable is bound once before use and that every
+    equation's output types are what its primitive's shape rule says."""
+    from .trace import abstract_eval_rules
+    bound: set[int] = set()
+
+    def bind(v):
+        if id(v) in bound:
+            raise JaxprTypeError(f"variable {v} is bound twice")
+        bound.add(id(v))
+
+    def use(a, where):
+        if isinstance(a, Var) and id(a) not in bound:
+            raise JaxprTypeError(f"{where} uses {a.aval.str_short()} variable before it is bound")
+
+    for v in jaxpr.constvars + jaxpr.invars:
+        bind(v)
+    for eqn in jaxpr.eqns:
+        for a in eqn.inputs:
+            use(a, f"equation `{eqn.prim}`")
+        want = abstract_eval_rules[eqn.prim](*[a.aval for a in eqn.inputs], **eqn.params)
+        want = list(want) if eqn.prim.multiple_results else [want]
+        got = [v.aval for v in eqn.outvars]
+        if [(a.shape, a.dtype) for a in want] != [(a.shape, a.dtype) for a in got]:
+            raise JaxprTypeError(
+                f"equation `{eqn.prim}` outputs {', '.join(a.str_short() for a in got)} "
+                f"but its rule gives {', '.join(a.str_short() for a in want)}")
+        for p in eqn.params.values():
+            if isinstance(p, ClosedJaxpr):
+                typecheck(p.jaxpr)
+        for v in eqn.outvars:
+            bind(v)
+    for a in jaxpr.outvars:
+        use(a, "the output")
+
+
+def literal_value(x) -> bool:
+    """Whether a concrete value is small enough to print inline as a Literal."""
+    return isinstance(x, (np.ndarray, np.generic)) and x.ndim == 0 or type(x) in (int, float, bool, complex)

@@ -1,0 +1,167 @@
+"""The staging trace: record primitives into a jaxpr instead of running them.
+
+With `known_passthrough=True` it is the partial evaluator behind linearize:
+equations none of whose inputs are staged run at once on the parent trace,
+the rest are recorded and the known values they read become constants
+(the residuals).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .avals import ShapedArray, aval_of
+from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, literal_value
+from .trace import (Trace, Tracer, abstract_eval_rules, check_alive, rule_for,
+                    set_trace)
+from .errors import FuncadTypeError
+
+
+class StagingTracer(Tracer):
+    __slots__ = ("_aval", "var")
+
+    def __init__(self, trace, aval, var):
+        self._trace = trace
+        self._aval = aval
+        self.var = var
+
+    @property
+    def aval(self):
+        return self._aval
+
+
+class StagingTrace(Trace):
+    name = "make_jaxpr"
+
+    def __init__(self, parent, known_passthrough: bool = False, name: str | None = None):
+        super().__init__(parent)
+        self.known_passthrough = known_passthrough
+        if name:
+            self.name = name
+        self.invars: list[Var] = []
+        self.eqns: list[Eqn] = []
+        self.constvars: list[Var] = []
+        self.constvals: list = []
+        self._const_ids: dict[int, Var] = {}
+
+    def new_arg(self, aval: ShapedArray) -> StagingTracer:
+        v = Var(aval)
+        self.invars.append(v)
+        return StagingTracer(self, aval, v)
+
+    def atom(self, x):
+        """The IR atom for a value: own tracer -> its Var; scalar -> Literal; else a constvar."""
+        if type(x) is StagingTracer and x._trace is self:
+            return x.var
+        check_alive(x)
+        if not isinstance(x, Tracer) and literal_value(x):
+            return Literal(x)
+        v = self._const_ids.get(id(x))
+        if v is None:
+            v = Var(aval_of(x))
+            self._const_ids[id(x)] = v
+            self.constvars.append(v)
+            self.constvals.append(x)
+        return v
+
+    def is_own(self, x) -> bool:
+        return type(x) is StagingTracer and x._trace is self
+
+    def process_primitive(self, prim, args, params):
+        if self.known_passthrough and not any(self.is_own(x) for x in args):
+            with set_trace(self.parent):
+                return prim.bind(*args, **params)
+        atoms = [self.atom(x) for x in args]
+        rule = rule_for(abstract_eval_rules, prim, "shape inference")
+        out_avals = rule(*[a.aval for a in atoms], **params)
+        if prim.multiple_results:
+            outvars = [Var(a) for a in out_avals]
+            self.eqns.append(Eqn(prim, atoms, outvars, params))
+            return [StagingTracer(self, v.aval, v) for v in outvars]
+        v = Var(out_avals)
+        self.eqns.append(Eqn(prim, atoms, [v], params))
+        return StagingTracer(self, v.aval, v)
+
+    def to_jaxpr(self, outs) -> ClosedJaxpr:
+        outvars = [self.atom(x) for x in outs]
+        jaxpr = Jaxpr(self.constvars, self.invars, self.eqns, outvars)
+        return ClosedJaxpr(jaxpr, self.constvals)
+
+
+def trace_to_jaxpr(fun, in_avals, name: str = "make_jaxpr", parent=None):
+    """Stage `fun` (flat lists in, flat list out) into a ClosedJaxpr.
+
+    Values closed over by `fun` (arrays, outer tracers) become constants.
+    Returns (closed_jaxpr, outputs) where outputs are the raw staged values.
+    """
+    trace = StagingTrace(parent, name=name)
+    args = [trace.new_arg(a) for a in in_avals]
+    try:
+        with set_trace(trace):
+            outs = fun(*args)
+        closed = trace.to_jaxpr(outs)
+    finally:
+        trace.finish()
+    return closed
+
+
+def convert_constvars(closed: ClosedJaxpr):
+    """Move a closed jaxpr's constants into leading inputs: (jaxpr with no consts, consts)."""
+    j = closed.jaxpr
+    return Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), closed.consts
+
+
+def make_jaxpr(fun, static_argnums=(), return_shape: bool = False):
+    """A function that returns the jaxpr of `fun` at the given arguments.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> print(funcad.make_jaxpr(lambda x: fnp.sin(x) * 2.0)(1.0))
+    { lambda ; a:f64[]. let b:f64[] = sin a; c:f64[] = mul b 2.0:f64[] in (c,) }
+    """
+    from functools import wraps
+    from .pytree import tree_flatten, tree_unflatten
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @wraps(fun)
+    def wrapped(*args, **kwargs):
+        static_pos = {i % len(args) for i in static} if args else set()
+        dyn = [a for i, a in enumerate(args) if i not in static_pos]
+        flat, in_tree = tree_flatten((dyn, kwargs))
+        avals = [_arg_aval(x) for x in flat]
+        out_tree = []
+
+        def flat_fun(*xs):
+            d, kw = tree_unflatten(in_tree, xs)
+            it = iter(d)
+            full_args = [args[i] if i in static_pos else next(it) for i in range(len(args))]
+            out_flat, tree = tree_flatten(fun(*full_args, **kw))
+            out_tree.append(tree)
+            return out_flat
+
+        closed = trace_to_jaxpr(flat_fun, avals)
+        if return_shape:
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype) for a in closed.out_avals]
+            return closed, tree_unflatten(out_tree[0], shapes)
+        return closed
+
+    return wrapped
+
+
+class ShapeDtypeStruct:
+    """The shape and dtype of an array, without its values."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+
+    def __repr__(self):
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+
+    def __eq__(self, other):
+        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+
+def _arg_aval(x) -> ShapedArray:
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, x.dtype)
+    return aval_of(x)

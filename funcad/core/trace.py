@@ -1,0 +1,206 @@
+"""Primitives, the stackless trace context, tracers, and the jaxpr evaluator.
+
+There is one current trace (`ctx.trace`); `None` means eager evaluation with
+the impl rules. A transform runs the user's function with its own trace
+current; when that trace processes a primitive it runs the primitive's rule
+with its parent trace current, so rules are ordinary funcad code and nest.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .avals import ShapedArray, aval_of
+from .errors import ConcretizationError, MissingRuleError, TracerLeakError
+from .ir import Literal
+
+# Rule tables, one per interpretation. Keys are Primitive objects.
+impl_rules: dict = {}            # prim -> f(*arrays, **params) on NumPy
+abstract_eval_rules: dict = {}   # prim -> f(*avals, **params) -> aval | list[aval]
+jvp_rules: dict = {}             # prim -> f(primals, tangents, **params) -> (out, tangent_out)
+transpose_rules: dict = {}       # prim -> f(ct, *args, **params) -> list of cts
+batch_rules: dict = {}           # prim -> f(args, dims, **params) -> (out, out_dim)
+
+
+class Primitive:
+    """A named operation. Its meaning lives in the rule tables above."""
+
+    __slots__ = ("name", "multiple_results")
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, **params):
+        trace = ctx.trace
+        if trace is None:
+            rule = impl_rules.get(self)
+            if rule is None:
+                raise MissingRuleError(f"primitive `{self.name}` has no NumPy implementation")
+            return rule(*args, **params)
+        return trace.process_primitive(self, args, params)
+
+
+class _Context:
+    __slots__ = ("trace",)
+
+    def __init__(self):
+        self.trace = None
+
+
+ctx = _Context()
+
+
+class set_trace:
+    """Make `trace` current for the duration of a `with` block."""
+
+    __slots__ = ("trace", "prev")
+
+    def __init__(self, trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.prev = ctx.trace
+        ctx.trace = self.trace
+
+    def __exit__(self, *exc):
+        ctx.trace = self.prev
+
+
+class Trace:
+    """One level of interpretation. Subclasses define `process_primitive`."""
+
+    name = "trace"
+
+    def __init__(self, parent):
+        self.parent = parent
+        self.alive = True
+
+    def process_primitive(self, prim: Primitive, args, params):
+        raise NotImplementedError
+
+    def process_custom_jvp(self, fun, jvp, args, symbolic_zeros):
+        # Outside of differentiation a custom_jvp function is just its body.
+        with set_trace(self):
+            return fun(*args)
+
+    def process_custom_vjp(self, fun, fwd, bwd, args):
+        with set_trace(self):
+            return fun(*args)
+
+    def finish(self):
+        self.alive = False
+
+    def __repr__(self):
+        return f"{type(self).__name__}"
+
+
+def check_alive(x):
+    """Raise a clear error for a tracer whose transformation has finished."""
+    if isinstance(x, Tracer) and not x._trace.alive:
+        raise TracerLeakError(
+            f"A {x.aval.str_short()} tracer from a finished {x._trace.name} transformation was used "
+            "after that transformation returned. This happens when a transformed function stores "
+            "an intermediate value in a global, a closure or an object attribute. Return the value "
+            "from the function instead of storing it.")
+    return x
+
+
+class Tracer:
+    """A value being traced. Operators and methods are installed by funcad.numpy."""
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def concrete(self):
+        """The concrete value behind this tracer, or raise ConcretizationError."""
+        raise ConcretizationError(_concretization_message(self))
+
+    def __bool__(self):
+        return bool(self.concrete())
+
+    def __int__(self):
+        return int(self.concrete())
+
+    def __float__(self):
+        return float(self.concrete())
+
+    def __complex__(self):
+        return complex(self.concrete())
+
+    def __index__(self):
+        return int(self.concrete())
+
+    def __array__(self, dtype=None, copy=None):
+        check_alive(self)
+        value = np.asarray(self.concrete())
+        return value if dtype is None else value.astype(dtype)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    __hash__ = None  # like arrays, tracers are not hashable
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}> with {self._trace.name}"
+
+
+def _concretization_message(t: Tracer) -> str:
+    return (f"A concrete value was needed, but got an abstract {t.aval.str_short()} value "
+            f"staged by {t._trace.name}. Python control flow (`if`, `while`, `bool()`, `int()`, "
+            "`np.asarray`) cannot depend on staged values. Use `funcad.lax.cond`/`funcad.numpy.where` "
+            "for value-dependent choices, or mark the argument static with `static_argnums`.")
+
+
+def eval_jaxpr(jaxpr, consts, *args) -> list:
+    """Evaluate a jaxpr with the current trace (NumPy when nothing is traced)."""
+    env: dict[int, Any] = {}
+    for v, x in zip(jaxpr.constvars, consts):
+        env[id(v)] = x
+    if len(args) != len(jaxpr.invars):
+        raise TypeError(f"jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
+    for v, x in zip(jaxpr.invars, args):
+        env[id(v)] = x
+
+    def read(a):
+        return a.val if type(a) is Literal else env[id(a)]
+
+    for eqn in jaxpr.eqns:
+        out = eqn.prim.bind(*[read(a) for a in eqn.inputs], **eqn.params)
+        if eqn.prim.multiple_results:
+            for v, x in zip(eqn.outvars, out):
+                env[id(v)] = x
+        else:
+            env[id(eqn.outvars[0])] = out
+    return [read(a) for a in jaxpr.outvars]
+
+
+def rule_for(table: dict, prim: Primitive, transform: str) -> Callable:
+    rule = table.get(prim)
+    if rule is None:
+        raise MissingRuleError(
+            f"primitive `{prim.name}` has no {transform} rule, so it cannot be used under "
+            f"{transform}. Wrap the computation in `funcad.custom_jvp`/`custom_vjp`, or file an "
+            f"issue naming `{prim.name}` and {transform}.")
+    return rule

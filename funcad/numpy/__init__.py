@@ -1,0 +1,69 @@
+"""funcad.numpy: the NumPy API, built on funcad's primitives.
+
+With no transformation active each function is the NumPy call plus one
+dispatch; under grad, jvp, vmap or jit the same code is traced.
+
+>>> import funcad.numpy as fnp
+>>> float(fnp.sum(fnp.tanh(fnp.ones(3))))
+2.284782...
+"""
+import numpy as _np
+
+from ..core.trace import Tracer as _Tracer
+from ..core.avals import float0
+from . import linalg
+from ._creation import (arange, array, asarray, astype, empty, empty_like, eye, full, full_like,
+                        identity, linspace, ones, ones_like, zeros, zeros_like)
+from ._indexing import take, take_along_axis
+from ._linalg import dot, einsum, inner, matmul, outer, tensordot, vdot
+from ._reductions import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, logsumexp, max,
+                          mean, min, prod, std, sum, var)
+from ._shape import (argsort, array_split, atleast_1d, atleast_2d, broadcast_arrays, broadcast_to,
+                     column_stack, concatenate, diag, diagonal, expand_dims, flip, fliplr, flipud,
+                     hsplit, hstack, matrix_transpose, moveaxis, ndim, ravel, repeat, reshape, roll,
+                     shape, size, sort, split, squeeze, stack, swapaxes, tile, trace, transpose, tri,
+                     tril, triu, vsplit, vstack)
+from ._ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
+                      arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
+                      bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clip, copysign, cos, cosh,
+                      deg2rad, degrees, divide, divmod, equal, exp, exp2, expm1, fix, float_power,
+                      floor, floor_divide, fmod, greater, greater_equal, heaviside, hypot, invert,
+                      isfinite, isinf, isnan, less, less_equal, log, log1p, log2, log10, logaddexp,
+                      logaddexp2, logical_and, logical_not, logical_or, logical_xor, maximum,
+                      minimum, mod, multiply, negative, nonzero, not_equal, positive, power,
+                      rad2deg, radians, reciprocal, remainder, rint, round, sign, sin, sinc, sinh,
+                      sqrt, square, subtract, tan, tanh, true_divide, trunc, where)
+from ._methods import install as _install
+
+_install(_Tracer)
+
+pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma
+float16, float32, float64 = _np.float16, _np.float32, _np.float64
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint32, uint64 = _np.uint8, _np.uint32, _np.uint64
+complex64, complex128, bool_ = _np.complex64, _np.complex128, _np.bool_
+ndarray, dtype, result_type, finfo, iinfo = _np.ndarray, _np.dtype, _np.result_type, _np.finfo, _np.iinfo
+integer, floating, inexact, number, issubdtype = _np.integer, _np.floating, _np.inexact, _np.number, _np.issubdtype
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether all entries are close (concrete values only)."""
+    return bool(_np.allclose(_np.asarray(a), _np.asarray(b), rtol, atol, equal_nan))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    a, b = asarray(a), asarray(b)
+    ok = less_equal(absolute(subtract(a, b)), add(atol, multiply(rtol, absolute(b))))
+    return logical_or(ok, logical_and(isnan(a), isnan(b))) if equal_nan else ok
+
+
+def array_equal(a, b):
+    return bool(_np.array_equal(_np.asarray(a), _np.asarray(b)))
+
+
+def __getattr__(name):
+    if hasattr(_np, name):
+        raise AttributeError(
+            f"funcad.numpy has no '{name}' yet (numpy.{name} exists). Write it with the supported "
+            f"functions, or call numpy.{name} on concrete values outside transformed code.")
+    raise AttributeError(f"module 'funcad.numpy' has no attribute '{name}'")

@@ -1,0 +1,73 @@
+"""Turning user values into arrays and promoting dtypes the NumPy 2 (NEP 50) way."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..core.avals import ShapedArray, aval_of, result_type
+from ..core.errors import FuncadTypeError
+from ..core.trace import Tracer
+from ..primitives.elementwise import convert_element_type
+
+_SCALARS = (int, float, complex, bool)
+
+
+def asarray_or_tracer(x):
+    """A value funcad's primitives accept: ndarray, NumPy scalar, Python scalar or tracer."""
+    t = type(x)
+    if t is np.ndarray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS:
+        return x
+    if isinstance(x, np.ndarray):
+        return np.asarray(x)
+    if hasattr(x, "__funcad_array__"):
+        return x.__funcad_array__()
+    if isinstance(x, (list, tuple)):
+        from ._creation import array
+        return array(x)
+    if hasattr(x, "__array__") and not isinstance(x, (str, bytes)):
+        return np.asarray(x)
+    raise FuncadTypeError(f"expected an array, got a value of type {type(x).__name__}: {x!r:.60}")
+
+
+def cast(x, dtype, weak=False):
+    """x converted to dtype (a no-op when it already has it)."""
+    if type(x) in _SCALARS:
+        if weak and aval_of(x).dtype == dtype:
+            return x  # stays a weak Python scalar, printed as a literal
+        return np.array(x, dtype)
+    a = aval_of(x)
+    if a.dtype == dtype and a.weak_type == weak:
+        return x
+    if a.dtype == dtype and not isinstance(x, Tracer):
+        return x
+    return convert_element_type(x, dtype, weak)
+
+
+def promote(*xs):
+    """Arguments converted to their common NEP 50 dtype."""
+    xs = [asarray_or_tracer(x) for x in xs]
+    if all(type(x) is np.ndarray for x in xs) and all(x.dtype == xs[0].dtype for x in xs):
+        return xs
+    avals = [aval_of(x) for x in xs]
+    dtype, weak = result_type(*avals)
+    return [cast(x, dtype, weak) for x in xs]
+
+
+@lru_cache(maxsize=None)
+def ufunc_dtype(ufunc, *dtypes):
+    """The output dtype NumPy's ufunc gives for these input dtypes."""
+    return ufunc(*[np.zeros((), d) for d in dtypes]).dtype
+
+
+def to_inexact(x, ufunc=np.sin):
+    """Integer/bool input to a float ufunc: convert the way NumPy would."""
+    x = asarray_or_tracer(x)
+    a = aval_of(x)
+    if a.dtype.kind in "fc":
+        return x
+    return cast(x, ufunc_dtype(ufunc, a.dtype), a.weak_type)
+
+
+def canonical_dtype(dtype):
+    return None if dtype is None else np.dtype(dtype)

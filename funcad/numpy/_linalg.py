@@ -1,0 +1,139 @@
+"""Products: dot, matmul, outer, inner, tensordot, einsum, vdot; funcad.numpy.linalg.norm."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import aval_of
+from ..primitives import elementwise as E
+from ..primitives.linalg import dot_general
+from ._dtypes import asarray_or_tracer, promote
+from ._shape import ndim, reshape, shape, transpose
+
+
+def matmul(a, b):
+    """Matrix product with NumPy's broadcasting of batch dimensions."""
+    a, b = promote(a, b)
+    na, nb = ndim(a), ndim(b)
+    if na == 0 or nb == 0:
+        raise ValueError("matmul: input operand does not have enough dimensions (scalars are not allowed)")
+    if na == 1 and nb == 1:
+        return dot_general(a, b, (((0,), (0,)), ((), ())))
+    if na == 1:
+        return dot_general(a, b, (((0,), (nb - 2,)), ((), ()))) if nb == 2 else \
+            _batched(reshape(a, (1,) + shape(a)), b, squeeze_lhs=True)
+    if nb == 1:
+        return dot_general(a, b, (((na - 1,), (0,)), ((), ())))
+    if na == 2 and nb == 2:
+        return dot_general(a, b, (((1,), (0,)), ((), ())))
+    return _batched(a, b)
+
+
+def _batched(a, b, squeeze_lhs=False):
+    from ._shape import broadcast_to
+    sa, sb = shape(a), shape(b)
+    batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+    a = broadcast_to(a, batch + sa[-2:])
+    b = broadcast_to(b, batch + sb[-2:])
+    nbat = len(batch)
+    out = dot_general(a, b, (((nbat + 1,), (nbat,)), (tuple(range(nbat)), tuple(range(nbat)))))
+    if squeeze_lhs:
+        out = reshape(out, batch + (shape(out)[-1],))
+    return out
+
+
+def dot(a, b):
+    a, b = promote(a, b)
+    na, nb = ndim(a), ndim(b)
+    if na == 0 or nb == 0:
+        return E.mul(a, b)
+    if nb == 1 or nb == 2:
+        return dot_general(a, b, (((na - 1,), (0 if nb == 1 else nb - 2,)), ((), ())))
+    return dot_general(a, b, (((na - 1,), (nb - 2,)), ((), ())))
+
+
+def vdot(a, b):
+    from ._shape import ravel
+    return dot(ravel(a), ravel(b))
+
+
+def inner(a, b):
+    a, b = promote(a, b)
+    if ndim(a) == 0 or ndim(b) == 0:
+        return E.mul(a, b)
+    return dot_general(a, b, (((ndim(a) - 1,), (ndim(b) - 1,)), ((), ())))
+
+
+def outer(a, b):
+    from ._shape import ravel
+    a, b = promote(ravel(a), ravel(b))
+    return dot_general(reshape(a, (-1, 1)), reshape(b, (1, -1)), (((1,), (0,)), ((), ())))
+
+
+def tensordot(a, b, axes=2):
+    a, b = promote(a, b)
+    if np.ndim(axes) == 0:
+        n = int(axes)
+        ax_a = tuple(range(ndim(a) - n, ndim(a)))
+        ax_b = tuple(range(n))
+    else:
+        ax_a, ax_b = axes
+        ax_a = tuple(int(i) % ndim(a) for i in np.atleast_1d(ax_a))
+        ax_b = tuple(int(i) % ndim(b) for i in np.atleast_1d(ax_b))
+    return dot_general(a, b, ((ax_a, ax_b), ((), ())))
+
+
+def einsum(subscripts, *operands):
+    """Einstein summation over two or more operands, contracted pairwise left to right."""
+    from ._reductions import sum as _sum
+    from ._shape import diagonal
+    operands = promote(*operands)
+    if "->" in subscripts:
+        ins, out = subscripts.replace(" ", "").split("->")
+    else:
+        ins = subscripts.replace(" ", "")
+        letters = ins.replace(",", "")
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    ins = ins.split(",")
+    if any("." in s for s in ins + [out]):
+        raise NotImplementedError("funcad.numpy.einsum does not support ellipses ('...') yet")
+    if len(ins) != len(operands):
+        raise ValueError(f"einsum: {len(ins)} subscripts for {len(operands)} operands")
+    ops = []
+    for spec, x in zip(ins, operands):
+        # Repeated letters within one operand take a diagonal first.
+        while len(set(spec)) != len(spec):
+            c = next(ch for ch in spec if spec.count(ch) > 1)
+            i, j = spec.index(c), spec.index(c, spec.index(c) + 1)
+            x = diagonal(x, 0, i, j)
+            spec = spec[:i] + spec[i + 1:j] + spec[j + 1:] + c
+        ops.append((spec, x))
+
+    def needed_later(k):
+        return set(out).union(*[set(s) for s, _ in ops[k:]])
+
+    spec, acc = ops[0]
+    # Sum out letters that appear only in the first operand and nowhere else.
+    for k in range(1, len(ops) + 1):
+        keep = needed_later(k)
+        drop = [i for i, c in enumerate(spec) if c not in keep]
+        if drop:
+            acc = _sum(acc, axis=tuple(drop))
+            spec = "".join(c for c in spec if c in keep)
+        if k == len(ops):
+            break
+        s2, x2 = ops[k]
+        keep2 = needed_later(k + 1)
+        drop2 = [i for i, c in enumerate(s2) if c not in keep2 and c not in spec]
+        if drop2:
+            x2 = _sum(x2, axis=tuple(drop2))
+            s2 = "".join(c for c in s2 if c in keep2 or c in spec)
+        shared = [c for c in spec if c in s2]
+        contract = [c for c in shared if c not in keep2]
+        batch = [c for c in shared if c in keep2]
+        dn = ((tuple(spec.index(c) for c in contract), tuple(s2.index(c) for c in contract)),
+              (tuple(spec.index(c) for c in batch), tuple(s2.index(c) for c in batch)))
+        acc = dot_general(acc, x2, dn)
+        spec = "".join(batch) + "".join(c for c in spec if c not in shared) + "".join(c for c in s2 if c not in shared)
+    if sorted(spec) != sorted(out):
+        raise ValueError(f"einsum: output subscript '{out}' does not match the operands")
+    return transpose(acc, tuple(spec.index(c) for c in out)) if spec != out else acc

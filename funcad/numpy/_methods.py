@@ -1,0 +1,64 @@
+"""Operators and array methods for tracers (and for jit's device arrays)."""
+from __future__ import annotations
+
+from . import _creation as C
+from . import _indexing as X
+from . import _linalg as L
+from . import _reductions as R
+from . import _shape as Sh
+from . import _ufuncs as U
+
+
+def _swap(f):
+    return lambda self, other: f(other, self)
+
+
+def _reshape_method(self, *shape, order="C"):
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = shape[0]
+    return Sh.reshape(self, shape, order)
+
+
+def _transpose_method(self, *axes):
+    if len(axes) == 1 and not isinstance(axes[0], int):
+        axes = axes[0]
+    return Sh.transpose(self, axes or None)
+
+
+ARRAY_METHODS = {
+    "__add__": U.add, "__radd__": _swap(U.add),
+    "__sub__": U.subtract, "__rsub__": _swap(U.subtract),
+    "__mul__": U.multiply, "__rmul__": _swap(U.multiply),
+    "__truediv__": U.true_divide, "__rtruediv__": _swap(U.true_divide),
+    "__floordiv__": U.floor_divide, "__rfloordiv__": _swap(U.floor_divide),
+    "__mod__": U.remainder, "__rmod__": _swap(U.remainder),
+    "__divmod__": U.divmod, "__rdivmod__": _swap(U.divmod),
+    "__pow__": U.power, "__rpow__": _swap(U.power),
+    "__matmul__": L.matmul, "__rmatmul__": _swap(L.matmul),
+    "__and__": U.bitwise_and, "__rand__": _swap(U.bitwise_and),
+    "__or__": U.bitwise_or, "__ror__": _swap(U.bitwise_or),
+    "__xor__": U.bitwise_xor, "__rxor__": _swap(U.bitwise_xor),
+    "__neg__": U.negative, "__pos__": U.positive, "__abs__": U.absolute, "__invert__": U.invert,
+    "__eq__": U.equal, "__ne__": U.not_equal, "__lt__": U.less, "__le__": U.less_equal,
+    "__gt__": U.greater, "__ge__": U.greater_equal,
+    "__getitem__": X.getitem,
+    "sum": R.sum, "mean": R.mean, "var": R.var, "std": R.std, "prod": R.prod,
+    "max": R.max, "min": R.min, "all": R.all, "any": R.any,
+    "argmax": R.argmax, "argmin": R.argmin, "cumsum": R.cumsum, "cumprod": R.cumprod,
+    "reshape": _reshape_method, "transpose": _transpose_method, "ravel": Sh.ravel,
+    "flatten": Sh.ravel, "squeeze": Sh.squeeze, "swapaxes": Sh.swapaxes,
+    "astype": C.astype, "dot": L.dot, "clip": U.clip, "round": U.round,
+    "diagonal": Sh.diagonal, "trace": Sh.trace, "sort": Sh.sort, "argsort": Sh.argsort,
+    "take": X.take, "repeat": Sh.repeat,
+    "T": property(lambda self: Sh.transpose(self)),
+    "mT": property(Sh.matrix_transpose),
+    "at": property(X._IndexUpdateHelper),
+    "real": property(lambda self: self), "conj": lambda self: self,
+}
+
+
+def install(cls) -> None:
+    """Give `cls` NumPy's operators and methods, implemented with funcad ops."""
+    for name, fn in ARRAY_METHODS.items():
+        setattr(cls, name, fn)
+    cls.__hash__ = None

@@ -1,0 +1,162 @@
+"""Reductions with NumPy's axis/keepdims/dtype conventions."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import aval_of
+from ..primitives import elementwise as E
+from ..primitives import reductions as R
+from ..primitives import structural as S
+from ._dtypes import asarray_or_tracer, cast
+from ._ufuncs import _as_bool, sqrt, square, subtract
+
+
+def _norm_axes(nd, axis):
+    if axis is None:
+        return tuple(range(nd))
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -nd <= a < nd:
+            raise np.exceptions.AxisError(f"axis {a} is out of bounds for an array of dimension {nd}")
+        out.append(a % nd)
+    return tuple(sorted(out))
+
+
+def _keep(y, shape, axes, keepdims):
+    if not keepdims:
+        return y
+    return S.reshape(y, tuple(1 if i in axes else s for i, s in enumerate(shape)))
+
+
+def _reduce(prim_fn, x, axis, keepdims, dtype=None):
+    x = asarray_or_tracer(x)
+    if dtype is not None:
+        x = cast(x, np.dtype(dtype))
+    shape = aval_of(x).shape
+    axes = _norm_axes(len(shape), axis)
+    return _keep(prim_fn(x, axes), shape, axes, keepdims)
+
+
+def _sum_dtype(x):
+    d = aval_of(x).dtype
+    if d == np.bool_ or (d.kind in "iu" and d.itemsize < np.dtype(np.int_).itemsize):
+        return np.dtype(np.int_) if d.kind != "u" else np.dtype(np.uint)
+    return d
+
+
+def sum(a, axis=None, dtype=None, keepdims=False):
+    a = asarray_or_tracer(a)
+    return _reduce(R.reduce_sum, a, axis, keepdims, dtype or _sum_dtype(a))
+
+
+def prod(a, axis=None, dtype=None, keepdims=False):
+    a = asarray_or_tracer(a)
+    return _reduce(R.reduce_prod, a, axis, keepdims, dtype or _sum_dtype(a))
+
+
+def max(a, axis=None, keepdims=False):
+    return _reduce(R.reduce_max, a, axis, keepdims)
+
+
+def min(a, axis=None, keepdims=False):
+    return _reduce(R.reduce_min, a, axis, keepdims)
+
+
+amax, amin = max, min
+
+
+def all(a, axis=None, keepdims=False):
+    return _reduce(R.reduce_min, _as_bool(a), axis, keepdims)
+
+
+def any(a, axis=None, keepdims=False):
+    return _reduce(R.reduce_max, _as_bool(a), axis, keepdims)
+
+
+def _count(shape, axes):
+    return int(np.prod([shape[i] for i in axes], dtype=np.int64))
+
+
+def _mean_dtype(a, dtype):
+    if dtype is not None:
+        return np.dtype(dtype)
+    d = aval_of(a).dtype
+    return d if d.kind in "fc" else np.dtype(np.float64)
+
+
+def mean(a, axis=None, dtype=None, keepdims=False):
+    a = asarray_or_tracer(a)
+    d = _mean_dtype(a, dtype)
+    shape = aval_of(a).shape
+    n = _count(shape, _norm_axes(len(shape), axis))
+    return E.div(sum(a, axis, d, keepdims), np.array(n, d))
+
+
+def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    a = asarray_or_tracer(a)
+    d = _mean_dtype(a, dtype)
+    a = cast(a, d)
+    shape = aval_of(a).shape
+    n = _count(shape, _norm_axes(len(shape), axis))
+    centered = subtract(a, mean(a, axis, d, keepdims=True))
+    sq = E.mul(centered, centered) if d.kind == "f" else E.mul(centered, E.div(centered, np.ones((), d)))
+    return E.div(sum(sq, axis, d, keepdims), np.array(np.max([n - ddof, 0]), d))
+
+
+def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    return sqrt(var(a, axis, dtype, ddof, keepdims))
+
+
+def _arg(prim_fn, a, axis, keepdims):
+    a = asarray_or_tracer(a)
+    if axis is None:
+        a = S.reshape(a, (aval_of(a).size,))
+        return prim_fn(a, 0)
+    nd = aval_of(a).ndim
+    ax = _norm_axes(nd, axis)[0]
+    out = prim_fn(a, ax)
+    return _keep(out, aval_of(a).shape, (ax,), keepdims)
+
+
+def argmax(a, axis=None, keepdims=False):
+    return _arg(R.argmax, a, axis, keepdims)
+
+
+def argmin(a, axis=None, keepdims=False):
+    return _arg(R.argmin, a, axis, keepdims)
+
+
+def _cumulative(prim_fn, a, axis, dtype):
+    a = asarray_or_tracer(a)
+    if dtype is not None:
+        a = cast(a, np.dtype(dtype))
+    elif prim_fn in (R.cumsum, R.cumprod):
+        a = cast(a, _sum_dtype(a))
+    if axis is None:
+        a = S.reshape(a, (aval_of(a).size,))
+        axis = 0
+    return prim_fn(a, _norm_axes(aval_of(a).ndim, axis)[0])
+
+
+def cumsum(a, axis=None, dtype=None):
+    return _cumulative(R.cumsum, a, axis, dtype)
+
+
+def cumprod(a, axis=None, dtype=None):
+    return _cumulative(R.cumprod, a, axis, dtype)
+
+
+def logsumexp(a, axis=None, keepdims=False):
+    """log(sum(exp(a))) computed stably; finite gradients where the result is finite."""
+    from ._ufuncs import exp, isfinite, log, where
+    a = asarray_or_tracer(a)
+    if aval_of(a).dtype.kind not in "fc":
+        a = cast(a, np.float64)
+    m = max(a, axis, keepdims=True)
+    m = E.stop_gradient(where(isfinite(m), m, np.zeros((), aval_of(m).dtype)))
+    out = E.add(log(sum(exp(E.sub(a, m)), axis, keepdims=True)), m)
+    shape = aval_of(a).shape
+    return out if keepdims else S.reshape(out, tuple(
+        s for i, s in enumerate(shape) if i not in _norm_axes(len(shape), axis)))

@@ -1,0 +1,313 @@
+"""Elementwise functions with NumPy's names, dtype rules and broadcasting."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import aval_of
+from ..primitives import elementwise as E
+from ._dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
+
+
+def _float_unary(prim_fn, ufunc, name):
+    def f(x):
+        return prim_fn(to_inexact(x, ufunc))
+    f.__name__ = name
+    f.__doc__ = f"Elementwise {name}, as numpy.{ufunc.__name__}."
+    return f
+
+
+sin = _float_unary(E.sin, np.sin, "sin")
+cos = _float_unary(E.cos, np.cos, "cos")
+arcsin = _float_unary(E.asin, np.arcsin, "arcsin")
+arccos = _float_unary(E.acos, np.arccos, "arccos")
+arctan = _float_unary(E.atan, np.arctan, "arctan")
+sinh = _float_unary(E.sinh, np.sinh, "sinh")
+cosh = _float_unary(E.cosh, np.cosh, "cosh")
+tanh = _float_unary(E.tanh, np.tanh, "tanh")
+arcsinh = _float_unary(E.asinh, np.arcsinh, "arcsinh")
+arccosh = _float_unary(E.acosh, np.arccosh, "arccosh")
+arctanh = _float_unary(E.atanh, np.arctanh, "arctanh")
+exp = _float_unary(E.exp, np.exp, "exp")
+exp2 = _float_unary(E.exp2, np.exp2, "exp2")
+log = _float_unary(E.log, np.log, "log")
+log1p = _float_unary(E.log1p, np.log1p, "log1p")
+expm1 = _float_unary(E.expm1, np.expm1, "expm1")
+sqrt = _float_unary(E.sqrt, np.sqrt, "sqrt")
+cbrt = _float_unary(E.cbrt, np.cbrt, "cbrt")
+floor = _float_unary(E.floor, np.floor, "floor")
+ceil = _float_unary(E.ceil, np.ceil, "ceil")
+rint = _float_unary(E.round, np.rint, "rint")
+asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
+
+
+def tan(x):
+    """Elementwise tangent, as sin/cos."""
+    x = to_inexact(x)
+    return E.div(E.sin(x), E.cos(x))
+
+
+def log2(x):
+    x = to_inexact(x, np.log2)
+    return E.div(E.log(x), np.array(np.log(2), aval_of(x).dtype))
+
+
+def log10(x):
+    x = to_inexact(x, np.log10)
+    return E.div(E.log(x), np.array(np.log(10), aval_of(x).dtype))
+
+
+def round(x, decimals=0):
+    x = asarray_or_tracer(x)
+    if aval_of(x).dtype.kind in "iub":
+        return x
+    if decimals == 0:
+        return E.round(x)
+    s = np.array(10.0 ** decimals, aval_of(x).dtype)
+    return E.div(E.round(E.mul(x, s)), s)
+
+
+around = round
+
+
+def trunc(x):
+    x = to_inexact(x, np.trunc)
+    return E.select_n(E.lt(x, np.array(0, aval_of(x).dtype)), E.floor(x), E.ceil(x))
+
+
+fix = trunc
+
+
+def negative(x):
+    return E.neg(asarray_or_tracer(x))
+
+
+def positive(x):
+    return asarray_or_tracer(x)
+
+
+def absolute(x):
+    x = asarray_or_tracer(x)
+    return x if aval_of(x).dtype.kind in "ub" else E.abs(x)
+
+
+abs = absolute
+
+
+def sign(x):
+    return E.sign(asarray_or_tracer(x))
+
+
+def square(x):
+    return E.integer_pow(asarray_or_tracer(x), 2)
+
+
+def reciprocal(x):
+    x = asarray_or_tracer(x)
+    return E.div(np.array(1, aval_of(x).dtype), x)
+
+
+def isfinite(x):
+    x = asarray_or_tracer(x)
+    if aval_of(x).dtype.kind not in "fc":
+        return E.eq(x, x)
+    return E.is_finite(x)
+
+
+def isnan(x):
+    x = asarray_or_tracer(x)
+    return E.ne(x, x)
+
+
+def isinf(x):
+    x = to_inexact(x)
+    return E.eq(E.abs(x), np.array(np.inf, aval_of(x).dtype))
+
+
+def logical_not(x):
+    return E.bitwise_not(_as_bool(x))
+
+
+def invert(x):
+    return E.bitwise_not(asarray_or_tracer(x))
+
+
+bitwise_not = invert
+
+
+def _as_bool(x):
+    x = asarray_or_tracer(x)
+    return x if aval_of(x).dtype == np.bool_ else E.ne(x, np.zeros((), aval_of(x).dtype))
+
+
+def _binary(prim_fn, name, ufunc=None):
+    def f(x, y):
+        x, y = promote(x, y)
+        if ufunc is not None and aval_of(x).dtype.kind in "biu":
+            d = ufunc_dtype(ufunc, aval_of(x).dtype, aval_of(x).dtype)
+            x, y = cast(x, d), cast(y, d)
+        return prim_fn(x, y)
+    f.__name__ = name
+    f.__doc__ = f"Elementwise {name} with broadcasting, as numpy.{name}."
+    return f
+
+
+add = _binary(E.add, "add")
+subtract = _binary(E.sub, "subtract")
+multiply = _binary(E.mul, "multiply")
+true_divide = _binary(E.div, "true_divide", np.true_divide)
+divide = true_divide
+arctan2 = _binary(E.atan2, "arctan2", np.arctan2)
+atan2 = arctan2
+maximum = _binary(E.max, "maximum")
+minimum = _binary(E.min, "minimum")
+equal = _binary(E.eq, "equal")
+not_equal = _binary(E.ne, "not_equal")
+less = _binary(E.lt, "less")
+less_equal = _binary(E.le, "less_equal")
+greater = _binary(E.gt, "greater")
+greater_equal = _binary(E.ge, "greater_equal")
+bitwise_and = _binary(E.bitwise_and, "bitwise_and")
+bitwise_or = _binary(E.bitwise_or, "bitwise_or")
+bitwise_xor = _binary(E.bitwise_xor, "bitwise_xor")
+
+
+def logical_and(x, y):
+    return E.bitwise_and(*promote(_as_bool(x), _as_bool(y)))
+
+
+def logical_or(x, y):
+    return E.bitwise_or(*promote(_as_bool(x), _as_bool(y)))
+
+
+def logical_xor(x, y):
+    return E.bitwise_xor(*promote(_as_bool(x), _as_bool(y)))
+
+
+def power(x, y):
+    """x ** y; an integer Python exponent becomes integer_pow (exact, as in JAX)."""
+    if type(y) is int and not isinstance(x, bool):
+        x = asarray_or_tracer(x)
+        if aval_of(x).dtype.kind in "fc" or y >= 0:
+            return E.integer_pow(x, y)
+    x, y = promote(x, y)
+    if aval_of(x).dtype.kind in "iub":
+        d = aval_of(x).dtype
+        if aval_of(y).dtype.kind in "iu" and isinstance(y, np.ndarray):
+            return np.power(x, y)
+        x, y = cast(x, np.float64), cast(y, np.float64)
+        return cast(E.pow(x, y), d)
+    return E.pow(x, y)
+
+
+def float_power(x, y):
+    return power(cast(asarray_or_tracer(x), np.float64), y)
+
+
+def fmod(x, y):
+    return E.rem(*promote(x, y))
+
+
+def remainder(x, y):
+    """Python-style modulo: the result has the sign of y."""
+    x, y = promote(x, y)
+    r = E.rem(x, y)
+    zero = np.zeros((), aval_of(r).dtype)
+    fix_sign = E.bitwise_and(E.ne(r, zero), E.ne(E.lt(r, zero), E.lt(y, zero)))
+    return E.select_n(fix_sign, r, E.add(r, y))
+
+
+mod = remainder
+
+
+def floor_divide(x, y):
+    x, y = promote(x, y)
+    if aval_of(x).dtype.kind in "iu":
+        q = E.div(x, y)
+        zero = np.zeros((), aval_of(x).dtype)
+        adjust = E.bitwise_and(E.ne(E.rem(x, y), zero), E.ne(E.lt(x, zero), E.lt(y, zero)))
+        return E.select_n(adjust, q, E.sub(q, np.ones((), aval_of(x).dtype)))
+    if aval_of(x).dtype == np.bool_:
+        return cast(floor_divide(cast(x, np.int8), cast(y, np.int8)), np.int8)
+    return E.floor(E.div(x, y))
+
+
+def divmod(x, y):
+    return floor_divide(x, y), remainder(x, y)
+
+
+def hypot(x, y):
+    x, y = promote(to_inexact(x), to_inexact(y))
+    return sqrt(add(square(x), square(y)))
+
+
+def logaddexp(x, y):
+    x, y = promote(to_inexact(x), to_inexact(y))
+    m = maximum(x, y)
+    m = E.stop_gradient(E.select_n(isfinite(m), E.mul(m, np.zeros((), aval_of(m).dtype)), m))
+    return add(m, log(add(exp(subtract(x, m)), exp(subtract(y, m)))))
+
+
+def logaddexp2(x, y):
+    ln2 = np.log(2)
+    x, y = promote(to_inexact(x), to_inexact(y))
+    d = aval_of(x).dtype
+    return E.div(logaddexp(E.mul(x, np.array(ln2, d)), E.mul(y, np.array(ln2, d))), np.array(ln2, d))
+
+
+def where(condition, x=None, y=None):
+    """Elementwise choice: x where condition, else y (both branches are computed)."""
+    if x is None and y is None:
+        return nonzero(condition)
+    x, y = promote(x, y)
+    return E.select_n(_as_bool(condition), y, x)
+
+
+def nonzero(x):
+    from ..core.trace import Tracer
+    if isinstance(x, Tracer):
+        from ..core.errors import ConcretizationError
+        raise ConcretizationError("nonzero/where(cond) of a traced array has a data-dependent shape; "
+                                  "use the three-argument where(cond, x, y) instead")
+    return np.nonzero(x)
+
+
+def clip(a, a_min=None, a_max=None):
+    a = asarray_or_tracer(a)
+    if a_min is not None:
+        a = maximum(a, a_min)
+    if a_max is not None:
+        a = minimum(a, a_max)
+    return a
+
+
+def copysign(x, y):
+    x, y = promote(to_inexact(x), to_inexact(y))
+    return where(E.lt(y, np.zeros((), aval_of(y).dtype)) | E.bitwise_and(E.eq(y, np.zeros((), aval_of(y).dtype)), E.lt(E.div(np.ones((), aval_of(y).dtype), y), np.zeros((), aval_of(y).dtype))), negative(absolute(x)), absolute(x))
+
+
+def heaviside(x, h0):
+    x, h0 = promote(x, h0)
+    zero, one = np.zeros((), aval_of(x).dtype), np.ones((), aval_of(x).dtype)
+    return where(E.lt(x, zero), zero, where(E.gt(x, zero), one, h0))
+
+
+def sinc(x):
+    x = to_inexact(x)
+    d = aval_of(x).dtype
+    px = E.mul(x, np.array(np.pi, d))
+    is0 = E.eq(x, np.zeros((), d))
+    safe = E.select_n(is0, px, np.ones((), d))
+    return E.select_n(is0, E.div(E.sin(safe), safe), np.ones((), d))
+
+
+def deg2rad(x):
+    x = to_inexact(x)
+    return E.mul(x, np.array(np.pi / 180, aval_of(x).dtype))
+
+
+def rad2deg(x):
+    x = to_inexact(x)
+    return E.mul(x, np.array(180 / np.pi, aval_of(x).dtype))
+
+
+radians, degrees = deg2rad, rad2deg

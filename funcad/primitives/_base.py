@@ -1,0 +1,140 @@
+"""Combinators that make a primitive a few lines, and helpers shared by rules.
+
+Rules are written with the bind functions of other primitives, never with raw
+NumPy, so they can themselves be traced and differentiated.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import ShapedArray, aval_of
+from ..core.errors import FuncadTypeError
+from ..core.trace import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
+                          transpose_rules)
+
+
+class UndefinedPrimal:
+    """A linear input of an equation being transposed: only its type is known."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined(x) -> bool:
+    return type(x) is UndefinedPrimal
+
+
+def shape_of(x):
+    return x.aval.shape if type(x) is UndefinedPrimal else np.shape(x)
+
+
+def dtype_of(x):
+    return x.aval.dtype if type(x) is UndefinedPrimal else aval_of(x).dtype
+
+
+def type_error(prim: str, msg: str, *avals) -> FuncadTypeError:
+    types = ", ".join(a.str_short() for a in avals)
+    return FuncadTypeError(f"{prim} got {types}: {msg}")
+
+
+def new_primitive(name: str, impl, abstract_eval, multiple_results: bool = False) -> Primitive:
+    p = Primitive(name, multiple_results)
+    impl_rules[p] = impl
+    abstract_eval_rules[p] = abstract_eval
+    return p
+
+
+def defjvp(prim: Primitive, *fns) -> None:
+    """Jvp from one function per input: fns[i](t, ans, *primals, **params) -> tangent.
+
+    A `None` entry marks an input the output does not depend on smoothly.
+    Symbolic zero tangents (None) are skipped, so they cost nothing.
+    """
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        out = None
+        for fn, t in zip(fns, tangents):
+            if fn is None or t is None:
+                continue
+            c = fn(t, ans, *primals, **params)
+            out = c if out is None else _add_tangents(out, c)
+        return ans, out
+    jvp_rules[prim] = rule
+
+
+def _add_tangents(a, b):
+    from .elementwise import add
+    return add(a, b)
+
+
+def defzero(prim: Primitive) -> None:
+    """The output does not depend differentiably on any input."""
+    def rule(primals, tangents, **params):
+        return prim.bind(*primals, **params), ([None] * len(tangents) if prim.multiple_results else None)
+    jvp_rules[prim] = rule
+
+
+def deflinear(prim: Primitive, transpose) -> None:
+    """A primitive linear in all its inputs: the jvp applies it to the tangents."""
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        if all(t is None for t in tangents):
+            return ans, None
+        ts = [zeros_like(p) if t is None else t for p, t in zip(primals, tangents)]
+        return ans, prim.bind(*ts, **params)
+    jvp_rules[prim] = rule
+    transpose_rules[prim] = transpose
+
+
+def zeros_like(x):
+    a = aval_of(x)
+    return full(a.shape, 0, a.dtype)
+
+
+def full(shape, value, dtype):
+    from .structural import broadcast_in_dim
+    if not shape:
+        return np.array(value, dtype)
+    return broadcast_in_dim(np.array(value, dtype), tuple(shape), ())
+
+
+def const(x, value):
+    """A 0-d constant of the dtype of x."""
+    return np.array(value, dtype_of(x))
+
+
+def unbroadcast(ct, shape):
+    """Sum a cotangent of a broadcast result back down to an operand's `shape`."""
+    from .reductions import reduce_sum
+    from .structural import reshape
+    ct_shape = np.shape(ct)
+    if tuple(ct_shape) == tuple(shape):
+        return ct
+    lead = len(ct_shape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, (s, c) in enumerate(zip(shape, ct_shape[lead:])) if s == 1 and c != 1)
+    summed = reduce_sum(ct, axes) if axes else ct
+    return reshape(summed, tuple(shape)) if np.shape(summed) != tuple(shape) else summed
+
+
+def broadcast_to(x, shape):
+    from .structural import broadcast_in_dim
+    xs = np.shape(x)
+    if tuple(xs) == tuple(shape):
+        return x
+    lead = len(shape) - len(xs)
+    return _broadcast_keep(x, shape, lead)
+
+
+def _broadcast_keep(x, shape, lead):
+    from .structural import broadcast_in_dim, reshape
+    xs = np.shape(x)
+    keep = [i for i, s in enumerate(xs) if s == shape[lead + i]]
+    if len(keep) != len(xs):
+        x = reshape(x, tuple(xs[i] for i in keep))
+    return broadcast_in_dim(x, tuple(shape), tuple(lead + i for i in keep))

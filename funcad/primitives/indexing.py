@@ -1,0 +1,240 @@
+"""Indexing primitives: dynamic_slice, dynamic_update_slice, gather, scatter_add, sort.
+
+`gather(x, idx)` takes index vectors in the last axis of `idx` that address the
+leading `idx.shape[-1]` axes of `x`; that is enough for all of NumPy's
+indexing once `funcad.numpy` moves the indexed axes to the front. As in XLA,
+gather clamps out-of-range indices and scatter drops them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import ShapedArray
+from ..core.trace import jvp_rules, transpose_rules
+from ._base import (deflinear, full, is_undefined, new_primitive, shape_of, type_error, zeros_like,
+                    dtype_of)
+from .structural import broadcast_in_dim, concatenate, iota, reshape
+
+# ----------------------------------------------------------- dynamic_slice ----
+
+
+def _clamped_starts(shape, starts, sizes):
+    return tuple(int(np.clip(int(s), 0, n - k)) for s, n, k in zip(starts, shape, sizes))
+
+
+def _dynamic_slice_aval(x, *idx, slice_sizes):
+    if len(idx) != x.ndim or len(slice_sizes) != x.ndim or any(
+            i.shape != () or i.dtype.kind not in "iu" for i in idx) or any(
+            not 0 <= k <= n for k, n in zip(slice_sizes, x.shape)):
+        raise type_error("dynamic_slice", f"needs one scalar integer start per dimension and "
+                         f"slice_sizes {slice_sizes} within the shape", x, *idx)
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _dynamic_slice_impl(x, *idx, slice_sizes):
+    x = np.asarray(x)
+    starts = _clamped_starts(x.shape, idx, slice_sizes)
+    return x[tuple(np.s_[s:s + k] for s, k in zip(starts, slice_sizes))]
+
+
+dynamic_slice_p = new_primitive("dynamic_slice", _dynamic_slice_impl, _dynamic_slice_aval)
+
+
+def dynamic_slice(x, start_indices, slice_sizes):
+    return dynamic_slice_p.bind(x, *start_indices, slice_sizes=tuple(map(int, slice_sizes)))
+
+
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    x, *idx = primals
+    ans = dynamic_slice_p.bind(x, *idx, slice_sizes=slice_sizes)
+    t = tangents[0]
+    return ans, None if t is None else dynamic_slice_p.bind(t, *idx, slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):
+    zeros = full(x.aval.shape, 0, x.aval.dtype)
+    return [dynamic_update_slice(zeros, ct, idx)] + [None] * len(idx)
+
+
+jvp_rules[dynamic_slice_p] = _dynamic_slice_jvp
+transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
+
+# ---------------------------------------------------- dynamic_update_slice ----
+
+
+def _dus_aval(x, u, *idx):
+    if (u.dtype != x.dtype or u.ndim != x.ndim or len(idx) != x.ndim
+            or any(a > b for a, b in zip(u.shape, x.shape))
+            or any(i.shape != () or i.dtype.kind not in "iu" for i in idx)):
+        raise type_error("dynamic_update_slice", "the update must fit inside the operand, with one "
+                         "scalar integer start per dimension", x, u, *idx)
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _dus_impl(x, u, *idx):
+    out = np.array(x, copy=True)
+    u = np.asarray(u)
+    starts = _clamped_starts(out.shape, idx, u.shape)
+    out[tuple(np.s_[s:s + k] for s, k in zip(starts, u.shape))] = u
+    return out
+
+
+dynamic_update_slice_p = new_primitive("dynamic_update_slice", _dus_impl, _dus_aval)
+
+
+def dynamic_update_slice(x, update, start_indices):
+    return dynamic_update_slice_p.bind(x, update, *start_indices)
+
+
+def _dus_jvp(primals, tangents):
+    x, u, *idx = primals
+    tx, tu = tangents[:2]
+    ans = dynamic_update_slice_p.bind(x, u, *idx)
+    if tx is None and tu is None:
+        return ans, None
+    tx = zeros_like(x) if tx is None else tx
+    tu = zeros_like(u) if tu is None else tu
+    return ans, dynamic_update_slice_p.bind(tx, tu, *idx)
+
+
+def _dus_transpose(ct, x, u, *idx):
+    u_shape = shape_of(u)
+    cx = dynamic_update_slice(ct, full(u_shape, 0, dtype_of(ct)), idx) if is_undefined(x) else None
+    cu = dynamic_slice(ct, idx, u_shape) if is_undefined(u) else None
+    return [cx, cu] + [None] * len(idx)
+
+
+jvp_rules[dynamic_update_slice_p] = _dus_jvp
+transpose_rules[dynamic_update_slice_p] = _dus_transpose
+
+# ------------------------------------------------------ gather, scatter_add ----
+
+
+def _gather_aval(x, idx):
+    k = idx.shape[-1] if idx.ndim else -1
+    if idx.dtype.kind not in "iu" or idx.ndim < 1 or k > x.ndim:
+        raise type_error("gather", "indices must be an integer array whose last axis "
+                         "(of length at most the operand's rank) holds index vectors", x, idx)
+    return ShapedArray(idx.shape[:-1] + x.shape[k:], x.dtype, x.weak_type)
+
+
+def _index_tuple(x, idx, clip):
+    idx = np.asarray(idx)
+    k = idx.shape[-1]
+    cols = [idx[..., j] for j in range(k)]
+    if clip:
+        cols = [np.clip(c, 0, n - 1) for c, n in zip(cols, np.shape(x))]
+    return tuple(cols)
+
+
+def _gather_impl(x, idx):
+    x = np.asarray(x)
+    return x[_index_tuple(x, idx, True)]
+
+
+gather_p = new_primitive("gather", _gather_impl, _gather_aval)
+
+
+def gather(x, indices):
+    """x[indices[..., 0], ..., indices[..., k-1]] with out-of-range indices clamped."""
+    return gather_p.bind(x, indices)
+
+
+def _scatter_aval(x, idx, u):
+    g = _gather_aval(x, idx)
+    if u.shape != g.shape or u.dtype != x.dtype:
+        raise type_error("scatter_add", f"updates must have shape {g.shape} and the operand's dtype", x, idx, u)
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _scatter_add_impl(x, idx, u):
+    out = np.array(x, copy=True)
+    idx, u = np.asarray(idx), np.asarray(u)
+    k = idx.shape[-1]
+    inside = np.all((idx >= 0) & (idx < np.array(out.shape[:k], dtype=idx.dtype)), axis=-1)
+    np.add.at(out, tuple(idx[..., j][inside] for j in range(k)), u[inside])
+    return out
+
+
+scatter_add_p = new_primitive("scatter_add", _scatter_add_impl, _scatter_aval)
+
+
+def scatter_add(x, indices, updates):
+    """x with updates added at index vectors `indices`; out-of-range ones are dropped."""
+    return scatter_add_p.bind(x, indices, updates)
+
+
+def _gather_jvp(primals, tangents):
+    x, idx = primals
+    t = tangents[0]
+    return gather(x, idx), None if t is None else gather(t, idx)
+
+
+def _gather_transpose(ct, x, idx):
+    return [scatter_add(full(x.aval.shape, 0, x.aval.dtype), idx, ct), None]
+
+
+def _scatter_add_jvp(primals, tangents):
+    x, idx, u = primals
+    tx, _, tu = tangents
+    ans = scatter_add(x, idx, u)
+    if tx is None and tu is None:
+        return ans, None
+    return ans, scatter_add(zeros_like(x) if tx is None else tx, idx, zeros_like(u) if tu is None else tu)
+
+
+def _scatter_add_transpose(ct, x, idx, u):
+    return [ct if is_undefined(x) else None, None, gather(ct, idx) if is_undefined(u) else None]
+
+
+jvp_rules[gather_p] = _gather_jvp
+transpose_rules[gather_p] = _gather_transpose
+jvp_rules[scatter_add_p] = _scatter_add_jvp
+transpose_rules[scatter_add_p] = _scatter_add_transpose
+
+# ------------------------------------------------------------------- sort ----
+
+
+def _sort_aval(*xs, dimension, num_keys):
+    if any(x.shape != xs[0].shape for x in xs) or not 0 <= dimension < xs[0].ndim or not 1 <= num_keys <= len(xs):
+        raise type_error("sort", f"operands must share one shape; dimension={dimension}, num_keys={num_keys}", *xs)
+    return list(xs)
+
+
+def _sort_impl(*xs, dimension, num_keys):
+    xs = [np.asarray(x) for x in xs]
+    perm = None
+    for key in reversed(xs[:num_keys]):  # least significant key first, each sort stable
+        k = key if perm is None else np.take_along_axis(key, perm, dimension)
+        p = np.argsort(k, axis=dimension, kind="stable")
+        perm = p if perm is None else np.take_along_axis(perm, p, dimension)
+    return [np.take_along_axis(x, perm, dimension) for x in xs]
+
+
+sort_p = new_primitive("sort", _sort_impl, _sort_aval, multiple_results=True)
+
+
+def sort(operands, dimension=-1, num_keys=1):
+    """Sort operands along `dimension` by the first `num_keys` of them (stable)."""
+    operands = list(operands)
+    nd = len(shape_of(operands[0]))
+    return sort_p.bind(*operands, dimension=int(dimension) % nd, num_keys=int(num_keys))
+
+
+def take_along_axis(x, perm, axis):
+    """x permuted along `axis` by the integer array `perm` of x's shape."""
+    shape = shape_of(x)
+    cols = [perm if d == axis else iota(dtype_of(perm), shape, d) for d in range(len(shape))]
+    idx = concatenate([reshape(c, tuple(shape) + (1,)) for c in cols], len(shape))
+    return gather(x, idx)
+
+
+def _sort_jvp(primals, tangents, *, dimension, num_keys):
+    shape = shape_of(primals[0])
+    outs = sort_p.bind(*primals, iota(np.int64, shape, dimension), dimension=dimension, num_keys=num_keys)
+    *sorted_xs, perm = outs
+    t_out = [None if t is None else take_along_axis(t, perm, dimension) for t in tangents]
+    return sorted_xs, t_out
+
+
+jvp_rules[sort_p] = _sort_jvp

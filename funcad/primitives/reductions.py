@@ -1,0 +1,231 @@
+"""Reductions (sum, max, min, prod, argmax, argmin) and cumulative reductions."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ..core.avals import ShapedArray
+from ..core.trace import jvp_rules, transpose_rules
+from ._base import (const, deflinear, defzero, full, new_primitive, shape_of, type_error,
+                    zeros_like, dtype_of)
+from .elementwise import add, div, eq, max, min, mul, select_n, convert_element_type
+from .structural import broadcast_in_dim, concatenate, pad, reshape, slice, transpose
+
+
+def _reduce_aval(name):
+    def rule(x, *, axes):
+        if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+            raise type_error(name, f"axes {axes} are out of range or repeated", x)
+        return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype, x.weak_type)
+    return rule
+
+
+def _np_reduce(f):
+    def impl(x, *, axes):
+        x = np.asarray(x)
+        return np.asarray(f(x, axis=axes), dtype=x.dtype) if axes else x
+    return impl
+
+
+reduce_sum_p = new_primitive("reduce_sum", _np_reduce(np.sum), _reduce_aval("reduce_sum"))
+reduce_max_p = new_primitive("reduce_max", _np_reduce(np.max), _reduce_aval("reduce_max"))
+reduce_min_p = new_primitive("reduce_min", _np_reduce(np.min), _reduce_aval("reduce_min"))
+reduce_prod_p = new_primitive("reduce_prod", _np_reduce(np.prod), _reduce_aval("reduce_prod"))
+
+
+def _axes(x, axes):
+    nd = len(shape_of(x))
+    if axes is None:
+        return tuple(range(nd))
+    if isinstance(axes, int):
+        axes = (axes,)
+    return tuple(sorted(int(a) % nd if nd else int(a) for a in axes))
+
+
+def reduce_sum(x, axes=None):
+    return reduce_sum_p.bind(x, axes=_axes(x, axes))
+
+
+def reduce_max(x, axes=None):
+    return reduce_max_p.bind(x, axes=_axes(x, axes))
+
+
+def reduce_min(x, axes=None):
+    return reduce_min_p.bind(x, axes=_axes(x, axes))
+
+
+def reduce_prod(x, axes=None):
+    return reduce_prod_p.bind(x, axes=_axes(x, axes))
+
+
+def _keep_broadcast(y, x_shape, axes):
+    """Broadcast a reduced value back over the reduced axes of x."""
+    kept = tuple(i for i in range(len(x_shape)) if i not in axes)
+    return broadcast_in_dim(y, x_shape, kept)
+
+
+deflinear(reduce_sum_p, lambda ct, x, *, axes: [_keep_broadcast(ct, x.aval.shape, axes)])
+
+
+def _minmax_jvp(prim):
+    def rule(primals, tangents, *, axes):
+        (x,), (t,) = primals, tangents
+        ans = prim.bind(x, axes=axes)
+        if t is None:
+            return ans, None
+        # Split the tangent evenly among the positions that attain the extremum.
+        loc = convert_element_type(eq(x, _keep_broadcast(ans, shape_of(x), axes)), dtype_of(x))
+        counts = reduce_sum(loc, axes)
+        return ans, div(reduce_sum(mul(t, loc), axes), counts)
+    return rule
+
+
+jvp_rules[reduce_max_p] = _minmax_jvp(reduce_max_p)
+jvp_rules[reduce_min_p] = _minmax_jvp(reduce_min_p)
+
+
+def _move_axes_last(x, axes):
+    """Transpose the reduced axes to the end and merge them: shape (..., n)."""
+    shape = shape_of(x)
+    keep = [i for i in range(len(shape)) if i not in axes]
+    xt = transpose(x, keep + list(axes))
+    n = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    return reshape(xt, [shape[i] for i in keep] + [n])
+
+
+def _prod_tree(x):
+    """Product along the last axis by pairwise halving; differentiable everywhere."""
+    while shape_of(x)[-1] > 1:
+        n = shape_of(x)[-1]
+        if n % 2:
+            x = pad(x, const(x, 1), [(0, 0, 0)] * (len(shape_of(x)) - 1) + [(0, 1, 0)])
+            n += 1
+        nd = len(shape_of(x))
+        even = slice(x, [0] * nd, shape_of(x), [1] * (nd - 1) + [2])
+        odd = slice(x, [0] * (nd - 1) + [1], shape_of(x), [1] * (nd - 1) + [2])
+        x = mul(even, odd)
+    return reshape(x, shape_of(x)[:-1])
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    from ..transforms.jvp import jvp_flat
+    (x,), (t,) = primals, tangents
+    if t is None:
+        return reduce_prod(x, axes), None
+    if shape_of(x) and any(shape_of(x)[a] == 0 for a in axes):
+        return reduce_prod(x, axes), None
+    (ans,), (tan,) = jvp_flat(lambda v: [_prod_tree(_move_axes_last(v, axes))], [x], [t])
+    return ans, tan
+
+
+jvp_rules[reduce_prod_p] = _reduce_prod_jvp
+
+
+def _arg_aval(name):
+    def rule(x, *, axis, index_dtype):
+        if not 0 <= axis < x.ndim:
+            raise type_error(name, f"axis {axis} is out of range", x)
+        if x.shape[axis] == 0:
+            raise type_error(name, "attempt to get the arg-extremum of an empty sequence", x)
+        return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axis), index_dtype)
+    return rule
+
+
+argmax_p = new_primitive("argmax", lambda x, *, axis, index_dtype: np.argmax(x, axis).astype(index_dtype),
+                         _arg_aval("argmax"))
+argmin_p = new_primitive("argmin", lambda x, *, axis, index_dtype: np.argmin(x, axis).astype(index_dtype),
+                         _arg_aval("argmin"))
+defzero(argmax_p)
+defzero(argmin_p)
+
+
+def argmax(x, axis, index_dtype=np.int64):
+    return argmax_p.bind(x, axis=int(axis), index_dtype=np.dtype(index_dtype))
+
+
+def argmin(x, axis, index_dtype=np.int64):
+    return argmin_p.bind(x, axis=int(axis), index_dtype=np.dtype(index_dtype))
+
+# ------------------------------------------------------------ cumulative ----
+
+
+def _cum_aval(name):
+    def rule(x, *, axis, reverse):
+        if not 0 <= axis < x.ndim:
+            raise type_error(name, f"axis {axis} is out of range", x)
+        return x
+    return rule
+
+
+def _cum_impl(f):
+    def impl(x, *, axis, reverse):
+        x = np.asarray(x)
+        if reverse:
+            return np.flip(f(np.flip(x, axis), axis=axis), axis).astype(x.dtype)
+        return f(x, axis=axis).astype(x.dtype, copy=False)
+    return impl
+
+
+cumsum_p = new_primitive("cumsum", _cum_impl(np.cumsum), _cum_aval("cumsum"))
+cumprod_p = new_primitive("cumprod", _cum_impl(np.cumprod), _cum_aval("cumprod"))
+cummax_p = new_primitive("cummax", _cum_impl(np.maximum.accumulate), _cum_aval("cummax"))
+cummin_p = new_primitive("cummin", _cum_impl(np.minimum.accumulate), _cum_aval("cummin"))
+
+
+def _cum(p):
+    def f(x, axis=0, reverse=False):
+        return p.bind(x, axis=int(axis) % builtins.max(len(shape_of(x)), 1), reverse=bool(reverse))
+    f.__name__ = p.name
+    return f
+
+
+cumsum, cumprod, cummax, cummin = map(_cum, (cumsum_p, cumprod_p, cummax_p, cummin_p))
+
+deflinear(cumsum_p, lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)])
+
+
+def _prefix_scan(op, x, axis, reverse):
+    """Inclusive scan by doubling (Hillis-Steele), written with slices and pads
+    so that it can be differentiated; used only for the jvp of cumprod/cummax/cummin."""
+    nd = len(shape_of(x))
+    n = shape_of(x)[axis]
+    shift = 1
+    while shift < n:
+        if reverse:
+            lo, hi, cfg = [0] * nd, list(shape_of(x)), [(0, 0, 0)] * nd
+            lo[axis] = shift
+            cfg[axis] = (0, shift, 0)
+        else:
+            lo, hi, cfg = [0] * nd, list(shape_of(x)), [(0, 0, 0)] * nd
+            hi[axis] = n - shift
+            cfg[axis] = (shift, 0, 0)
+        moved = slice(x, lo, hi)
+        # Positions with nothing to combine take the identity of `op`: x itself.
+        own = slice(x, [0] * nd, shape_of(x))
+        combined = op(pad(moved, const(x, 0), cfg), own)
+        idx = _positions(x, axis)
+        valid = (idx >= shift) if not reverse else (idx < n - shift)
+        x = select_n(broadcast_in_dim(valid, shape_of(x), (axis,)), own, combined)
+        shift *= 2
+    return x
+
+
+def _positions(x, axis):
+    return np.arange(shape_of(x)[axis])
+
+
+def _cum_jvp(prim, op):
+    def rule(primals, tangents, *, axis, reverse):
+        from ..transforms.jvp import jvp_flat
+        (x,), (t,) = primals, tangents
+        if t is None:
+            return prim.bind(x, axis=axis, reverse=reverse), None
+        (ans,), (tan,) = jvp_flat(lambda v: [_prefix_scan(op, v, axis, reverse)], [x], [t])
+        return ans, tan
+    return rule
+
+
+jvp_rules[cumprod_p] = _cum_jvp(cumprod_p, mul)
+jvp_rules[cummax_p] = _cum_jvp(cummax_p, max)
+jvp_rules[cummin_p] = _cum_jvp(cummin_p, min)

@@ -1,0 +1,264 @@
+"""The differentiation API over pytrees: jvp, linearize, vjp, grad, jacobians."""
+from __future__ import annotations
+
+from functools import wraps
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..core.avals import aval_of, float0, tangent_dtype
+from ..core.errors import FuncadTypeError
+from ..core.ir import ClosedJaxpr
+from ..core.pytree import flatten_up_to, tree_flatten, tree_map, tree_structure, tree_unflatten
+from ..core.staging import trace_to_jaxpr
+from ..core.trace import Tracer
+from .jvp import jvp_flat
+from .linearize import linearize_flat
+from .transpose import backward_pass
+
+
+def _check_arrays(leaves, what):
+    return [aval_of(x) for x in leaves]
+
+
+def _flatten_fun(fun, in_tree, has_aux=False):
+    """fun on pytrees -> fun on flat lists; the output tree lands in store[0]."""
+    store = []
+
+    def flat_fun(*flat):
+        out = fun(*tree_unflatten(in_tree, flat))
+        aux = None
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise FuncadTypeError("with has_aux=True the function must return a pair (output, aux)")
+            out, aux = out
+        out_flat, out_tree = tree_flatten(out)
+        aux_flat, aux_tree = tree_flatten(aux)
+        store.append((out_tree, aux_tree, len(out_flat)))
+        return out_flat + aux_flat
+
+    return flat_fun, store
+
+
+def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
+    """Forward mode: (fun(*primals), J·tangents).
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> funcad.jvp(fnp.sin, (0.0,), (2.0,))
+    (0.0, 2.0)
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise FuncadTypeError("jvp takes primals and tangents as tuples or lists, one entry per "
+                              f"argument; got {type(primals).__name__} and {type(tangents).__name__}")
+    flat_p, in_tree = tree_flatten(tuple(primals))
+    flat_t = flatten_up_to(in_tree, tuple(tangents), "jvp tangents (must match the primals' tree)")
+    for p, t in zip(flat_p, flat_t):
+        pa, ta = aval_of(p), aval_of(t)
+        want = tangent_dtype(pa.dtype)
+        if pa.shape != ta.shape or (ta.dtype != want and not (want != float0 and ta.weak_type)):
+            raise FuncadTypeError(
+                f"jvp: a primal of type {pa.str_short()} needs a tangent of type "
+                f"{pa.update(dtype=want).str_short()}, got {ta.str_short()}")
+    flat_t = [None if tangent_dtype(aval_of(p).dtype) == float0 else _as_dtype(t, aval_of(p).dtype)
+              for p, t in zip(flat_p, flat_t)]
+    flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
+    p_out, t_out = jvp_flat(flat_fun, flat_p, flat_t)
+    out_tree, aux_tree, n = store[0]
+    y, ty = tree_unflatten(out_tree, p_out[:n]), tree_unflatten(out_tree, t_out[:n])
+    if has_aux:
+        return y, ty, tree_unflatten(aux_tree, p_out[n:])
+    return y, ty
+
+
+def _as_dtype(t, dtype):
+    if aval_of(t).dtype == dtype:
+        return t
+    from ..primitives.elementwise import convert_element_type
+    return convert_element_type(t, dtype)
+
+
+def linearize(fun: Callable, *primals):
+    """(fun(*primals), f_jvp) where f_jvp(*tangents) evaluates the linear map J·t.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> y, f_jvp = funcad.linearize(fnp.sin, 0.0)
+    >>> f_jvp(3.0)
+    3.0
+    """
+    flat_p, in_tree = tree_flatten(primals)
+    _check_arrays(flat_p, "linearize")
+    flat_fun, store = _flatten_fun(fun, in_tree)
+    p_out, linear = linearize_flat(flat_fun, flat_p)
+    out_tree = store[0][0]
+
+    def f_jvp(*tangents):
+        flat_t = flatten_up_to(in_tree, tangents, "linearize tangents")
+        from ..core.trace import eval_jaxpr
+        t_out = eval_jaxpr(linear.jaxpr, linear.consts, *flat_t)
+        return tree_unflatten(out_tree, t_out)
+
+    f_jvp.jaxpr = linear
+    return tree_unflatten(out_tree, p_out), f_jvp
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False):
+    """Reverse mode: (fun(*primals), pullback) with pullback(ct) = ctᵀ·J per argument.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> y, pullback = funcad.vjp(lambda x: x * x, 3.0)
+    >>> pullback(1.0)
+    (6.0,)
+    """
+    flat_p, in_tree = tree_flatten(primals)
+    in_avals = _check_arrays(flat_p, "vjp")
+    flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
+    p_out, linear = linearize_flat(flat_fun, flat_p)
+    out_tree, aux_tree, n = store[0]
+    out_avals = [aval_of(p) for p in p_out[:n]]
+
+    def pullback(ct):
+        flat_ct = flatten_up_to(out_tree, ct, "vjp cotangent (must match the output's tree)")
+        for a, c in zip(out_avals, flat_ct):
+            ca = aval_of(c)
+            if ca.shape != a.shape:
+                raise FuncadTypeError(f"vjp: the output is {a.str_short()} but its cotangent is "
+                                      f"{ca.str_short()}; pass a cotangent of the output's shape")
+        flat_ct = [_as_dtype(c, tangent_dtype(a.dtype)) if tangent_dtype(a.dtype) != float0 else None
+                   for a, c in zip(out_avals, flat_ct)]
+        cts = backward_pass(linear.jaxpr, linear.consts, flat_ct + [None] * (len(p_out) - n))
+        cts = [_zero_ct(a) if c is None else c for a, c in zip(in_avals, cts)]
+        return tree_unflatten(in_tree, cts)
+
+    y = tree_unflatten(out_tree, p_out[:n])
+    if has_aux:
+        return y, pullback, tree_unflatten(aux_tree, p_out[n:])
+    return y, pullback
+
+
+def _zero_ct(aval):
+    from ..primitives._base import full
+    dt = tangent_dtype(aval.dtype)
+    if dt == float0:
+        return np.zeros(aval.shape, float0)
+    return full(aval.shape, 0, dt)
+
+
+def linear_transpose(fun: Callable, *primals):
+    """The transpose of a linear function, traced at the types of `primals`.
+
+    >>> import funcad, numpy as np
+    >>> f_t = funcad.linear_transpose(lambda x: 2.0 * x, 1.0)
+    >>> f_t(1.0)
+    (2.0,)
+    """
+    flat_p, in_tree = tree_flatten(primals)
+    in_avals = _check_arrays(flat_p, "linear_transpose")
+    flat_fun, store = _flatten_fun(fun, in_tree)
+    closed = trace_to_jaxpr(flat_fun, in_avals, name="linear_transpose")
+    out_tree = store[0][0]
+
+    def transposed(ct):
+        flat_ct = flatten_up_to(out_tree, ct, "linear_transpose cotangent")
+        cts = backward_pass(closed.jaxpr, closed.consts, flat_ct)
+        return tree_unflatten(in_tree, [_zero_ct(a) if c is None else c for a, c in zip(in_avals, cts)])
+
+    return transposed
+
+
+# ------------------------------------------------------------------ grad ----
+
+def _argnums_tuple(argnums, nargs, name):
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise FuncadTypeError(f"{name}: argnums={argnums} but the function was called with "
+                                  f"{nargs} positional argument{'s' if nargs != 1 else ''}")
+    return single, tuple(i % nargs for i in nums)
+
+
+def _check_diff_inputs(leaves, name, holomorphic, allow_int):
+    for x in leaves:
+        a = aval_of(x)
+        k = a.dtype.kind
+        if holomorphic and k != "c":
+            raise FuncadTypeError(f"{name} with holomorphic=True needs complex inputs, got {a.str_short()}")
+        if k in "biu" and not allow_int:
+            raise FuncadTypeError(
+                f"{name} needs float inputs to differentiate with respect to, but got {a.str_short()}. "
+                "Cast the argument to float (e.g. x.astype(float) or 1.0 instead of 1), or pass "
+                "allow_int=True to get float0 zero gradients for it.")
+        if k == "c" and not holomorphic:
+            raise FuncadTypeError(f"{name} of a function of complex input {a.str_short()} needs "
+                                  "holomorphic=True (or differentiate the real and imaginary parts)")
+
+
+def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False) -> Callable:
+    """A function returning (fun(*args), gradient of fun w.r.t. args[argnums]).
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> funcad.value_and_grad(lambda x: x ** 3)(2.0)
+    (8.0, 12.0)
+    """
+    @wraps(fun)
+    def value_and_grad_fun(*args, **kwargs):
+        single, nums = _argnums_tuple(argnums, len(args), "grad")
+        dyn = tuple(args[i] for i in nums)
+        _check_diff_inputs(tree_flatten(dyn)[0], "grad", holomorphic, allow_int)
+
+        def partial_fun(*d):
+            full = list(args)
+            for i, x in zip(nums, d):
+                full[i] = x
+            return fun(*full, **kwargs)
+
+        res = vjp(partial_fun, *dyn, has_aux=has_aux)
+        out, pullback = res[0], res[1]
+        _check_scalar_output(out, holomorphic)
+        grads = pullback(_ones_like(out))
+        g = grads[0] if single else grads
+        return ((out, res[2]), g) if has_aux else (out, g)
+
+    return value_and_grad_fun
+
+
+def _check_scalar_output(out, holomorphic):
+    if isinstance(out, Tracer) or not tree_structure(out).kind:
+        a = aval_of(out)
+    else:
+        raise FuncadTypeError(f"grad needs a function that returns a scalar, but it returned a "
+                              f"{type(out).__name__}. Return one scalar (use has_aux=True to return "
+                              "extra values alongside it).")
+    if a.shape != ():
+        raise FuncadTypeError(
+            f"grad needs a scalar output, but the function returned {a.str_short()}. Reduce it to "
+            "a scalar (e.g. `.sum()`), or use funcad.jacrev/funcad.vjp for non-scalar outputs.")
+    if a.dtype.kind == "c" and not holomorphic:
+        raise FuncadTypeError(f"grad of a complex output {a.str_short()} needs holomorphic=True")
+    if a.dtype.kind not in "fc":
+        raise FuncadTypeError(f"grad needs a float output, but the function returned {a.str_short()}")
+
+
+def _ones_like(x):
+    from ..primitives._base import full
+    a = aval_of(x)
+    return full(a.shape, 1, a.dtype)
+
+
+def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+         allow_int: bool = False) -> Callable:
+    """The gradient of a scalar function, by reverse mode.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> funcad.grad(fnp.sin)(0.0)
+    1.0
+    """
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @wraps(fun)
+    def grad_fun(*args, **kwargs):
+        (_, aux), g = vg(*args, **kwargs) if has_aux else (( None, None), vg(*args, **kwargs)[1])
+        return (g, aux) if has_aux else g
+
+    return grad_fun

@@ -1,0 +1,100 @@
+"""Forward mode: the JVP trace. Tangents are `None` when symbolically zero."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import aval_of, float0, tangent_dtype
+from ..core.trace import Trace, Tracer, check_alive, ctx, jvp_rules, rule_for, set_trace
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return aval_of(self.primal)
+
+    def concrete(self):
+        # Under eager differentiation the primal is a real value: `if x > 0` works.
+        p = self.primal
+        return p.concrete() if isinstance(p, Tracer) else p
+
+
+class JVPTrace(Trace):
+    name = "jvp"
+
+    def unpack(self, x):
+        if type(x) is JVPTracer and x._trace is self:
+            return x.primal, x.tangent
+        check_alive(x)
+        return x, None
+
+    def process_primitive(self, prim, args, params):
+        primals, tangents = [], []
+        for x in args:
+            p, t = self.unpack(x)
+            primals.append(p)
+            tangents.append(t)
+        with set_trace(self.parent):
+            if all(t is None for t in tangents):
+                return prim.bind(*primals, **params)
+            rule = rule_for(jvp_rules, prim, "jvp (differentiation)")
+            out, t_out = rule(primals, tangents, **params)
+        if prim.multiple_results:
+            return [o if t is None else JVPTracer(self, o, t) for o, t in zip(out, t_out)]
+        return out if t_out is None else JVPTracer(self, out, t_out)
+
+    def process_custom_jvp(self, fun, jvp, args, symbolic_zeros):
+        primals, tangents = zip(*[self.unpack(x) for x in args]) if args else ((), ())
+        with set_trace(self.parent):
+            if all(t is None for t in tangents):
+                return fun(*primals)
+            if not symbolic_zeros:
+                tangents = [zeros_tangent(p) if t is None else t for p, t in zip(primals, tangents)]
+            outs, t_outs = jvp(list(primals), list(tangents))
+        return [o if t is None else JVPTracer(self, o, t) for o, t in zip(outs, t_outs)]
+
+    def process_custom_vjp(self, fun, fwd, bwd, args):
+        from .custom import custom_vjp_jvp
+        primals, tangents = zip(*[self.unpack(x) for x in args]) if args else ((), ())
+        with set_trace(self.parent):
+            if all(t is None for t in tangents):
+                return fun(*primals)
+            outs, t_outs = custom_vjp_jvp(fun, fwd, bwd, list(primals), list(tangents))
+        return [o if t is None else JVPTracer(self, o, t) for o, t in zip(outs, t_outs)]
+
+
+def zeros_tangent(primal):
+    """A materialised zero tangent for `primal` (float0 for integer primals)."""
+    from ..primitives._base import full
+    a = aval_of(primal)
+    dt = tangent_dtype(a.dtype)
+    if dt == float0:
+        return np.zeros(a.shape, float0)
+    return full(a.shape, 0, dt)
+
+
+def jvp_flat(fun, primals, tangents, instantiate: bool = True):
+    """Push tangents through `fun` (flat lists in and out).
+
+    Tangents may be None (symbolic zero). Returns (primals_out, tangents_out);
+    with `instantiate`, zero output tangents are materialised.
+    """
+    trace = JVPTrace(ctx.trace)
+    ins = [p if t is None else JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    try:
+        with set_trace(trace):
+            outs = fun(*ins)
+        pairs = [trace.unpack(o) for o in outs]
+    finally:
+        trace.finish()
+    p_out = [p for p, _ in pairs]
+    t_out = [t for _, t in pairs]
+    if instantiate:
+        t_out = [zeros_tangent(p) if t is None else t for p, t in zip(p_out, t_out)]
+    return p_out, t_out
