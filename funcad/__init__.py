@@ -10,5 +10,7 @@ from .core import (ClosedJaxpr, ConcretizationError, FuncadError, FuncadTypeErro
 from .core.avals import float0
 from .primitives.elementwise import stop_gradient
 from .transforms.api import (grad, jvp, linear_transpose, linearize, value_and_grad, vjp)
+from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
+from .transforms.vmap import vmap
 
 __version__ = "0.1.0"

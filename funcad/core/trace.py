@@ -99,6 +99,22 @@ class Trace:
         return f"{type(self).__name__}"
 
 
+def bind_custom_jvp(fun, jvp, args, symbolic_zeros=False):
+    """Apply a function with a custom jvp rule (flat lists) under the current trace."""
+    trace = ctx.trace
+    if trace is None:
+        return fun(*args)
+    return trace.process_custom_jvp(fun, jvp, args, symbolic_zeros)
+
+
+def bind_custom_vjp(fun, fwd, bwd, args):
+    """Apply a function with custom fwd/bwd rules (flat lists) under the current trace."""
+    trace = ctx.trace
+    if trace is None:
+        return fun(*args)
+    return trace.process_custom_vjp(fun, fwd, bwd, args)
+
+
 def check_alive(x):
     """Raise a clear error for a tracer whose transformation has finished."""
     if isinstance(x, Tracer) and not x._trace.alive:

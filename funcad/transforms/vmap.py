@@ -1,0 +1,257 @@
+"""Automatic batching: the batch trace, vmap_flat, and the vmap API."""
+from __future__ import annotations
+
+from functools import wraps
+from typing import Any, Callable
+
+import numpy as np
+
+from ..core.avals import ShapedArray, aval_of
+from ..core.errors import FuncadTypeError
+from ..core.pytree import flatten_up_to, tree_flatten, tree_structure, tree_unflatten
+from ..core.trace import Trace, Tracer, batch_rules, check_alive, ctx, rule_for, set_trace
+
+
+class BatchTracer(Tracer):
+    """A batch of values: `val` holds them all, stacked along axis `bdim`."""
+
+    __slots__ = ("val", "bdim")
+
+    def __init__(self, trace, val, bdim: int):
+        self._trace = trace
+        self.val = val
+        self.bdim = bdim
+
+    @property
+    def aval(self):
+        a = aval_of(self.val)
+        shape = a.shape[:self.bdim] + a.shape[self.bdim + 1:]
+        return ShapedArray(shape, a.dtype, a.weak_type)
+
+    def concrete(self):
+        from ..core.errors import ConcretizationError
+        raise ConcretizationError(
+            f"A batched {self.aval.str_short()} value under vmap has a different value in each lane, "
+            "so Python control flow (`if`, `bool()`, `int()`) cannot depend on it. Use "
+            "`funcad.numpy.where` or `funcad.lax.cond`, or move the branch outside vmap.")
+
+
+class BatchTrace(Trace):
+    name = "vmap"
+
+    def __init__(self, parent, axis_size: int):
+        super().__init__(parent)
+        self.axis_size = axis_size
+
+    def unpack(self, x):
+        if type(x) is BatchTracer and x._trace is self:
+            return x.val, x.bdim
+        check_alive(x)
+        return x, None
+
+    def wrap(self, val, bdim):
+        return val if bdim is None else BatchTracer(self, val, bdim)
+
+    def process_primitive(self, prim, args, params):
+        vals, dims = [], []
+        for x in args:
+            v, d = self.unpack(x)
+            vals.append(v)
+            dims.append(d)
+        with set_trace(self.parent):
+            if all(d is None for d in dims):
+                return prim.bind(*vals, **params)
+            rule = rule_for(batch_rules, prim, "vmap (batching)")
+            out, out_dim = rule(vals, dims, axis_size=self.axis_size, **params)
+        if prim.multiple_results:
+            return [self.wrap(o, d) for o, d in zip(out, out_dim)]
+        return self.wrap(out, out_dim)
+
+    def process_custom_jvp(self, fun, jvp, args, symbolic_zeros):
+        from ..core.trace import bind_custom_jvp
+        vals, dims = zip(*[self.unpack(x) for x in args]) if args else ((), ())
+        with set_trace(self.parent):
+            if all(d is None for d in dims):
+                return bind_custom_jvp(fun, jvp, list(vals), symbolic_zeros)
+            n = self.axis_size
+            vals = [moveaxis0(v, d, n) for v, d in zip(vals, dims)]
+            fun_b = batch_subfun(fun, n)
+
+            def jvp_b(primals, tangents):
+                k = len(primals)
+                t_dims = [None if t is None else 0 for t in tangents]
+                outs = batch_subfun(lambda *xs: _flat_jvp(jvp, xs[:k], xs[k:], t_dims), n)(
+                    *primals, *[t for t in tangents if t is not None])
+                half = len(outs) // 2
+                return outs[:half], outs[half:]
+
+            outs = bind_custom_jvp(fun_b, jvp_b, vals, symbolic_zeros)
+        return [BatchTracer(self, o, 0) for o in outs]
+
+    def process_custom_vjp(self, fun, fwd, bwd, args):
+        from ..core.trace import bind_custom_vjp
+        vals, dims = zip(*[self.unpack(x) for x in args]) if args else ((), ())
+        with set_trace(self.parent):
+            if all(d is None for d in dims):
+                return bind_custom_vjp(fun, fwd, bwd, list(vals))
+            n = self.axis_size
+            vals = [moveaxis0(v, d, n) for v, d in zip(vals, dims)]
+            outs = bind_custom_vjp(batch_subfun(fun, n), batch_subfun(fwd, n), batch_subfun(bwd, n), vals)
+        return [BatchTracer(self, o, 0) for o in outs]
+
+
+def _flat_jvp(jvp, primals, tangents_present, t_dims):
+    it = iter(tangents_present)
+    tangents = [None if d is None else next(it) for d in t_dims]
+    outs, t_outs = jvp(list(primals), tangents)
+    from .jvp import zeros_tangent
+    t_outs = [zeros_tangent(o) if t is None else t for o, t in zip(outs, t_outs)]
+    return list(outs) + list(t_outs)
+
+
+def batch_subfun(fun, axis_size):
+    """fun on one example -> fun on a batch (every input and output batched along axis 0)."""
+    def batched(*xs):
+        trace = BatchTrace(ctx.trace, axis_size)
+        try:
+            with set_trace(trace):
+                outs = fun(*[BatchTracer(trace, x, 0) for x in xs])
+            pairs = [trace.unpack(o) for o in outs]
+        finally:
+            trace.finish()
+        with set_trace(trace.parent):
+            return [moveaxis0(v, d, axis_size) for v, d in pairs]
+    return batched
+
+
+def moveaxis0(x, bdim, axis_size):
+    """Put the batch axis first; an unbatched value is broadcast to the batch."""
+    from ..primitives.structural import broadcast_in_dim, transpose
+    if bdim is None:
+        shape = aval_of(x).shape
+        return broadcast_in_dim(x, (axis_size,) + tuple(shape), tuple(range(1, len(shape) + 1)))
+    if bdim == 0:
+        return x
+    nd = aval_of(x).ndim
+    perm = [bdim] + [i for i in range(nd) if i != bdim]
+    return transpose(x, perm)
+
+
+def moveaxis(x, src, dst):
+    from ..primitives.structural import transpose
+    if src == dst:
+        return x
+    nd = aval_of(x).ndim
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, perm)
+
+
+def batch_call(fun, args, in_dims, axis_size):
+    """Run `fun` (flat lists) on batched args; returns (value, batch_dim) pairs."""
+    trace = BatchTrace(ctx.trace, axis_size)
+    ins = [a if d is None else BatchTracer(trace, a, d) for a, d in zip(args, in_dims)]
+    try:
+        with set_trace(trace):
+            outs = fun(*ins)
+        return [trace.unpack(o) for o in outs]
+    finally:
+        trace.finish()
+
+
+def place_batch_axis(v, d, od, axis_size, i=0):
+    """Move batch axis d of an output to out_axis od (None: must be unbatched)."""
+    if od is None:
+        if d is not None:
+            raise FuncadTypeError(
+                f"vmap: output {i} depends on the mapped inputs, but out_axes asks for it to be "
+                "unbatched (None). Give it an integer out_axes.")
+        return v
+    nd = aval_of(v).ndim + (1 if d is None else 0)
+    if not -nd <= od < nd:
+        raise FuncadTypeError(f"vmap: out_axes={od} is out of range for an output of rank {nd}")
+    return moveaxis(moveaxis0(v, d, axis_size), 0, od % nd)
+
+
+def vmap_flat(fun, args, in_dims, axis_size, out_dims=None):
+    """Batch `fun` (flat lists) over args with batch axes `in_dims` (None = unbatched);
+    outputs get their batch axes at `out_dims` (default 0)."""
+    pairs = batch_call(fun, args, in_dims, axis_size)
+    out_dims = [0] * len(pairs) if out_dims is None else out_dims
+    return [place_batch_axis(v, d, od, axis_size, i) for i, ((v, d), od) in enumerate(zip(pairs, out_dims))]
+
+
+def _expand_axes(axes, tree, what):
+    """Broadcast an in_axes/out_axes prefix tree to one axis per leaf of `tree`."""
+    if axes is None or isinstance(axes, int):
+        return [axes] * tree_structure(tree).num_leaves
+    ax_leaves, ax_tree = tree_flatten(axes, is_leaf=lambda x: x is None)
+    for a in ax_leaves:
+        if a is not None and not isinstance(a, int):
+            raise FuncadTypeError(f"vmap: {what} must hold ints or None, got {type(a).__name__}")
+    try:
+        subtrees = flatten_up_to(ax_tree, tree, what)
+    except Exception:
+        raise FuncadTypeError(
+            f"vmap: {what} {axes!r} does not match the structure of the values it describes "
+            f"({tree_structure(tree)}); give one entry per argument, or a single int/None") from None
+    out = []
+    for a, sub in zip(ax_leaves, subtrees):
+        out.extend([a] * tree_structure(sub).num_leaves)
+    return out
+
+
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None = None) -> Callable:
+    """Vectorise `fun` over a batch axis of its arguments.
+
+    >>> import funcad, funcad.numpy as fnp, numpy as np
+    >>> funcad.vmap(lambda x, y: fnp.dot(x, y), in_axes=(0, None))(np.ones((3, 2)), np.ones(2))
+    array([2., 2., 2.])
+    """
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+
+    @wraps(fun)
+    def batched(*args):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise FuncadTypeError(f"vmap: in_axes has {len(in_axes)} entries but the function was "
+                                  f"called with {len(args)} positional arguments")
+        flat, in_tree = tree_flatten(args)
+        dims = _expand_axes(in_axes, args, "in_axes")
+        sizes = {}
+        norm = []
+        for i, (x, d) in enumerate(zip(flat, dims)):
+            if d is None:
+                norm.append(None)
+                continue
+            a = aval_of(x)
+            if not -a.ndim <= d < a.ndim:
+                raise FuncadTypeError(f"vmap: in_axes={d} is out of range for argument leaf {i} of type "
+                                      f"{a.str_short()} (rank {a.ndim})")
+            d %= a.ndim
+            norm.append(d)
+            sizes.setdefault(a.shape[d], []).append(f"leaf {i} ({a.str_short()}, axis {d})")
+        if len(sizes) > 1:
+            desc = "; ".join(f"size {s}: {', '.join(v)}" for s, v in sizes.items())
+            raise FuncadTypeError(f"vmap got inconsistent sizes for the mapped axes: {desc}. "
+                                  "All mapped axes must have the same length.")
+        n = next(iter(sizes)) if sizes else axis_size
+        if n is None:
+            raise FuncadTypeError("vmap needs at least one mapped argument (in_axes not all None) "
+                                  "or an explicit axis_size")
+        if axis_size is not None and sizes and n != axis_size:
+            raise FuncadTypeError(f"vmap: axis_size={axis_size} but the mapped axes have size {n}")
+        store = []
+
+        def flat_fun(*xs):
+            leaves, tree = tree_flatten(fun(*tree_unflatten(in_tree, xs)))
+            store.append(tree)
+            return leaves
+
+        pairs = batch_call(flat_fun, flat, norm, n)
+        out_tree = store[0]
+        o_dims = _expand_axes(out_axes, tree_unflatten(out_tree, [v for v, _ in pairs]), "out_axes")
+        return tree_unflatten(out_tree, [place_batch_axis(v, d, od, n, i)
+                                         for i, ((v, d), od) in enumerate(zip(pairs, o_dims))])
+
+    return batched
