@@ -9,6 +9,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
+	@# Graphviz's `dot` draws jaxprs (funcad.viz); install it where we may.
+	command -v dot >/dev/null || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq graphviz >/dev/null); } || echo "note: Graphviz not installed; drawing tests will skip"
 	touch $@
 
 .PHONY: tour test bench

@@ -70,6 +70,13 @@ class Jaxpr:
 
     __repr__ = __str__
 
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+    def _repr_html_(self):
+        from .pretty import pp_jaxpr_html
+        return pp_jaxpr_html(self)
+
 
 class ClosedJaxpr:
     """A jaxpr together with the values of its constvars."""
@@ -97,6 +104,10 @@ class ClosedJaxpr:
 
     def _repr_pretty_(self, p, cycle):
         p.text(str(self))
+
+    def _repr_html_(self):
+        from .pretty import pp_jaxpr_html
+        return pp_jaxpr_html(self.jaxpr)
 
 
 def typecheck(jaxpr: Jaxpr) -> None:

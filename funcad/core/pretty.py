@@ -80,3 +80,18 @@ def pp_jaxpr(jaxpr, indent: int = 0, name=None) -> str:
         return f"{head}  in {outs} }}"
     body = "\n".join(lines)
     return f"{head}\n{body}\n{' ' * (indent + 2)}in {outs} }}"
+
+
+_STYLE = ("<style>.fj{font-family:monospace;white-space:pre;line-height:1.35}"
+          ".fj .ty{color:#777}.fj .pr{color:#1a5fb4;font-weight:bold}.fj .kw{color:#a51d2d}</style>")
+
+
+def pp_jaxpr_html(jaxpr) -> str:
+    """The printed jaxpr as HTML, with primitives and types highlighted (for Jupyter)."""
+    import html
+    import re
+    text = html.escape(pp_jaxpr(jaxpr))
+    text = re.sub(r"(:)([a-z]+\d*\[[\d,]*\])", r'\1<span class="ty">\2</span>', text)
+    text = re.sub(r"(= )([a-z_][a-z_0-9]*)(?=[\[ \n])", r'\1<span class="pr">\2</span>', text)
+    text = re.sub(r"\b(lambda|let|in)\b", r'<span class="kw">\1</span>', text)
+    return f'{_STYLE}<div class="fj">{text}</div>'
