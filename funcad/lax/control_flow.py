@@ -1,0 +1,382 @@
+"""Structured control flow: cond, switch, while_loop, fori_loop, scan and map.
+
+Each function traces its branch or body functions once (pytrees in and out,
+closures allowed), checks their types, and binds a control-flow primitive
+(funcad.primitives.control_flow) that holds the traced jaxprs. Values of
+outer transformations that a body closes over (say the parameters being
+differentiated) become explicit operands of the primitive, so grad, jvp,
+vmap and jit see them.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..core.avals import ShapedArray, aval_of
+from ..core.errors import FuncadTypeError
+from ..core.ir import ClosedJaxpr, Jaxpr, Var
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.staging import trace_to_jaxpr
+from ..core.trace import Tracer, ctx, eval_jaxpr
+from ..primitives.control_flow import cond_p, scan_p, while_p
+from ..primitives.elementwise import add, bitwise_and, clamp, convert_element_type, lt, ne
+
+__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
+
+# ----------------------------------------------------------------- helpers ----
+
+
+def _types(avals) -> str:
+    return "(" + ", ".join(a.str_short() for a in avals) + ")"
+
+
+def _cast_weak(x, target: ShapedArray | None):
+    """A weakly typed output (a Python scalar, say) takes the expected dtype."""
+    if target is None:
+        return x
+    a = aval_of(x)
+    if (a.weak_type and a.shape == target.shape and a.dtype != target.dtype
+            and np.can_cast(a.dtype, target.dtype, "same_kind")):
+        return convert_element_type(x, target.dtype)
+    return x
+
+
+def _strong(leaves):
+    """Loop carries have fixed, strong types: Python scalars become 0-d arrays."""
+    vals, avals = [], []
+    for x in leaves:
+        a = aval_of(x)
+        if a.weak_type:
+            x = (convert_element_type(x, a.dtype) if isinstance(x, Tracer)
+                 else np.asarray(x, a.dtype))
+            a = ShapedArray(a.shape, a.dtype)
+        vals.append(x)
+        avals.append(a)
+    return vals, avals
+
+
+def _lift_consts(closed: ClosedJaxpr):
+    """Closure conversion: constants that are tracers of outer transformations
+    become leading inputs. Returns (jaxpr, their values)."""
+    j = closed.jaxpr
+    traced = [isinstance(c, Tracer) for c in closed.consts]
+    if not any(traced):
+        return closed, []
+    lifted_vars = [v for v, t in zip(j.constvars, traced) if t]
+    keep = [(v, c) for v, c, t in zip(j.constvars, closed.consts, traced) if not t]
+    jaxpr = Jaxpr([v for v, _ in keep], lifted_vars + j.invars, j.eqns, j.outvars)
+    return ClosedJaxpr(jaxpr, [c for _, c in keep]), [c for c, t in zip(closed.consts, traced) if t]
+
+
+def _trace(fun: Callable, in_tree, in_avals, name: str, flatten_out: Callable):
+    """Trace fun(*args) once. `flatten_out(out)` turns its result into leaves.
+    Returns (jaxpr whose leading inputs are the lifted constants, their values)."""
+    def flat(*xs):
+        return flatten_out(fun(*tree_unflatten(in_tree, xs)))
+
+    closed = trace_to_jaxpr(flat, list(in_avals), name=name, parent=ctx.trace)
+    return _lift_consts(closed)
+
+
+def _leaves_into(store: list, cast_to=None):
+    """A flatten_out that records the output tree and casts weak leaves."""
+    def flatten_out(out):
+        leaves, tree = tree_flatten(out)
+        store.append(tree)
+        if cast_to is not None:
+            leaves = [_cast_weak(x, t) for x, t in zip(leaves, cast_to)] + leaves[len(cast_to):]
+        return leaves
+    return flatten_out
+
+
+def _merge_consts(traced):
+    """One operand list for several jaxprs with their own lifted constants:
+    each jaxpr gets inputs (all constants..., its own inputs...)."""
+    all_consts, pos = [], {}
+    for _, consts in traced:
+        for c in consts:
+            if id(c) not in pos:
+                pos[id(c)] = len(all_consts)
+                all_consts.append(c)
+    out = []
+    for closed, consts in traced:
+        j = closed.jaxpr
+        mine = {pos[id(c)]: v for c, v in zip(consts, j.invars)}
+        invars = [mine[k] if k in mine else Var(aval_of(c)) for k, c in enumerate(all_consts)]
+        out.append(ClosedJaxpr(Jaxpr(j.constvars, invars + j.invars[len(consts):], j.eqns, j.outvars),
+                               closed.consts))
+    return out, all_consts
+
+
+def _scalar_index(index, what):
+    a = aval_of(index)
+    if a.shape != ():
+        raise FuncadTypeError(f"{what} must be a scalar, got {a.str_short()}. For an elementwise "
+                              "choice use funcad.numpy.where, or vmap the cond.")
+    return a
+
+# -------------------------------------------------------------- cond/switch ----
+
+
+def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
+    """`true_fun(*operands)` if pred else `false_fun(*operands)`, as one primitive.
+
+    Both branches are traced and must return the same types. Under vmap a
+    batched predicate runs both branches and selects per lane; reverse mode
+    differentiates only the branch taken.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> f = lambda x: funcad.lax.cond(x > 0, fnp.sin, lambda v: -v, x)
+    >>> float(f(-2.0)), float(funcad.grad(f)(0.0 + 1e-9))
+    (2.0, 1.0)
+    """
+    a = _scalar_index(pred, "cond: the predicate")
+    if a.dtype != np.bool_:
+        if a.dtype.kind not in "iuf":
+            raise FuncadTypeError(f"cond: the predicate must be a boolean or number, got {a.str_short()}")
+        pred = ne(pred, np.zeros((), a.dtype))
+    index = convert_element_type(pred, np.int32)
+    return _switch(index, [false_fun, true_fun], operands, ["false_fun", "true_fun"], ref=1)
+
+
+def switch(index, branches: Sequence[Callable], *operands):
+    """`branches[index](*operands)`, with the index clamped to the valid range.
+
+    >>> import funcad
+    >>> float(funcad.lax.switch(5, [lambda x: x + 1.0, lambda x: x * 10.0], 2.0))
+    20.0
+    """
+    branches = list(branches)
+    if not branches:
+        raise FuncadTypeError("switch needs at least one branch")
+    a = _scalar_index(index, "switch: the index")
+    if a.dtype.kind not in "iu":
+        raise FuncadTypeError(f"switch: the index must be an integer, got {a.str_short()}")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    index = convert_element_type(index, np.int32)
+    index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    return _switch(index, branches, operands, [f"branches[{i}]" for i in range(len(branches))], ref=0)
+
+
+def _switch(index, funs, operands, names, ref):
+    flat, in_tree = tree_flatten(tuple(operands))
+    avals = [aval_of(x) for x in flat]
+    trees: list = []
+
+    def trace_all(cast_to=None):
+        trees.clear()
+        out = []
+        for f, name in zip(funs, names):
+            store: list = []
+            out.append(_trace(f, in_tree, avals, f"cond_{name}", _leaves_into(store, cast_to)))
+            trees.append(store[0])
+        return out
+
+    traced = trace_all()
+    for i, name in enumerate(names):
+        if trees[i] != trees[ref]:
+            raise FuncadTypeError(
+                f"cond: {name} returns a value of structure {trees[i]} but {names[ref]} returns "
+                f"{trees[ref]}; every branch must return the same structure and types.")
+    outs = [t[0].out_avals for t in traced]
+    joined = _join_outputs(outs)
+    if joined is not None:  # weakly typed outputs (Python scalars) take the other branches' dtype
+        traced = trace_all(joined)
+        outs = [t[0].out_avals for t in traced]
+    for i, name in enumerate(names):
+        for k, (a, b) in enumerate(zip(outs[i], outs[ref])):
+            if (a.shape, a.dtype) != (b.shape, b.dtype):
+                raise FuncadTypeError(
+                    f"cond: {name} returns {_types(outs[i])} but {names[ref]} returns "
+                    f"{_types(outs[ref])}; every branch must return the same types (output {k}: "
+                    f"{a.str_short()} vs {b.str_short()}). Cast with .astype or reshape so they agree.")
+    branches, consts = _merge_consts(traced)
+    out = cond_p.bind(index, *consts, *flat, branches=tuple(branches))
+    return tree_unflatten(trees[ref], out)
+
+
+def _join_outputs(outs):
+    """Target types when branches disagree only in dtypes of weak outputs; else None."""
+    targets, changed = [], False
+    for avals in zip(*outs):
+        dtypes = {a.dtype for a in avals}
+        if len(dtypes) == 1 or len({a.shape for a in avals}) != 1:
+            targets.append(None)
+            continue
+        strong = {a.dtype for a in avals if not a.weak_type}
+        if len(strong) > 1:
+            targets.append(None)
+            continue
+        dt = strong.pop() if strong else np.result_type(*dtypes)
+        targets.append(ShapedArray(avals[0].shape, dt))
+        changed = True
+    return targets if changed else None
+
+# -------------------------------------------------------------------- loops ----
+
+
+def _check_carry(what, carry_tree, carry_avals, out_tree, out_avals, fix):
+    if out_tree != carry_tree:
+        raise FuncadTypeError(f"{what} returns a carry of structure {out_tree}, but the initial carry "
+                              f"has structure {carry_tree}; {fix}")
+    for k, (a, b) in enumerate(zip(out_avals, carry_avals)):
+        if (a.shape, a.dtype) != (b.shape, b.dtype):
+            raise FuncadTypeError(
+                f"{what} returns a carry of types {_types(out_avals)} but the initial carry has types "
+                f"{_types(carry_avals)} (leaf {k}: {a.str_short()} vs {b.str_short()}); the carry must "
+                f"keep its type from step to step. {fix}")
+
+
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val, *, max_steps: int | None = None):
+    """`val = init_val; while cond_fun(val): val = body_fun(val); return val`.
+
+    Forward mode (jvp, jacfwd) and vmap always work; under vmap a lane whose
+    condition is false keeps its value while the other lanes go on.
+
+    Reverse mode (grad, vjp), which JAX does not support for while loops: in
+    eager code the loop's trip count is known, so funcad runs the loop to count
+    its steps and differentiates it as a scan of that many steps. Under jit the
+    count is unknown: pass `max_steps` (an upper bound; the loop also stops
+    after max_steps steps in every mode), and the loop is differentiated as a
+    scan of max_steps steps whose carry is frozen once the condition is false.
+    Reverse mode stores residuals for every step: memory O(steps · carry), and
+    O(max_steps · carry) under jit. Wrap `body_fun` in funcad.checkpoint to
+    store only the carry per step.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> sqrt2 = lambda a: funcad.lax.while_loop(lambda s: fnp.abs(s * s - a) > 1e-12,
+    ...                                         lambda s: (s + a / s) / 2, 1.0)
+    >>> round(float(sqrt2(2.0)), 12), round(float(funcad.grad(sqrt2)(2.0)), 6)
+    (1.414213562373, 0.353553)
+    """
+    flat, in_tree = tree_flatten((init_val,))
+    flat, avals = _strong(flat)
+    carry_tree = tree_flatten(init_val)[1]
+    c_store: list = []
+    cond_closed, cond_consts = _trace(cond_fun, in_tree, avals, "while_cond", _leaves_into(c_store))
+    p = cond_closed.out_avals
+    if len(p) != 1 or p[0].shape != () or p[0].dtype != np.bool_:
+        raise FuncadTypeError(f"while_loop: cond_fun must return a boolean scalar, got {_types(p)}")
+    b_store: list = []
+    body_closed, body_consts = _trace(body_fun, in_tree, avals, "while_body", _leaves_into(b_store, avals))
+    _check_carry("while_loop: body_fun", carry_tree, avals, b_store[0], body_closed.out_avals,
+                 "return a value of the same structure, shapes and dtypes as init_val.")
+    ncc, nbc = len(cond_consts), len(body_consts)
+    if max_steps is not None:
+        max_steps = int(max_steps)
+        if max_steps < 0:
+            raise FuncadTypeError(f"while_loop: max_steps must be >= 0, got {max_steps}")
+        cond_closed, body_closed = _bounded(cond_closed, body_closed, max_steps, ncc, nbc)
+        flat = flat + [np.int64(0)]
+    outs = while_p.bind(*cond_consts, *body_consts, *flat, cond_jaxpr=cond_closed, body_jaxpr=body_closed,
+                        cond_nconsts=ncc, body_nconsts=nbc, max_steps=max_steps)
+    return tree_unflatten(carry_tree, outs[:len(avals)])
+
+
+def _bounded(cond_closed, body_closed, max_steps, ncc, nbc):
+    """Add a step counter to the carry, and `counter < max_steps` to the condition."""
+    counter = ShapedArray((), np.int64)
+
+    def cond2(*xs):
+        p = eval_jaxpr(cond_closed.jaxpr, cond_closed.consts, *xs[:-1])[0]
+        return [bitwise_and(p, lt(xs[-1], np.int64(max_steps)))]
+
+    def body2(*xs):
+        return eval_jaxpr(body_closed.jaxpr, body_closed.consts, *xs[:-1]) + [add(xs[-1], np.int64(1))]
+
+    return (trace_to_jaxpr(cond2, cond_closed.in_avals + [counter], name="while_cond"),
+            trace_to_jaxpr(body2, body_closed.in_avals + [counter], name="while_body"))
+
+
+def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool = 1):
+    """`val = init_val; for i in range(lower, upper): val = body_fun(i, val)`.
+
+    With concrete bounds (Python or NumPy integers) it is a scan of
+    upper - lower steps, so every transformation works, reverse mode included;
+    with traced bounds it is a while_loop.
+
+    >>> import funcad
+    >>> funcad.lax.fori_loop(0, 5, lambda i, x: x + i, 0.0)
+    array(10.)
+    """
+    dtype = np.result_type(aval_of(lower).dtype, aval_of(upper).dtype)
+    if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
+        lo, hi = int(lower), int(upper)
+
+        def step(carry, _):
+            i, x = carry
+            return (add(i, np.asarray(1, dtype)), body_fun(i, x)), None
+
+        (_, out), _ = scan(step, (np.asarray(lo, dtype), init_val), None, length=max(hi - lo, 0),
+                           unroll=unroll)
+        return out
+    lower, upper = convert_element_type(lower, dtype), convert_element_type(upper, dtype)
+    _, _, out = while_loop(lambda s: lt(s[0], s[1]),
+                           lambda s: (add(s[0], np.asarray(1, dtype)), s[1], body_fun(s[0], s[2])),
+                           (lower, upper, init_val))
+    return out
+
+
+def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
+         unroll: int | bool = 1):
+    """Loop `carry, y = f(carry, x)` over the leading axis of xs; return (carry, stacked ys).
+
+    xs and the ys may be pytrees (or None). `reverse` runs from the last
+    element to the first; `unroll` emits that many steps per compiled loop
+    iteration (True: all of them). Reverse mode stores the residuals of every
+    step (wrap f in funcad.checkpoint to store only carries and xs).
+
+    >>> import funcad, numpy as np
+    >>> funcad.lax.scan(lambda c, x: (c + x, c * x), 0.0, np.arange(4.0))
+    (array(6.), array([0., 0., 2., 9.]))
+    """
+    xs_flat, xs_tree = tree_flatten(xs)
+    lengths = set()
+    for x in xs_flat:
+        a = aval_of(x)
+        if not a.shape:
+            raise FuncadTypeError(f"scan: every leaf of xs needs a leading axis to scan over, got {a.str_short()}")
+        lengths.add(a.shape[0])
+    if len(lengths) > 1:
+        raise FuncadTypeError(f"scan: the leaves of xs have different leading sizes {sorted(lengths)}")
+    if length is None:
+        if not lengths:
+            raise FuncadTypeError("scan: pass `length` when xs is None or has no leaves")
+        length = lengths.pop()
+    elif lengths and lengths != {int(length)}:
+        raise FuncadTypeError(f"scan: length={length} but xs has leading size {lengths.pop()}")
+    length = int(length)
+    init_flat, init_tree = tree_flatten(init)
+    init_flat, carry_avals = _strong(init_flat)
+    x_avals = [ShapedArray(aval_of(x).shape[1:], aval_of(x).dtype) for x in xs_flat]
+    in_tree = tree_flatten((init, xs))[1]
+    trees: list = []
+
+    def flatten_out(out):
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise FuncadTypeError(f"scan: f must return a pair (carry, y), got {type(out).__name__}")
+        c_leaves, c_tree = tree_flatten(out[0])
+        y_leaves, y_tree = tree_flatten(out[1])
+        trees[:] = [c_tree, y_tree, len(c_leaves)]
+        return [_cast_weak(x, a) for x, a in zip(c_leaves, carry_avals)] + c_leaves[len(carry_avals):] + y_leaves
+
+    closed, consts = _trace(f, in_tree, carry_avals + x_avals, "scan_body", flatten_out)
+    c_tree, y_tree, nk = trees
+    _check_carry("scan: f", init_tree, carry_avals, c_tree, closed.out_avals[:nk],
+                 "f(carry, x) must return (new_carry, y) with new_carry like the initial carry.")
+    unroll = max(length, 1) if unroll is True else max(1, int(unroll))
+    outs = scan_p.bind(*consts, *init_flat, *xs_flat, jaxpr=closed, length=length, reverse=bool(reverse),
+                       num_consts=len(consts), num_carry=len(init_flat), unroll=unroll)
+    return tree_unflatten(init_tree, outs[:nk]), tree_unflatten(y_tree, outs[nk:])
+
+
+def map(f: Callable, xs):
+    """`f` applied to each slice of xs along its leading axis, results stacked (a scan).
+
+    >>> import funcad, funcad.numpy as fnp, numpy as np
+    >>> funcad.lax.map(fnp.sum, np.ones((3, 2)))
+    array([2., 2., 2.])
+    """
+    return scan(lambda c, x: (c, f(x)), (), xs)[1]

@@ -1,0 +1,2 @@
+"""Transformations: jvp, linearize, transpose, vjp/grad, vmap, jacobians, jit,
+custom derivatives, checkpointing, and the jaxpr optimisation passes."""

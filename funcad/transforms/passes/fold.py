@@ -1,0 +1,121 @@
+"""Constant folding: run equations whose inputs are all known at optimisation time.
+
+Known values are literals, the jaxpr's constants and the results of folded
+equations. An equation on known values runs once, now, with its NumPy impl
+(the same code the interpreter would run, so the numbers are the same), and
+its results replace it:
+  - a 0-d result becomes a Literal;
+  - an array whose elements are all one value becomes `broadcast_in_dim` of a
+    literal (cheap, and simplify.py can see through it);
+  - another array of at most `max_const_size` elements becomes a new constant;
+  - bigger results are not materialised: the equation stays, and its value is
+    remembered only so that equations after it can fold (a broadcast view
+    costs no memory).
+Equations that produce more than MAX_EVAL_SIZE elements or read more than
+four times that (but broadcasts, which are views), that are effectful, or
+that hold nested jaxprs are never run.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.avals import float0
+from ...core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from ...core.trace import impl_rules, set_trace
+from ._util import (Env, concrete, has_subjaxprs, is_effectful, literal, map_subjaxprs,
+                    uniform_scalar)
+
+MAX_CONST_SIZE = 64        # elements a folded, non-uniform array may have as a new constant
+MAX_EVAL_SIZE = 1 << 20    # elements an equation may produce to be run at all
+
+
+def fold(closed: ClosedJaxpr, open_: bool = False, max_const_size: int = MAX_CONST_SIZE) -> ClosedJaxpr:
+    """Fold equations whose inputs are all known constants.
+
+    >>> import funcad, funcad.numpy as fnp, numpy as np
+    >>> from funcad.transforms.passes import dce
+    >>> j = funcad.make_jaxpr(lambda x: x * fnp.exp(fnp.zeros_like(x)))(np.ones(2))
+    >>> print(dce(fold(j)))
+    { lambda ; a:f64[2]. let
+        b:f64[2] = broadcast_in_dim[broadcast_dimensions=(), shape=(2,)] 1.0:f64[]
+        c:f64[2] = mul a b
+      in (c,) }
+    """
+    from ...primitives.structural import broadcast_in_dim_p
+    j = closed.jaxpr
+    known = {id(v): c for v, c in zip(j.constvars, closed.consts) if concrete(c) is not None}
+    constvars, consts = list(j.constvars), list(closed.consts)
+    env = Env()
+    eqns = []
+    for eqn in j.eqns:
+        inputs = [env.read(a) for a in eqn.inputs]
+        eqn = eqn._replace(inputs=inputs, params=map_subjaxprs(
+            eqn.params, lambda c, o: fold(c, o, max_const_size)))
+        outs = _evaluate(eqn, known)
+        if outs is None:
+            eqns.append(eqn)
+            continue
+        for v, x in zip(eqn.outvars, outs):
+            known[id(v)] = x
+        keep, replaced = False, []
+        for v, x in zip(eqn.outvars, outs):
+            a = v.aval
+            if a.ndim == 0:
+                env.set(v, literal(x, a))
+                continue
+            u = uniform_scalar(x)
+            if u is not None:
+                if eqn.prim is broadcast_in_dim_p and type(inputs[0]) is Literal:
+                    keep = True  # already in the canonical form
+                    continue
+                w = Var(a)
+                known[id(w)] = x
+                replaced.append(Eqn(broadcast_in_dim_p, [literal(u, a.update(shape=()))], [w],
+                                    {"shape": a.shape, "broadcast_dimensions": ()}, eqn.source))
+                env.set(v, w)
+            elif a.size <= max_const_size and not open_:
+                w = Var(a)
+                known[id(w)] = x
+                constvars.append(w)
+                consts.append(x)
+                env.set(v, w)
+            else:
+                keep = True  # too big to store: keep the equation
+        if keep:
+            eqns.append(eqn)
+        eqns.extend(replaced)
+    outvars = [env.read(a) for a in j.outvars]
+    return ClosedJaxpr(Jaxpr(constvars, j.invars, eqns, outvars), consts)
+
+
+def _evaluate(eqn: Eqn, known: dict):
+    """The equation's outputs as a list of arrays, or None if it cannot be folded."""
+    from ...primitives.structural import broadcast_in_dim_p
+    vals = []
+    for a in eqn.inputs:
+        if type(a) is Literal:
+            vals.append(a.val)
+        elif id(a) in known:
+            vals.append(known[id(a)])
+        else:
+            return None
+    if (has_subjaxprs(eqn.params) or is_effectful(eqn) or eqn.prim not in impl_rules
+            or any(v.aval.dtype == float0 for v in eqn.outvars)):
+        return None
+    if eqn.prim is not broadcast_in_dim_p and (  # a broadcast is a view: free whatever its size
+            sum(v.aval.size for v in eqn.outvars) > MAX_EVAL_SIZE
+            or sum(np.size(x) for x in vals) > 4 * MAX_EVAL_SIZE):
+        return None
+    try:
+        with set_trace(None), np.errstate(all="ignore"):
+            out = eqn.prim.bind(*vals, **eqn.params)
+    except Exception:  # e.g. an integer to a negative power: leave it to run time
+        return None
+    outs = list(out) if eqn.prim.multiple_results else [out]
+    if len(outs) != len(eqn.outvars):
+        return None
+    for v, x in zip(eqn.outvars, outs):
+        x = np.asarray(x)
+        if x.shape != v.aval.shape or x.dtype != v.aval.dtype:
+            return None  # an impl quirk: rather keep the equation than change a type
+    return outs
