@@ -74,6 +74,12 @@ def is_python_scalar(x) -> bool:
 
 def aval_of(x) -> ShapedArray:
     """The abstract value of a concrete value or tracer."""
+    t = type(x)
+    if t is np.ndarray and x.dtype.kind not in "OSUV":  # the eager fast path
+        return ShapedArray(x.shape, x.dtype)
+    if t in _PY_SCALARS:
+        # Python bools are not weak in NumPy 2 or JAX; other scalars are.
+        return ShapedArray((), _PY_SCALARS[t], t is not bool)
     aval = getattr(x, "aval", None)
     if aval is not None:
         return aval
@@ -82,10 +88,6 @@ def aval_of(x) -> ShapedArray:
             raise FuncadTypeError(f"arrays of dtype {x.dtype} are not supported; "
                                   "funcad works with numeric and boolean arrays")
         return ShapedArray(x.shape, x.dtype)
-    t = type(x)
-    if t in _PY_SCALARS:
-        # Python bools are not weak in NumPy 2 or JAX; other scalars are.
-        return ShapedArray((), _PY_SCALARS[t], t is not bool)
     for base, dt in _PY_SCALARS.items():  # subclasses such as IntEnum
         if isinstance(x, base):
             return ShapedArray((), dt, base is not bool)

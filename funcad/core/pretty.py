@@ -47,13 +47,21 @@ def _decl(name, v) -> str:
     return f"{name(v)}:{v.aval.str_short()}"
 
 
-def _param(value, name, indent) -> str:
+def _is_jaxpr(value) -> bool:
     from .ir import ClosedJaxpr, Jaxpr
+    return isinstance(value, (Jaxpr, ClosedJaxpr))
+
+
+def _param(value, name, indent) -> str:
+    from .ir import ClosedJaxpr
     if isinstance(value, ClosedJaxpr):
         value = value.jaxpr
-    if isinstance(value, Jaxpr):
-        inner = pp_jaxpr(value, indent + 4, _Namer())
-        return "\n" + " " * (indent + 4) + inner.lstrip()
+    if _is_jaxpr(value):
+        return pp_jaxpr(value, indent, name)  # one namer: inner variables get fresh letters
+    if isinstance(value, (list, tuple)) and value and all(_is_jaxpr(v) for v in value):
+        pad = " " * (indent + 2)
+        inner = "\n".join(pad + _param(v, name, indent + 2) for v in value)
+        return f"(\n{inner}\n{' ' * indent})"
     if isinstance(value, np.dtype) or isinstance(value, type) and issubclass(value, np.generic):
         return short_dtype(value)
     if callable(value) and hasattr(value, "__name__"):
@@ -61,7 +69,28 @@ def _param(value, name, indent) -> str:
     return str(value)
 
 
+def _params(params, name, indent) -> str:
+    """`[k=v, ...]`, or one parameter a line (as JAX does) when one of them is a jaxpr."""
+    if not params:
+        return ""
+    items = sorted(params.items())
+    if not any(_is_jaxpr(v) or isinstance(v, (list, tuple)) and v and all(_is_jaxpr(u) for u in v)
+               for _, v in items):
+        return "[" + ", ".join(f"{k}={_param(v, name, indent)}" for k, v in items) + "]"
+    pad = " " * (indent + 2)
+    lines = "\n".join(f"{pad}{k}={_param(v, name, indent + 2)}" for k, v in items)
+    return f"[\n{lines}\n{' ' * indent}]"
+
+
 def pp_jaxpr(jaxpr, indent: int = 0, name=None) -> str:
+    """The jaxpr as text; nested jaxprs in parameters are printed in place.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> print(funcad.make_jaxpr(fnp.sin)(1.0))
+    { lambda ; a:f64[]. let
+        b:f64[] = sin a
+      in (b,) }
+    """
     name = name or _Namer()
     consts = " ".join(_decl(name, v) for v in jaxpr.constvars)
     args = " ".join(_decl(name, v) for v in jaxpr.invars)
@@ -69,8 +98,7 @@ def pp_jaxpr(jaxpr, indent: int = 0, name=None) -> str:
     lines = []
     for eqn in jaxpr.eqns:
         lhs = " ".join(_decl(name, v) for v in eqn.outvars) or "_"
-        params = ", ".join(f"{k}={_param(v, k, indent + 4)}" for k, v in sorted(eqn.params.items()))
-        params = f"[{params}]" if params else ""
+        params = _params(eqn.params, name, indent + 4)
         rhs = " ".join(name(a) for a in eqn.inputs)
         lines.append(f"{pad}{lhs} = {eqn.prim.name}{params} {rhs}".rstrip())
     outs = ", ".join(name(a) for a in jaxpr.outvars)

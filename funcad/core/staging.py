@@ -11,9 +11,15 @@ import numpy as np
 
 from .avals import ShapedArray, aval_of
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, literal_value
-from .trace import (Trace, Tracer, abstract_eval_rules, check_alive, rule_for,
-                    set_trace)
+from .trace import (Trace, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
+                    check_alive, ctx, rule_for, set_trace)
+from .traceback_util import user_source
 from .errors import FuncadTypeError
+
+# prim -> rule(trace, args, params) -> outputs: how a partial evaluator (a
+# StagingTrace with known_passthrough) splits an equation whose inputs are
+# partly known. Without a rule the whole equation is staged.
+partial_eval_rules: dict = {}
 
 
 class StagingTracer(Tracer):
@@ -67,19 +73,45 @@ class StagingTrace(Trace):
         return type(x) is StagingTracer and x._trace is self
 
     def process_primitive(self, prim, args, params):
-        if self.known_passthrough and not any(self.is_own(x) for x in args):
-            with set_trace(self.parent):
-                return prim.bind(*args, **params)
+        if self.known_passthrough:
+            if not any(self.is_own(x) for x in args):
+                with set_trace(self.parent):
+                    return prim.bind(*args, **params)
+            # A call-like primitive with some known inputs splits into a known
+            # part run now and an unknown part staged here.
+            split = partial_eval_rules.get(prim)
+            if split is not None:
+                return split(self, args, params)
+        return self.stage(prim, args, params)
+
+    def stage(self, prim, args, params):
+        """Record `prim` applied to `args` as an equation; return its staged outputs."""
         atoms = [self.atom(x) for x in args]
         rule = rule_for(abstract_eval_rules, prim, "shape inference")
         out_avals = rule(*[a.aval for a in atoms], **params)
+        # With debug_nans on, each equation remembers the user's line, to name it on a NaN.
+        source = user_source() if ctx.debug_nans else None
         if prim.multiple_results:
             outvars = [Var(a) for a in out_avals]
-            self.eqns.append(Eqn(prim, atoms, outvars, params))
+            self.eqns.append(Eqn(prim, atoms, outvars, params, source))
             return [StagingTracer(self, v.aval, v) for v in outvars]
         v = Var(out_avals)
-        self.eqns.append(Eqn(prim, atoms, [v], params))
+        self.eqns.append(Eqn(prim, atoms, [v], params, source))
         return StagingTracer(self, v.aval, v)
+
+    # A custom-derivative function on known values goes to the parent trace whole,
+    # so that an outer differentiation applies its rule; otherwise it is inlined.
+    def process_custom_jvp(self, fun, jvp, args, symbolic_zeros):
+        if self.known_passthrough and not any(self.is_own(x) for x in args):
+            with set_trace(self.parent):
+                return bind_custom_jvp(fun, jvp, args, symbolic_zeros)
+        return super().process_custom_jvp(fun, jvp, args, symbolic_zeros)
+
+    def process_custom_vjp(self, fun, fwd, bwd, args):
+        if self.known_passthrough and not any(self.is_own(x) for x in args):
+            with set_trace(self.parent):
+                return bind_custom_vjp(fun, fwd, bwd, args)
+        return super().process_custom_vjp(fun, fwd, bwd, args)
 
     def to_jaxpr(self, outs) -> ClosedJaxpr:
         outvars = [self.atom(x) for x in outs]
@@ -110,12 +142,16 @@ def convert_constvars(closed: ClosedJaxpr):
     return Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), closed.consts
 
 
-def make_jaxpr(fun, static_argnums=(), return_shape: bool = False):
+def make_jaxpr(fun, static_argnums=(), return_shape: bool = False, optimize: bool = False):
     """A function that returns the jaxpr of `fun` at the given arguments.
+    With `optimize=True` the jaxpr is simplified first (see funcad.optimize).
 
     >>> import funcad, funcad.numpy as fnp
     >>> print(funcad.make_jaxpr(lambda x: fnp.sin(x) * 2.0)(1.0))
-    { lambda ; a:f64[]. let b:f64[] = sin a; c:f64[] = mul b 2.0:f64[] in (c,) }
+    { lambda ; a:f64[]. let
+        b:f64[] = sin a
+        c:f64[] = mul b 2.0:f64[]
+      in (c,) }
     """
     from functools import wraps
     from .pytree import tree_flatten, tree_unflatten
@@ -138,6 +174,10 @@ def make_jaxpr(fun, static_argnums=(), return_shape: bool = False):
             return out_flat
 
         closed = trace_to_jaxpr(flat_fun, avals)
+        if optimize:
+            # Imported here: core does not depend on transforms at import time.
+            from ..transforms.passes import optimize as optimize_jaxpr
+            closed = optimize_jaxpr(closed)
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype) for a in closed.out_avals]
             return closed, tree_unflatten(out_tree[0], shapes)

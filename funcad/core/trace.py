@@ -41,15 +41,39 @@ class Primitive:
             rule = impl_rules.get(self)
             if rule is None:
                 raise MissingRuleError(f"primitive `{self.name}` has no NumPy implementation")
-            return rule(*args, **params)
+            try:
+                out = rule(*args, **params)
+            except Exception as e:  # free when nothing is raised (Python >= 3.11)
+                _explain_impl_error(self, args, params, e)
+                raise
+            if ctx.debug_nans:  # the one check debug_nans costs when it is off
+                from ..debug import check_eager_nans
+                check_eager_nans(self, args, params, out)
+            return out
         return trace.process_primitive(self, args, params)
 
 
+def _explain_impl_error(prim: Primitive, args, params, err: Exception) -> None:
+    """Raise the shape rule's own error (naming the op and the types) for a failed NumPy
+    call, so eager code reports a bad call as staged code does; else return."""
+    from .errors import FuncadError
+    rule = abstract_eval_rules.get(prim)
+    if isinstance(err, FuncadError) or rule is None:
+        return
+    try:
+        rule(*[aval_of(a) for a in args], **params)
+    except FuncadError as explained:
+        raise explained from None  # NumPy's own message adds nothing to the explained one
+    except Exception:
+        pass
+
+
 class _Context:
-    __slots__ = ("trace",)
+    __slots__ = ("trace", "debug_nans")
 
     def __init__(self):
         self.trace = None
+        self.debug_nans = False  # funcad.config's debug_nans (read by bind and staging)
 
 
 ctx = _Context()
@@ -186,7 +210,34 @@ def _concretization_message(t: Tracer) -> str:
     return (f"A concrete value was needed, but got an abstract {t.aval.str_short()} value "
             f"staged by {t._trace.name}. Python control flow (`if`, `while`, `bool()`, `int()`, "
             "`np.asarray`) cannot depend on staged values. Use `funcad.lax.cond`/`funcad.numpy.where` "
-            "for value-dependent choices, or mark the argument static with `static_argnums`.")
+            "for value-dependent choices, or mark the argument static with `static_argnums`."
+            + _where_concretized())
+
+
+_CONVERSIONS = {"__bool__": "bool() (an `if`, `while`, `and`/`or` or `not`)", "__int__": "int()",
+                "__float__": "float()", "__complex__": "complex()", "__index__": "use as an index",
+                "__array__": "np.asarray()", "__len__": "len()"}
+
+
+def _where_concretized() -> str:
+    """' The value was needed by bool() at file.py:12: `if x > 0:`' (the user's line), or ''."""
+    import linecache
+    import os
+    import sys
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    how, frame = None, sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if how is None and code.co_name in _CONVERSIONS:
+            how = _CONVERSIONS[code.co_name]
+        if not os.path.abspath(code.co_filename).startswith(pkg + os.sep):
+            break
+        frame = frame.f_back
+    if frame is None:
+        return ""
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    at = f"{frame.f_code.co_filename}:{frame.f_lineno}" + (f": `{line}`" if line else "")
+    return f" The value was needed by {how or 'Python'} at {at}."
 
 
 def eval_jaxpr(jaxpr, consts, *args) -> list:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core.avals import ShapedArray, aval_of, result_type
 from ..core.errors import FuncadTypeError
-from ..core.trace import Tracer
+from ..core.trace import Tracer, ctx
 from ..primitives.elementwise import convert_element_type
 
 _SCALARS = (int, float, complex, bool)
@@ -32,20 +32,42 @@ def asarray_or_tracer(x):
 
 def cast(x, dtype, weak=False):
     """x converted to dtype (a no-op when it already has it)."""
+    if type(x) is np.ndarray and x.dtype == dtype:
+        return x
     if type(x) in _SCALARS:
         if weak and aval_of(x).dtype == dtype:
             return x  # stays a weak Python scalar, printed as a literal
         return np.array(x, dtype)
     a = aval_of(x)
-    if a.dtype == dtype and a.weak_type == weak:
-        return x
-    if a.dtype == dtype and not isinstance(x, Tracer):
+    # Same dtype: nothing to do, except make a strong value weak. (Weak-to-strong needs no
+    # conversion: a primitive's result is strong as soon as one operand is.)
+    if a.dtype == dtype and (a.weak_type or not weak or not isinstance(x, Tracer)):
         return x
     return convert_element_type(x, dtype, weak)
 
 
 def promote(*xs):
     """Arguments converted to their common NEP 50 dtype."""
+    if ctx.trace is None:
+        # Eager fast path for ndarrays and Python scalars: NumPy 2 itself applies NEP 50.
+        arrays = 0
+        for x in xs:
+            t = type(x)
+            if t is np.ndarray:
+                arrays += 1
+            elif t not in _SCALARS:
+                break
+        else:
+            if arrays:
+                if arrays == len(xs):
+                    d0 = xs[0].dtype
+                    for x in xs:
+                        if x.dtype != d0:
+                            break
+                    else:
+                        return list(xs)
+                dtype = np.result_type(*xs)
+                return [x if type(x) is np.ndarray and x.dtype == dtype else np.asarray(x, dtype) for x in xs]
     xs = [asarray_or_tracer(x) for x in xs]
     if all(type(x) is np.ndarray for x in xs) and all(x.dtype == xs[0].dtype for x in xs):
         return xs
@@ -57,11 +79,15 @@ def promote(*xs):
 @lru_cache(maxsize=None)
 def ufunc_dtype(ufunc, *dtypes):
     """The output dtype NumPy's ufunc gives for these input dtypes."""
-    return ufunc(*[np.zeros((), d) for d in dtypes]).dtype
+    with np.errstate(all="ignore"):  # only the dtype matters, not 0/0
+        return ufunc(*[np.zeros((), d) for d in dtypes]).dtype
 
 
 def to_inexact(x, ufunc=np.sin):
     """Integer/bool input to a float ufunc: convert the way NumPy would."""
+    t = type(x)
+    if t is np.ndarray and x.dtype.kind in "fc" or t is float:  # the common cases, first
+        return x
     x = asarray_or_tracer(x)
     a = aval_of(x)
     if a.dtype.kind in "fc":

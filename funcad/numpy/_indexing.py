@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import aval_of
-from ..core.errors import ConcretizationError, FuncadTypeError
-from ..core.trace import Tracer
+from ..core.errors import ConcretizationError, FuncadIndexError, FuncadTypeError
+from ..core.trace import Tracer, set_trace
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
+from ..primitives._base import canonical_axis
 from ._dtypes import asarray_or_tracer, cast
 
 
@@ -22,7 +23,9 @@ def _is_int_scalar(i):
 
 
 def _is_array_index(i):
-    return isinstance(i, (list, np.ndarray, Tracer)) or hasattr(i, "__funcad_array__")
+    if isinstance(i, Tracer):  # a traced integer scalar is a basic index (dynamic_slice)
+        return not _is_int_scalar(i)
+    return isinstance(i, (list, np.ndarray)) or hasattr(i, "__funcad_array__")
 
 
 def _expand(x, idx):
@@ -36,7 +39,7 @@ def _expand(x, idx):
             i = np.asarray(i.__funcad_array__() if hasattr(i, "__funcad_array__") else i)
         if isinstance(i, np.ndarray) and i.dtype == np.bool_:
             if i.ndim == 0:
-                raise IndexError("0-d boolean indices are not supported; use funcad.numpy.where")
+                raise FuncadIndexError("0-d boolean indices are not supported; use funcad.numpy.where")
             out.extend(np.nonzero(i))
             continue
         if isinstance(i, Tracer) and i.dtype == np.bool_:
@@ -47,17 +50,18 @@ def _expand(x, idx):
     idx = tuple(out)
     consumed = sum(1 for i in idx if i is not None and i is not Ellipsis)
     if sum(1 for i in idx if i is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+        raise FuncadIndexError("an index can only have a single ellipsis ('...')")
     nd = aval_of(x).ndim
     if consumed > nd:
-        raise IndexError(f"too many indices for array: array is {nd}-dimensional, but {consumed} were indexed")
+        raise FuncadIndexError(f"too many indices for {aval_of(x).str_short()}: it has {nd} dimensions, but "
+                               f"{consumed} were indexed")
     full = []
     for i in idx:
         if i is Ellipsis:
             full.extend([slice(None)] * (nd - consumed))
         else:
             full.append(i)
-    if Ellipsis not in idx:
+    if not any(i is Ellipsis for i in idx):  # `in` would compare arrays elementwise
         full.extend([slice(None)] * (nd - consumed))
     # Insert the new axes into x itself, indexed by full slices.
     shape, k, entries = [], 0, []
@@ -80,7 +84,7 @@ def _normalize_int(i, n, dim):
         return E.select_n(E.lt(i, np.int64(0)), i, E.add(i, np.int64(n)))
     i = int(i)
     if not -n <= i < n:
-        raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
+        raise FuncadIndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
     return i % n
 
 
@@ -101,12 +105,12 @@ def getitem(x, idx):
         i = entries[d]
         a = i if isinstance(i, Tracer) else np.asarray(i)
         if aval_of(a).dtype.kind not in "iu":
-            raise IndexError(f"arrays used as indices must be of integer or boolean type, got {aval_of(a).dtype}")
+            raise FuncadIndexError(f"arrays used as indices must be of integer or boolean type, got {aval_of(a).dtype}")
         if isinstance(a, Tracer):
             a = _normalize_int(a, shape[d], d)
         else:
             if a.size and (a.min() < -shape[d] or a.max() >= shape[d]):
-                raise IndexError(f"index out of bounds for axis {d} with size {shape[d]}")
+                raise FuncadIndexError(f"index out of bounds for axis {d} with size {shape[d]}")
             a = np.where(a < 0, a + shape[d], a).astype(np.int64)
         arrays.append(a)
     bshape = np.broadcast_shapes(*[aval_of(a).shape for a in arrays])
@@ -146,7 +150,7 @@ def _basic(x, entries):
                 start.append(j); stop.append(j + 1); step.append(1)
             squeeze.append(d)
         else:
-            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and integer or "
+            raise FuncadIndexError(f"only integers, slices (`:`), ellipsis (`...`), None and integer or "
                              f"boolean arrays are valid indices, got {type(i).__name__}")
     if flip:
         x = S.rev(x, flip)
@@ -167,14 +171,14 @@ def take(a, indices, axis=None):
     a = asarray_or_tracer(a)
     if axis is None:
         a, axis = ravel(a), 0
-    axis = int(axis) % aval_of(a).ndim
+    axis = canonical_axis(axis, aval_of(a).ndim, 'take', a)
     return getitem(a, (slice(None),) * axis + (indices,))
 
 
 def take_along_axis(arr, indices, axis):
     arr = asarray_or_tracer(arr)
     nd = aval_of(arr).ndim
-    axis = int(axis) % nd
+    axis = canonical_axis(axis, nd, 'take_along_axis', arr)
     idx = indices if isinstance(indices, Tracer) else np.asarray(indices)
     n = aval_of(arr).shape[axis]
     idx = _normalize_int(idx, n, axis) if isinstance(idx, Tracer) else np.where(idx < 0, idx + n, idx)
@@ -210,10 +214,15 @@ class _IndexUpdateRef:
         return getitem(self.x, self.idx)
 
     def _positions(self):
+        """x and the flat positions of the indexed entries (NumPy ints unless an index is traced)."""
         x = asarray_or_tracer(self.x)
-        n = aval_of(x).size
-        flat_idx = getitem(np.arange(n).reshape(aval_of(x).shape), self.idx)
-        return x, np.asarray(flat_idx)
+        flat = np.arange(aval_of(x).size).reshape(aval_of(x).shape)
+        entries = self.idx if isinstance(self.idx, tuple) else (self.idx,)
+        if any(isinstance(i, Tracer) for i in entries):
+            return x, getitem(flat, self.idx)
+        with set_trace(None):  # static indices: compute the positions now, never stage them
+            pos = np.asarray(getitem(flat, self.idx))
+        return x, pos
 
     def add(self, v):
         from ._shape import broadcast_to, ravel, reshape
@@ -227,6 +236,11 @@ class _IndexUpdateRef:
         from ._shape import broadcast_to, ravel, reshape
         x, pos = self._positions()
         v = broadcast_to(cast(asarray_or_tracer(v), aval_of(x).dtype), pos.shape)
+        if isinstance(pos, Tracer):
+            # Traced indices: add the difference (repeated indices are unspecified, as in JAX).
+            flat_x, p = ravel(x), pos.reshape(-1, 1)
+            out = I.scatter_add(flat_x, p, E.sub(ravel(v), I.gather(flat_x, p)))
+            return reshape(out, aval_of(x).shape)
         flat_pos, flat_v = pos.reshape(-1), ravel(v)
         # Keep only the last write to each position, so the scatter-add below is a set.
         last = {p: k for k, p in enumerate(flat_pos.tolist())}

@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import aval_of
+from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
+from ..primitives._base import canonical_axis
 from ..primitives.linalg import dot_general
 from ._dtypes import asarray_or_tracer, promote
 from ._shape import ndim, reshape, shape, transpose
@@ -15,7 +17,13 @@ def matmul(a, b):
     a, b = promote(a, b)
     na, nb = ndim(a), ndim(b)
     if na == 0 or nb == 0:
-        raise ValueError("matmul: input operand does not have enough dimensions (scalars are not allowed)")
+        raise FuncadValueError("matmul: input operand does not have enough dimensions (scalars are not allowed)")
+    ka, kb = shape(a)[-1], shape(b)[0 if nb == 1 else -2]
+    if ka != kb:
+        raise FuncadTypeError(
+            f"matmul got {aval_of(a).str_short()} @ {aval_of(b).str_short()}: the last dimension of the "
+            f"first operand ({ka}) must equal the {'first' if nb == 1 else 'second-to-last'} dimension "
+            f"of the second ({kb})")
     if na == 1 and nb == 1:
         return dot_general(a, b, (((0,), (0,)), ((), ())))
     if na == 1:
@@ -77,8 +85,8 @@ def tensordot(a, b, axes=2):
         ax_b = tuple(range(n))
     else:
         ax_a, ax_b = axes
-        ax_a = tuple(int(i) % ndim(a) for i in np.atleast_1d(ax_a))
-        ax_b = tuple(int(i) % ndim(b) for i in np.atleast_1d(ax_b))
+        ax_a = tuple(canonical_axis(i, ndim(a), 'tensordot', a) for i in np.atleast_1d(ax_a))
+        ax_b = tuple(canonical_axis(i, ndim(b), 'tensordot', b) for i in np.atleast_1d(ax_b))
     return dot_general(a, b, ((ax_a, ax_b), ((), ())))
 
 
@@ -90,14 +98,16 @@ def einsum(subscripts, *operands):
     if "->" in subscripts:
         ins, out = subscripts.replace(" ", "").split("->")
     else:
-        ins = subscripts.replace(" ", "")
-        letters = ins.replace(",", "")
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        ins, out = subscripts.replace(" ", ""), None
     ins = ins.split(",")
-    if any("." in s for s in ins + [out]):
-        raise NotImplementedError("funcad.numpy.einsum does not support ellipses ('...') yet")
     if len(ins) != len(operands):
-        raise ValueError(f"einsum: {len(ins)} subscripts for {len(operands)} operands")
+        raise FuncadValueError(f"einsum: {len(ins)} subscripts for {len(operands)} operands")
+    ell = ""
+    if "." in "".join(ins) + (out or ""):
+        ins, out, operands, ell = _expand_ellipsis(ins, out, operands)
+    if out is None:
+        letters = "".join(ins)
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1 and c not in ell))
     ops = []
     for spec, x in zip(ins, operands):
         # Repeated letters within one operand take a diagonal first.
@@ -135,5 +145,35 @@ def einsum(subscripts, *operands):
         acc = dot_general(acc, x2, dn)
         spec = "".join(batch) + "".join(c for c in spec if c not in shared) + "".join(c for c in s2 if c not in shared)
     if sorted(spec) != sorted(out):
-        raise ValueError(f"einsum: output subscript '{out}' does not match the operands")
+        raise FuncadValueError(f"einsum: output subscript '{out}' does not match the operands")
     return transpose(acc, tuple(spec.index(c) for c in out)) if spec != out else acc
+
+
+def _expand_ellipsis(ins, out, operands):
+    """Replace '...' by fresh letters, right-aligned and broadcast as NumPy does.
+
+    Returns (subscripts, output subscript or None, operands, the ellipsis letters).
+    """
+    import string
+    from ._shape import broadcast_to
+    used = set("".join(ins) + (out or ""))
+    fresh = [c for c in string.ascii_letters if c not in used]
+    nds = [aval_of(x).ndim - (len(s) - 3) if "..." in s else 0 for s, x in zip(ins, operands)]
+    if any(k < 0 for k in nds):
+        raise FuncadValueError("einsum: an operand has fewer dimensions than its subscripts")
+    n = max(nds)
+    ell = "".join(fresh[:n])
+    new_ins = [s.replace("...", ell[n - k:]) for s, k in zip(ins, nds)]
+    sizes: dict = {}
+    for s, x in zip(new_ins, operands):
+        for c, d in zip(s, aval_of(x).shape):
+            if c in ell and d != 1:
+                sizes[c] = d
+    new_ops = []
+    for s, x in zip(new_ins, operands):
+        shape = tuple(aval_of(x).shape)
+        target = tuple(sizes.get(c, d) if c in ell else d for c, d in zip(s, shape))
+        new_ops.append(broadcast_to(x, target) if target != shape else x)
+    if out is not None:
+        out = out.replace("...", ell)
+    return new_ins, out, new_ops, ell

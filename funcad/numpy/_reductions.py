@@ -15,12 +15,11 @@ def _norm_axes(nd, axis):
     if axis is None:
         return tuple(range(nd))
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-    out = []
-    for a in axes:
-        a = int(a)
-        if not -nd <= a < nd:
-            raise np.exceptions.AxisError(f"axis {a} is out of bounds for an array of dimension {nd}")
-        out.append(a % nd)
+    from ..primitives._base import canonical_axis
+    out = [canonical_axis(a, nd) for a in axes]
+    if len(set(out)) != len(out):
+        from ..core.errors import FuncadValueError
+        raise FuncadValueError(f"repeated axis in {axis!r}; name each axis once")
     return tuple(sorted(out))
 
 
@@ -34,13 +33,13 @@ def _reduce(prim_fn, x, axis, keepdims, dtype=None):
     x = asarray_or_tracer(x)
     if dtype is not None:
         x = cast(x, np.dtype(dtype))
-    shape = aval_of(x).shape
+    shape = x.shape if type(x) is np.ndarray else aval_of(x).shape
     axes = _norm_axes(len(shape), axis)
     return _keep(prim_fn(x, axes), shape, axes, keepdims)
 
 
 def _sum_dtype(x):
-    d = aval_of(x).dtype
+    d = x.dtype if type(x) is np.ndarray else aval_of(x).dtype
     if d == np.bool_ or (d.kind in "iu" and d.itemsize < np.dtype(np.int_).itemsize):
         return np.dtype(np.int_) if d.kind != "u" else np.dtype(np.uint)
     return d

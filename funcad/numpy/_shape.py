@@ -4,15 +4,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import aval_of
+from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
 from ..primitives._base import broadcast_to as _broadcast_to
+from ..primitives._base import canonical_axis as _ax
 from ._dtypes import asarray_or_tracer, promote
 from ._reductions import _norm_axes
 
 
 def shape(a):
+    if type(a) is np.ndarray:  # eager fast path
+        return a.shape
     return aval_of(asarray_or_tracer(a)).shape
 
 
@@ -31,11 +35,12 @@ def reshape(a, newshape, order="C"):
     n = size(a)
     newshape = (int(newshape),) if np.ndim(newshape) == 0 else tuple(int(s) for s in newshape)
     if newshape.count(-1) > 1:
-        raise ValueError("can only specify one unknown dimension")
+        raise FuncadValueError("can only specify one unknown dimension")
     if -1 in newshape:
         known = int(np.prod([s for s in newshape if s != -1], dtype=np.int64))
         if known == 0 or n % known:
-            raise ValueError(f"cannot reshape array of size {n} into shape {newshape}")
+            raise FuncadValueError(f"reshape: cannot reshape {aval_of(a).str_short()} ({n} elements) "
+                                  f"into shape {newshape}; the sizes must multiply to {n}")
         newshape = tuple(n // known if s == -1 else s for s in newshape)
     if newshape == shape(a):
         return a
@@ -49,7 +54,7 @@ def ravel(a):
 def transpose(a, axes=None):
     a = asarray_or_tracer(a)
     nd = ndim(a)
-    perm = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
+    perm = tuple(reversed(range(nd))) if axes is None else tuple(_ax(x, nd, 'transpose', a) for x in axes)
     return a if perm == tuple(range(nd)) else S.transpose(a, perm)
 
 
@@ -61,8 +66,8 @@ def matrix_transpose(a):
 def moveaxis(a, source, destination):
     a = asarray_or_tracer(a)
     nd = ndim(a)
-    src = [s % nd for s in np.atleast_1d(source)]
-    dst = [d % nd for d in np.atleast_1d(destination)]
+    src = [_ax(s, nd, 'moveaxis', a) for s in np.atleast_1d(source)]
+    dst = [_ax(d, nd, 'moveaxis', a) for d in np.atleast_1d(destination)]
     order = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -72,7 +77,8 @@ def moveaxis(a, source, destination):
 def swapaxes(a, axis1, axis2):
     nd = ndim(a)
     perm = list(range(nd))
-    perm[axis1 % nd], perm[axis2 % nd] = perm[axis2 % nd], perm[axis1 % nd]
+    axis1, axis2 = _ax(axis1, nd, 'swapaxes', a), _ax(axis2, nd, 'swapaxes', a)
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
     return transpose(a, perm)
 
 
@@ -82,7 +88,8 @@ def squeeze(a, axis=None):
     axes = tuple(i for i, s in enumerate(sh) if s == 1) if axis is None else _norm_axes(len(sh), axis)
     for i in axes:
         if sh[i] != 1:
-            raise ValueError(f"cannot select an axis to squeeze out which has size not equal to one ({sh})")
+            raise FuncadValueError(f"squeeze: axis {i} of {aval_of(a).str_short()} has size {sh[i]}, not 1; "
+                                  "squeeze only removes axes of size 1")
     return S.squeeze(a, axes) if axes else a
 
 
@@ -90,14 +97,17 @@ def expand_dims(a, axis):
     a = asarray_or_tracer(a)
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     out_nd = ndim(a) + len(axes)
-    axes = sorted(int(x) % out_nd for x in axes)
+    axes = sorted(_ax(x, out_nd, 'expand_dims') for x in axes)
     return S.expand_dims(a, axes)
 
 
 def broadcast_to(a, shape):
     a = asarray_or_tracer(a)
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(shape)
-    np.broadcast_shapes(aval_of(a).shape, shape)  # raises NumPy's error if incompatible
+    src = aval_of(a).shape
+    if len(src) > len(shape) or any(n != 1 and n != m for n, m in zip(src[::-1], shape[::-1])):
+        raise FuncadTypeError(f"broadcast_to got {aval_of(a).str_short()}: it cannot be broadcast to "
+                              f"shape {shape} (each dimension must be 1 or match, from the right)")
     return _broadcast_to(a, shape)
 
 
@@ -130,9 +140,9 @@ def concatenate(arrays, axis=0):
 def stack(arrays, axis=0):
     arrays = [asarray_or_tracer(a) for a in arrays]
     if not arrays:
-        raise ValueError("need at least one array to stack")
+        raise FuncadValueError("need at least one array to stack")
     nd = ndim(arrays[0]) + 1
-    ax = int(axis) % nd
+    ax = _ax(axis, nd, 'stack')
     return concatenate([expand_dims(a, ax) for a in arrays], ax)
 
 
@@ -153,12 +163,13 @@ def column_stack(arrays):
 def split(a, indices_or_sections, axis=0):
     a = asarray_or_tracer(a)
     nd = ndim(a)
-    ax = int(axis) % nd
+    ax = _ax(axis, nd, 'split', a)
     n = shape(a)[ax]
     if np.ndim(indices_or_sections) == 0:
         k = int(indices_or_sections)
         if n % k:
-            raise ValueError("array split does not result in an equal division")
+            raise FuncadValueError(f"split: axis {ax} of {aval_of(a).str_short()} (size {n}) does not divide "
+                                  f"into {int(indices_or_sections)} equal parts; use array_split for uneven parts")
         bounds = [i * (n // k) for i in range(k + 1)]
     else:
         bounds = [0] + [int(i) for i in indices_or_sections] + [n]
@@ -173,7 +184,7 @@ def split(a, indices_or_sections, axis=0):
 
 
 def array_split(a, sections, axis=0):
-    n = shape(a)[int(axis) % ndim(a)]
+    n = shape(a)[_ax(axis, ndim(a), 'array_split', a)]
     q, r = divmod(n, int(sections))
     sizes = [q + 1] * r + [q] * (int(sections) - r)
     return split(a, np.cumsum(sizes)[:-1].tolist(), axis)
@@ -207,7 +218,7 @@ def roll(a, shift, axis=None):
         return reshape(roll(ravel(a), shift, 0), shape(a))
     shifts, axes = np.broadcast_arrays(np.atleast_1d(shift), np.atleast_1d(axis))
     for s, ax in zip(shifts, axes):
-        ax = int(ax) % ndim(a)
+        ax = _ax(ax, ndim(a), 'roll', a)
         n = shape(a)[ax]
         if n == 0:
             continue
@@ -240,7 +251,7 @@ def repeat(a, repeats, axis=None):
     if axis is None:
         a = ravel(a)
         axis = 0
-    ax = int(axis) % ndim(a)
+    ax = _ax(axis, ndim(a), 'repeat', a)
     sh = shape(a)
     if np.ndim(repeats) == 0:
         r = int(repeats)
@@ -268,7 +279,7 @@ def diag(v, k=0):
     if ndim(v) == 2:
         return diagonal(v, k)
     if ndim(v) != 1:
-        raise ValueError("diag needs a 1-d or 2-d input")
+        raise FuncadValueError("diag needs a 1-d or 2-d input")
     n = shape(v)[0] + abs(k)
     rows = np.arange(shape(v)[0]) + max(0, -k)
     cols = np.arange(shape(v)[0]) + max(0, k)
@@ -303,13 +314,13 @@ def sort(a, axis=-1):
     a = asarray_or_tracer(a)
     if axis is None:
         a, axis = ravel(a), 0
-    return I.sort([a], int(axis) % ndim(a))[0]
+    return I.sort([a], _ax(axis, ndim(a), 'sort', a))[0]
 
 
 def argsort(a, axis=-1):
     a = asarray_or_tracer(a)
     if axis is None:
         a, axis = ravel(a), 0
-    ax = int(axis) % ndim(a)
+    ax = _ax(axis, ndim(a), 'argsort', a)
     from ..primitives.structural import iota
     return I.sort([a, iota(np.int64, shape(a), ax)], ax)[1]

@@ -192,8 +192,9 @@ def power(x, y):
     x, y = promote(x, y)
     if aval_of(x).dtype.kind in "iub":
         d = aval_of(x).dtype
-        if aval_of(y).dtype.kind in "iu" and isinstance(y, np.ndarray):
-            return np.power(x, y)
+        if aval_of(y).dtype.kind in "iu" and isinstance(y, np.ndarray) and isinstance(x, np.ndarray):
+            return np.power(x, y)  # both concrete: NumPy's exact integer power
+        # Traced integers: computed in float64, exact up to 2**53.
         x, y = cast(x, np.float64), cast(y, np.float64)
         return cast(E.pow(x, y), d)
     return E.pow(x, y)

@@ -170,8 +170,25 @@ def _gather_jvp(primals, tangents):
     return gather(x, idx), None if t is None else gather(t, idx)
 
 
+def _all_in_range(idx, shape) -> bool:
+    """Whether concrete index vectors all address `shape` (then no clamping or masking is needed)."""
+    from ..core.trace import Tracer
+    if isinstance(idx, Tracer):
+        return False
+    idx = np.asarray(idx)
+    return bool(np.all((idx >= 0) & (idx < np.array(shape[:idx.shape[-1]], idx.dtype))))
+
+
 def _gather_transpose(ct, x, idx):
-    return [scatter_add(full(x.aval.shape, 0, x.aval.dtype), idx, ct), None]
+    # gather reads clamped positions, so its cotangent goes to the clamped positions.
+    shape = x.aval.shape
+    if not _all_in_range(idx, shape):
+        from .elementwise import max as _max, min as _min
+        dt = dtype_of(idx)
+        hi = np.array([n - 1 for n in shape[:shape_of(idx)[-1]]], dt)
+        idx = _max(_min(idx, broadcast_in_dim(hi, shape_of(idx), (len(shape_of(idx)) - 1,))),
+                   full(shape_of(idx), 0, dt))
+    return [scatter_add(full(shape, 0, x.aval.dtype), idx, ct), None]
 
 
 def _scatter_add_jvp(primals, tangents):
@@ -184,7 +201,20 @@ def _scatter_add_jvp(primals, tangents):
 
 
 def _scatter_add_transpose(ct, x, idx, u):
-    return [ct if is_undefined(x) else None, None, gather(ct, idx) if is_undefined(u) else None]
+    cu = None
+    if is_undefined(u):
+        shape = shape_of(ct)
+        cu = gather(ct, idx)
+        if not _all_in_range(idx, shape):
+            # Updates at out-of-range indices were dropped: their cotangent is zero.
+            from .elementwise import bitwise_and, ge, lt, select_n
+            from .reductions import reduce_min
+            dt, nd = dtype_of(idx), len(shape_of(idx))
+            hi = broadcast_in_dim(np.array(shape[:shape_of(idx)[-1]], dt), shape_of(idx), (nd - 1,))
+            ok = reduce_min(bitwise_and(ge(idx, full(shape_of(idx), 0, dt)), lt(idx, hi)), (nd - 1,))
+            ok = broadcast_in_dim(ok, shape_of(cu), tuple(range(nd - 1)))
+            cu = select_n(ok, zeros_like(cu), cu)
+    return [ct if is_undefined(x) else None, None, cu]
 
 
 jvp_rules[gather_p] = _gather_jvp

@@ -7,8 +7,8 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.trace import jvp_rules, transpose_rules
-from ._base import (const, deflinear, defzero, full, new_primitive, shape_of, type_error,
-                    zeros_like, dtype_of)
+from ._base import (canonical_axis, const, deflinear, defzero, full, new_primitive, shape_of,
+                    type_error, zeros_like, dtype_of)
 from .elementwise import add, div, eq, max, min, mul, select_n, convert_element_type
 from .structural import broadcast_in_dim, concatenate, pad, reshape, slice, transpose
 
@@ -21,17 +21,22 @@ def _reduce_aval(name):
     return rule
 
 
-def _np_reduce(f):
+def _np_reduce(f, bool_f=None):
     def impl(x, *, axes):
         x = np.asarray(x)
-        return np.asarray(f(x, axis=axes), dtype=x.dtype) if axes else x
+        g = bool_f if bool_f is not None and x.dtype == np.bool_ else f
+        return np.asarray(g(x, axis=axes), dtype=x.dtype) if axes else x
     return impl
 
 
-reduce_sum_p = new_primitive("reduce_sum", _np_reduce(np.sum), _reduce_aval("reduce_sum"))
-reduce_max_p = new_primitive("reduce_max", _np_reduce(np.max), _reduce_aval("reduce_max"))
-reduce_min_p = new_primitive("reduce_min", _np_reduce(np.min), _reduce_aval("reduce_min"))
-reduce_prod_p = new_primitive("reduce_prod", _np_reduce(np.prod), _reduce_aval("reduce_prod"))
+# ufunc.reduce is what np.sum/np.max call, minus their Python wrapper.
+reduce_sum_p = new_primitive("reduce_sum", _np_reduce(np.add.reduce), _reduce_aval("reduce_sum"))
+# On booleans (all/any) max and min are or/and, whose identities make empty inputs work.
+reduce_max_p = new_primitive("reduce_max", _np_reduce(np.maximum.reduce, np.logical_or.reduce),
+                             _reduce_aval("reduce_max"))
+reduce_min_p = new_primitive("reduce_min", _np_reduce(np.minimum.reduce, np.logical_and.reduce),
+                             _reduce_aval("reduce_min"))
+reduce_prod_p = new_primitive("reduce_prod", _np_reduce(np.multiply.reduce), _reduce_aval("reduce_prod"))
 
 
 def _axes(x, axes):
@@ -40,7 +45,7 @@ def _axes(x, axes):
         return tuple(range(nd))
     if isinstance(axes, int):
         axes = (axes,)
-    return tuple(sorted(int(a) % nd if nd else int(a) for a in axes))
+    return tuple(sorted(canonical_axis(a, nd, "reduce", x) if nd else int(a) for a in axes))
 
 
 def reduce_sum(x, axes=None):
@@ -175,7 +180,9 @@ cummin_p = new_primitive("cummin", _cum_impl(np.minimum.accumulate), _cum_aval("
 
 def _cum(p):
     def f(x, axis=0, reverse=False):
-        return p.bind(x, axis=int(axis) % builtins.max(len(shape_of(x)), 1), reverse=bool(reverse))
+        nd = len(shape_of(x))
+        axis = canonical_axis(axis, nd, p.name, x) if nd else int(axis)
+        return p.bind(x, axis=axis, reverse=bool(reverse))
     f.__name__ = p.name
     return f
 

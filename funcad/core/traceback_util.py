@@ -1,0 +1,158 @@
+"""Tracebacks that end in the user's code.
+
+An error raised deep inside a transformation passes through dozens of
+funcad frames (traces, rules, the evaluator) that say nothing to the user.
+`api_boundary` wraps the public entry points (grad, jit, vmap, ...) and the
+functions they return: when an exception leaves the outermost one, funcad's
+own frames are removed from its traceback, so it reads as "your call ->
+your function's line -> the error". A note on the exception says so.
+
+The full traceback stays reachable: set `FUNCAD_TRACEBACK_FILTERING=off`
+in the environment or `funcad.config.update("traceback_filtering", "off")`,
+or read `exc.__funcad_unfiltered_traceback__`.
+
+>>> import funcad, funcad.numpy as fnp
+>>> try:
+...     funcad.grad(lambda x: x * fnp.ones(3))(1.0)
+... except funcad.FuncadTypeError as e:
+...     print(any(n.startswith("funcad removed") for n in e.__notes__))
+True
+"""
+from __future__ import annotations
+
+import functools
+import linecache
+import os
+import sys
+import types
+from typing import Callable
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_internal_cache: dict[str, bool] = {}
+
+
+def is_internal(filename: str) -> bool:
+    """Whether a code object's file is part of the funcad package."""
+    hit = _internal_cache.get(filename)
+    if hit is None:
+        hit = _internal_cache[filename] = os.path.abspath(filename).startswith(_PKG_DIR)
+    return hit
+
+
+def user_frame(frame: types.FrameType | None = None) -> types.FrameType | None:
+    """The innermost frame outside funcad, starting from `frame` (default: the caller)."""
+    f = sys._getframe(1) if frame is None else frame
+    while f is not None and is_internal(f.f_code.co_filename):
+        f = f.f_back
+    return f
+
+
+def describe_frame(frame: types.FrameType | None) -> str:
+    """'file.py:12 (fun): `y = fnp.log(x)`' for a frame, '' for None."""
+    if frame is None:
+        return ""
+    code = frame.f_code
+    line = linecache.getline(code.co_filename, frame.f_lineno).strip()
+    return f"{code.co_filename}:{frame.f_lineno} ({code.co_name})" + (f": `{line}`" if line else "")
+
+
+def user_source() -> str:
+    """Where the user's code called into funcad (see describe_frame), or ''."""
+    return describe_frame(user_frame(sys._getframe(1)))
+
+
+def filtering_enabled() -> bool:
+    from .. import config
+    return config.traceback_filtering == "on"
+
+
+def _filter_tb(tb: types.TracebackType | None) -> tuple[types.TracebackType | None, int]:
+    """A copy of the traceback chain without funcad's frames, and how many were dropped."""
+    kept, dropped = [], 0
+    while tb is not None:
+        if is_internal(tb.tb_frame.f_code.co_filename):
+            dropped += 1
+        else:
+            kept.append(tb)
+        tb = tb.tb_next
+    out = None
+    for t in reversed(kept):
+        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out, dropped
+
+
+_NOTE = ("funcad removed {n} of its internal frames from this traceback; to see them set "
+         "FUNCAD_TRACEBACK_FILTERING=off or funcad.config.update('traceback_filtering', 'off'), "
+         "or read exc.__funcad_unfiltered_traceback__.")
+
+
+def _inside_boundary(frame: types.FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code is _BOUNDARY_CODE:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def api_boundary(fun: Callable) -> Callable:
+    """Wrap a public entry point so that errors leaving it hide funcad's frames.
+
+    Only the outermost boundary on the stack filters (inner ones re-raise as
+    is), and only when an exception is raised: calls that succeed pay one
+    extra Python call.
+
+    >>> @api_boundary
+    ... def f(x):
+    ...     return 1 / x
+    >>> f(2)
+    0.5
+    """
+    @functools.wraps(fun)
+    def funcad_api_boundary(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841  (pytest and IPython hide this frame)
+        try:
+            return fun(*args, **kwargs)
+        except Exception as e:
+            if (getattr(e, "__funcad_unfiltered_traceback__", None) is not None
+                    or _inside_boundary(sys._getframe(1)) or not filtering_enabled()):
+                raise
+            tb = e.__traceback__
+            filtered, dropped = _filter_tb(tb)
+            if not dropped:
+                raise
+            try:
+                e.__funcad_unfiltered_traceback__ = tb
+            except AttributeError:  # an exception type without a __dict__
+                raise e
+            if hasattr(e, "add_note"):
+                e.add_note(_NOTE.format(n=dropped))
+            raise e.with_traceback(filtered)
+
+    return funcad_api_boundary
+
+
+_BOUNDARY_CODE = api_boundary(lambda: None).__code__
+
+
+def boundary_transform(transform: Callable) -> Callable:
+    """`api_boundary` for a transformation and for the functions it returns
+    (plain functions, alone or inside a returned tuple, e.g. vjp's pullback).
+
+    >>> import funcad.transforms.api as api
+    >>> grad = boundary_transform(api.grad)
+    >>> grad(lambda x: x * x)(3.0)
+    6.0
+    """
+    @functools.wraps(transform)
+    def funcad_transform(*args, **kwargs):
+        return _wrap_result(transform(*args, **kwargs))
+
+    return api_boundary(funcad_transform)
+
+
+def _wrap_result(out):
+    if isinstance(out, (types.FunctionType, functools.partial)):
+        return api_boundary(out)
+    if type(out) is tuple and any(isinstance(o, types.FunctionType) for o in out):
+        return tuple(_wrap_result(o) for o in out)
+    return out
