@@ -1,0 +1,134 @@
+"""`Array`: a device-resident result of a jitted call.
+
+It wraps jaxlib's device buffer so that results of one jitted call flow into
+the next without a host round trip. In eager funcad code it behaves like an
+array: its operators and methods are funcad.numpy's, and funcad.numpy turns
+it into NumPy (once; the host copy is cached) through `__funcad_array__`.
+jax's own array methods are never exposed.
+
+>>> import funcad, numpy as np
+>>> y = funcad.jit(lambda x: x * 2.0)(np.arange(3.0))
+>>> y
+Array([0., 2., 4.], dtype=float64)
+>>> float((y + 1.0).sum())
+9.0
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import ShapedArray
+
+
+class Array:
+    """An array living on an XLA device (CPU or GPU)."""
+
+    __slots__ = ("_buf", "aval", "_device", "_host")
+    __array_priority__ = 100  # below tracers (1000): x_tracer + array traces
+
+    def __init__(self, buf, aval: ShapedArray, device):
+        self._buf = buf            # jaxlib's device array; never handed to the user
+        self.aval = aval           # funcad's aval (keeps the weak type)
+        self._device = device
+        self._host = None          # NumPy copy, made on first use
+
+    # -- values ------------------------------------------------------------
+    def _value(self) -> np.ndarray:
+        if self._host is None:
+            if self._buf.is_deleted():
+                raise RuntimeError("this Array was donated to a jitted call (donate_argnums) "
+                                   "and its buffer was deleted; use the call's result instead")
+            # np.asarray of a CPU buffer is a read-only zero-copy view.
+            self._host = np.asarray(self._buf)
+        return self._host
+
+    def __funcad_array__(self) -> np.ndarray:
+        return self._value()
+
+    def __array__(self, dtype=None, copy=None):
+        v = self._value()
+        if dtype is not None and np.dtype(dtype) != v.dtype:
+            return v.astype(dtype)
+        return v.copy() if copy else v
+
+    def block_until_ready(self) -> "Array":
+        """Wait for the computation that produces this array; returns self."""
+        self._buf.block_until_ready()
+        return self
+
+    def devices(self) -> set:
+        return self._buf.devices()
+
+    @property
+    def device(self):
+        return self._device
+
+    def delete(self) -> None:
+        self._buf.delete()
+        self._host = None
+
+    def is_deleted(self) -> bool:
+        return self._buf.is_deleted()
+
+    # -- array protocol ----------------------------------------------------
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+    nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
+
+    def item(self, *args):
+        return self._value().item(*args)
+
+    def tolist(self):
+        return self._value().tolist()
+
+    def copy(self) -> np.ndarray:
+        return np.array(self._value())
+
+    def __bool__(self):
+        return bool(self._value())
+
+    def __int__(self):
+        return int(self._value())
+
+    def __float__(self):
+        return float(self._value())
+
+    def __complex__(self):
+        return complex(self._value())
+
+    def __index__(self):
+        return int(self._value())
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return iter(self._value())
+
+    def __format__(self, spec):
+        return format(self._value().item() if not self.shape else self._value(), spec)
+
+    def __repr__(self):
+        body = np.array2string(self._value(), separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self.dtype.name})"
+
+    def __str__(self):
+        return str(self._value())
+
+    def __reduce__(self):  # pickles as NumPy
+        return (np.asarray, (np.array(self._value()),))
+
+
+def _install_methods():
+    from ..numpy._methods import install
+    install(Array)
+
+
+_install_methods()

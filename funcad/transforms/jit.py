@@ -1,0 +1,628 @@
+"""jit: trace once, lower to StableHLO, compile with XLA, run on CPU or GPU.
+
+At top level `jit(f)(*args)` looks its argument signature up in a bounded
+LRU cache (signature -> compiled executable); on a miss it traces `f` to a
+jaxpr, lowers and compiles it. Results stay on the device as `Array`s.
+
+Under another transformation, jit is the call primitive `jit_p` whose
+parameter is the traced ClosedJaxpr; its rules transform that jaxpr (jvp,
+partial evaluation, transpose, batching), and its impl compiles it. Derived
+jaxprs are memoized per jaxpr, so `grad(jit(f))` also compiles once.
+"""
+from __future__ import annotations
+
+import functools
+import weakref
+from collections import OrderedDict
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..core.avals import ShapedArray, aval_of, float0
+from ..core.errors import FuncadTypeError
+from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.staging import partial_eval_rules, trace_to_jaxpr
+from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, ctx, eval_jaxpr,
+                          impl_rules, jvp_rules, set_trace, transpose_rules)
+from ..lowering import xla
+from ..lowering.array import Array
+from ..lowering.stablehlo import lower_closed_call, lower_jaxpr, lowering_rules
+from .passes import optimize, register_call
+from ..core.traceback_util import api_boundary
+from ..debug import check_jit_nans, hoist_prints
+
+# ------------------------------------------------------------- executables ----
+
+
+class Executable:
+    """A compiled jaxpr: XLA executable, constant buffers and result handlers."""
+
+    __slots__ = ("exe", "device", "const_bufs", "handlers", "in_avals", "out_avals", "text",
+                 "has_float0", "puts", "run", "prints")
+
+    def __init__(self, closed: ClosedJaxpr, name: str, backend: str | None, donated=()):
+        # funcad.debug.print calls become extra outputs, printed after each call.
+        closed, self.prints = hoist_prints(closed)
+        lowered = lower_jaxpr(optimize(closed), name, donated)  # XLA gets the smaller program
+        self.text = lowered.text
+        self.device = xla.get_device(backend)
+        self.exe = xla.compile_text(lowered.text, backend)
+        self.in_avals = lowered.in_avals
+        self.out_avals = lowered.out_avals
+        self.const_bufs = [to_buffer(c, aval_of(c), self.device) for c in lowered.const_args]
+        self.handlers = xla.result_handlers(
+            [ShapedArray(a.shape, np.bool_ if a.dtype == float0 else a.dtype) for a in self.out_avals],
+            self.device)
+        self.has_float0 = any(a.dtype == float0 for a in self.out_avals)
+        self.puts = [_putter(a, self.device) for a in self.in_avals]
+        self.run = self.exe.execute_sharded
+
+    def __call__(self, args: Sequence) -> list:
+        # The dispatch hot path: keep it to a few attribute reads per argument.
+        dev = self.device
+        bufs = self.const_bufs + [x._buf if type(x) is Array and x._device is dev else put(x)
+                                  for x, put in zip(args, self.puts)]
+        raw = self.run(bufs).consume_with_handlers(self.handlers)
+        if self.has_float0:
+            outs = [np.zeros(a.shape, float0) if a.dtype == float0 else Array(b, a, dev)
+                    for b, a in zip(raw, self.out_avals)]
+        else:
+            outs = [Array(b, a, dev) for b, a in zip(raw, self.out_avals)]
+        return outs if self.prints is None else self.prints.emit(outs)
+
+
+def _putter(aval, device):
+    """x -> device buffer for one input: a direct transfer for NumPy arrays of the
+    right dtype, the general conversion otherwise."""
+    if aval.dtype == float0:
+        return lambda x: to_buffer(x, aval, device)
+    dtype, fast = aval.dtype, xla.host_putter(aval.shape, aval.dtype, device)
+
+    def put(x):
+        if type(x) is np.ndarray and x.dtype == dtype:
+            return fast(x)
+        return to_buffer(x, aval, device)
+    return put
+
+
+def to_buffer(x, aval, device):
+    """A device buffer holding x (converted to aval's dtype) on `device`."""
+    if type(x) is Array:
+        if x._device is device:
+            return x._buf
+        x = x._value()  # another device: through the host
+    elif isinstance(x, Tracer):
+        raise FuncadTypeError(f"jit got a traced value {x!r} where a concrete array was expected")
+    if aval.dtype == float0:
+        return xla.device_put(np.zeros(aval.shape, np.bool_), device)
+    x = np.asarray(x)
+    if x.dtype != aval.dtype:
+        x = x.astype(aval.dtype)
+    return xla.device_put(x, device)
+
+
+def device_put(x, backend: str | None = None) -> Array:
+    """Copy an array to a device (default: the default backend's first device).
+
+    >>> import funcad, numpy as np
+    >>> funcad.device_put(np.arange(3.0))
+    Array([0., 1., 2.], dtype=float64)
+    """
+    device = xla.get_device(backend)
+    if type(x) is Array and x._device is device:
+        return x
+    aval = aval_of(x)
+    return Array(to_buffer(x, aval, device), aval.update(weak_type=False), device)
+
+
+# Derived data (executables, jvp/partial-eval/transpose jaxprs) is memoized on
+# the jaxpr object, so it lives exactly as long as the jaxpr.
+_memo_table: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def _memo(closed: ClosedJaxpr, key, make: Callable):
+    table = _memo_table.get(closed)
+    if table is None:
+        table = _memo_table[closed] = {}
+    out = table.get(key)
+    if out is None:
+        out = table[key] = make()
+    return out
+
+
+def executable_for(closed: ClosedJaxpr, name: str, backend: str | None) -> Executable:
+    backend = backend or xla.default_backend()
+    return _memo(closed, ("exe", backend), lambda: Executable(closed, name, backend))
+
+
+# ------------------------------------------------------------ the primitive ----
+
+jit_p = Primitive("jit", multiple_results=True)
+
+
+def _jit_impl(*args, jaxpr, name, backend):
+    return executable_for(jaxpr, name, backend)(args)
+
+
+impl_rules[jit_p] = _jit_impl
+register_call(jit_p)  # the passes may inline it and prune its outputs
+abstract_eval_rules[jit_p] = lambda *avals, jaxpr, name, backend: list(jaxpr.out_avals)
+lowering_rules[jit_p] = lambda ctx_, *args, jaxpr, name, backend: lower_closed_call(ctx_, jaxpr, args)
+
+
+def _bind_call(args, jaxpr, name, backend):
+    return jit_p.bind(*args, jaxpr=jaxpr, name=name, backend=backend)
+
+
+# -- jvp: a jit call of the jvp of the inner jaxpr ----------------------------
+
+def _jvp_jaxpr(closed: ClosedJaxpr, t_avals):
+    from .jvp import jvp_flat
+    n = len(closed.in_avals)
+    out_nz: list = []
+
+    def fun(*xs):
+        it = iter(xs[n:])
+        tangents = [None if a is None else next(it) for a in t_avals]
+        p_out, t_out = jvp_flat(lambda *p: eval_jaxpr(closed.jaxpr, closed.consts, *p),
+                                list(xs[:n]), tangents, instantiate=False)
+        out_nz[:] = [t is not None for t in t_out]
+        return p_out + [t for t in t_out if t is not None]
+
+    jvp_closed = trace_to_jaxpr(fun, list(closed.in_avals) + [a for a in t_avals if a is not None],
+                                name="jvp")
+    return jvp_closed, tuple(out_nz)
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, name, backend):
+    t_avals = tuple(None if t is None else aval_of(t) for t in tangents)
+    jvp_closed, out_nz = _memo(jaxpr, ("jvp", t_avals), lambda: _jvp_jaxpr(jaxpr, t_avals))
+    outs = _bind_call([*primals, *[t for t in tangents if t is not None]], jvp_closed,
+                      f"jvp_{name}", backend)
+    n = len(jaxpr.out_avals)
+    it = iter(outs[n:])
+    return outs[:n], [next(it) if nz else None for nz in out_nz]
+
+
+jvp_rules[jit_p] = _jit_jvp
+
+
+# -- partial evaluation: run the known half now, stage the unknown half ------
+
+def _split_call(closed: ClosedJaxpr, unknowns):
+    """partial_eval_jaxpr, plus: residuals that are known inputs are forwarded
+    from the call's arguments instead of being copied out of the known call.
+
+    Returns (known, unknown, out_unknowns, res_sources) where res_sources[i] is
+    ("in", k) for the k-th known argument or ("out", k) for known output k.
+    """
+    from .partial_eval import partial_eval_jaxpr
+    known, unknown, out_unknowns, nres = partial_eval_jaxpr(closed, unknowns)
+    kj = known.jaxpr
+    nk = len(kj.outvars) - nres
+    in_pos = {id(v): i for i, v in enumerate(kj.invars)}
+    outvars, sources = list(kj.outvars[:nk]), []
+    for v in kj.outvars[nk:]:
+        if id(v) in in_pos:
+            sources.append(("in", in_pos[id(v)]))
+        else:
+            sources.append(("out", len(outvars)))
+            outvars.append(v)
+    known = ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, kj.eqns, outvars), known.consts)
+    return known, unknown, out_unknowns, tuple(sources)
+
+
+def _jit_partial_eval(trace, args, params):
+    closed, name, backend = params["jaxpr"], params["name"], params["backend"]
+    unknowns = tuple(trace.is_own(x) for x in args)
+    known, unknown, out_unknowns, sources = _memo(
+        closed, ("partial_eval", unknowns), lambda: _split_call(closed, unknowns))
+    k_args = [x for x, u in zip(args, unknowns) if not u]
+    k_outs = []
+    with set_trace(trace.parent):
+        if not known.jaxpr.eqns:  # nothing to compute: outputs are inputs or constants
+            k_outs = eval_jaxpr(known.jaxpr, known.consts, *k_args)
+        elif known.out_avals:
+            k_outs = _bind_call(k_args, known, f"known_{name}", backend)
+    u_outs = []
+    if any(out_unknowns):
+        residuals = [k_args[i] if kind == "in" else k_outs[i] for kind, i in sources]
+        u_args = residuals + [x for x, u in zip(args, unknowns) if u]
+        u_outs = trace.stage(jit_p, u_args, dict(jaxpr=unknown, name=f"unknown_{name}", backend=backend))
+    k_it, u_it = iter(k_outs), iter(u_outs)
+    return [next(u_it) if u else next(k_it) for u in out_unknowns]
+
+
+partial_eval_rules[jit_p] = _jit_partial_eval
+
+
+# -- transpose: a jit call of the backward pass of the inner linear jaxpr ----
+
+def _transpose_jaxpr(closed: ClosedJaxpr, undefined, ct_mask):
+    from .transpose import backward_pass
+    j = closed.jaxpr
+    res_vars = [v for v, u in zip(j.invars, undefined) if not u]
+    lin_vars = [v for v, u in zip(j.invars, undefined) if u]
+    # The defined inputs (residuals) act as constants of the linear jaxpr.
+    linear = Jaxpr(j.constvars + res_vars, lin_vars, j.eqns, j.outvars)
+    ct_avals = [ShapedArray(a.shape, a.dtype) for a, m in zip(closed.out_avals, ct_mask) if m]
+    nres = len(res_vars)
+    out_nz: list = []
+
+    def fun(*xs):
+        it = iter(xs[nres:])
+        cts = [next(it) if m else None for m in ct_mask]
+        cts_in = backward_pass(linear, list(closed.consts) + list(xs[:nres]), cts)
+        out_nz[:] = [c is not None for c in cts_in]
+        return [c for c in cts_in if c is not None]
+
+    t_closed = trace_to_jaxpr(fun, [v.aval for v in res_vars] + ct_avals, name="transpose")
+    return t_closed, tuple(out_nz)
+
+
+def _jit_transpose(cts, *args, jaxpr, name, backend):
+    from ..primitives._base import is_undefined
+    undefined = tuple(is_undefined(a) for a in args)
+    ct_mask = tuple(c is not None for c in cts)
+    t_closed, out_nz = _memo(jaxpr, ("transpose", undefined, ct_mask),
+                             lambda: _transpose_jaxpr(jaxpr, undefined, ct_mask))
+    outs = _bind_call([a for a in args if not is_undefined(a)] + [c for c in cts if c is not None],
+                      t_closed, f"transpose_{name}", backend) if any(out_nz) else []
+    it, nz = iter(outs), iter(out_nz)
+    return [(next(it) if next(nz) else None) if u else None for u in undefined]
+
+
+transpose_rules[jit_p] = _jit_transpose
+
+
+# -- batching: a jit call of the batched inner jaxpr -------------------------
+
+def _batch_jaxpr(closed: ClosedJaxpr, dims, axis_size):
+    from .vmap import batch_call, moveaxis0
+    in_avals = []
+    for a, d in zip(closed.in_avals, dims):
+        in_avals.append(a if d is None else ShapedArray(a.shape[:d] + (axis_size,) + a.shape[d:],
+                                                        a.dtype, a.weak_type))
+    out_batched: list = []
+
+    def fun(*xs):
+        pairs = batch_call(lambda *ys: eval_jaxpr(closed.jaxpr, closed.consts, *ys), list(xs),
+                           list(dims), axis_size)
+        out_batched[:] = [d is not None for _, d in pairs]
+        return [v if d is None else moveaxis0(v, d, axis_size) for v, d in pairs]
+
+    b_closed = trace_to_jaxpr(fun, in_avals, name="vmap")
+    return b_closed, tuple(out_batched)
+
+
+def _jit_batch(args, dims, *, axis_size, jaxpr, name, backend):
+    dims = tuple(dims)
+    b_closed, out_batched = _memo(jaxpr, ("vmap", dims, axis_size),
+                                  lambda: _batch_jaxpr(jaxpr, dims, axis_size))
+    outs = _bind_call(list(args), b_closed, f"vmap_{name}", backend)
+    return outs, [0 if b else None for b in out_batched]
+
+
+batch_rules[jit_p] = _jit_batch
+
+
+# --------------------------------------------------------------------- API ----
+
+CACHE_SIZE = 128  # compiled signatures kept per jitted function (LRU)
+_live: "weakref.WeakSet[Jitted]" = weakref.WeakSet()
+
+
+def _scalar_key(dtype, weak):
+    return ((), np.dtype(dtype), weak)
+
+
+# Signature of one argument leaf: (shape, dtype, weak_type). Looked up by type
+# for speed; other leaf types go through aval_of.
+_FAST_KEYS = {
+    np.ndarray: lambda x: (x.shape, x.dtype),
+    Array: lambda x: x.aval,
+    float: lambda x: float,
+    int: lambda x: int,
+    bool: lambda x: bool,
+}
+for _t in (np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
+           np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128):
+    _FAST_KEYS[_t] = lambda x: (x.dtype,)
+_LEAF_KEYS = {
+    np.ndarray: lambda x: (x.shape, x.dtype, False),
+    Array: lambda x: (x.aval.shape, x.aval.dtype, x.aval.weak_type),
+    float: lambda x: _FLOAT_KEY,
+    int: lambda x: _INT_KEY,
+    bool: lambda x: _BOOL_KEY,
+}
+_FLOAT_KEY = _scalar_key(np.float64, True)
+_INT_KEY = _scalar_key(np.int64, True)
+_BOOL_KEY = _scalar_key(np.bool_, False)
+
+
+def _leaf_key(x):
+    f = _LEAF_KEYS.get(type(x))
+    if f is not None:
+        return f(x)
+    a = aval_of(x)
+    return (a.shape, a.dtype, a.weak_type)
+
+
+class _Entry:
+    __slots__ = ("closed", "executable", "out_tree", "single")
+
+    def __init__(self, closed, executable, out_tree):
+        self.closed, self.executable, self.out_tree = closed, executable, out_tree
+        self.single = out_tree.kind is None  # one array out: skip unflattening
+
+
+class Jitted:
+    """A function compiled with XLA on first call per argument signature.
+
+    Call it like the function. `.lower(*args)` gives the StableHLO text and
+    `.compile()`; `.clear_cache()` drops the compiled signatures.
+    """
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 backend=None):
+        self.fun = fun
+        self.static_argnums = _int_tuple(static_argnums)
+        names = static_argnames
+        self.static_argnames = (names,) if isinstance(names, str) else tuple(names)
+        self.donate_argnums = _int_tuple(donate_argnums)
+        self.backend = backend
+        self.name = getattr(fun, "__name__", "fun")
+        self._cache: OrderedDict = OrderedDict()   # signature -> _Entry
+        self._traced: OrderedDict = OrderedDict()  # signature -> (closed, out_tree), inside transforms
+        self._fast: dict = {}  # positional-arrays signature -> _Entry (a view of _cache)
+        self._fast_ok = not self.static_argnums and not self.static_argnames
+        # Copy the name and docstring only: another wrapper's __dict__ (e.g. grad of a
+        # jitted function) would bring that function's caches along.
+        functools.update_wrapper(self, fun, updated=())
+        _live.add(self)
+
+    # -- signature ---------------------------------------------------------
+    def _split(self, args, kwargs):
+        """(dynamic leaves, signature key, in_tree, static positions) for a call."""
+        n = len(args)
+        static_pos = {i % n for i in self.static_argnums if -n <= i < n}
+        statics = []
+        for i in sorted(static_pos):
+            statics.append((i, _hashable(args[i], f"static argument {i}")))
+        for k in self.static_argnames:
+            if k in kwargs:
+                statics.append((k, _hashable(kwargs[k], f"static argument {k!r}")))
+        dyn_args = [a for i, a in enumerate(args) if i not in static_pos]
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        # backend None means the default one; the caches are dropped when it changes.
+        key = (in_tree, tuple(_leaf_key(x) for x in leaves), tuple(statics), self.backend)
+        return leaves, key, in_tree, static_pos
+
+    def _trace(self, args, kwargs, leaves, in_tree, static_pos, parent=None):
+        out_trees = []
+        fun = self.fun
+
+        def flat_fun(*xs):
+            dyn_args, dyn_kwargs = tree_unflatten(in_tree, xs)
+            it = iter(dyn_args)
+            full = [args[i] if i in static_pos else next(it) for i in range(len(args))]
+            kw = {k: v for k, v in kwargs.items() if k in self.static_argnames}
+            kw.update(dyn_kwargs)
+            out_flat, out_tree = tree_flatten(fun(*full, **kw))
+            out_trees.append(out_tree)
+            return out_flat
+
+        avals = [aval_of(x) for x in leaves]
+        closed = trace_to_jaxpr(flat_fun, avals, name=f"jit({self.name})", parent=parent)
+        return closed, out_trees[0]
+
+    def _donated(self, args, static_pos, leaves):
+        if not self.donate_argnums:
+            return ()
+        n = len(args)
+        donate = {i % n for i in self.donate_argnums if -n <= i < n}
+        flags = []
+        for i, a in enumerate(args):
+            if i not in static_pos:
+                flags += [i in donate] * len(tree_flatten(a)[0])
+        return tuple(flags) + (False,) * (len(leaves) - len(flags))
+
+    def _entry(self, args, kwargs):
+        leaves, key, in_tree, static_pos = self._split(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is None:
+            closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos)
+            exe = Executable(closed, self.name, self.backend, self._donated(args, static_pos, leaves))
+            entry = self._store(key, _Entry(closed, exe, out_tree))
+        else:
+            self._cache.move_to_end(key)
+        return entry, leaves
+
+    def _store(self, key, entry: "_Entry") -> "_Entry":
+        self._cache[key] = entry
+        if len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+            self._fast.clear()  # it may point at the evicted entry
+        return entry
+
+    # -- calls ---------------------------------------------------------------
+    @api_boundary
+    def __call__(self, *args, **kwargs):
+        if ctx.trace is not None:
+            return self._call_traced(args, kwargs)
+        # Fast path: positional array arguments only. Their signature maps
+        # straight to a compiled entry; everything else takes the general path.
+        fast_key = None
+        if not kwargs and self._fast_ok:
+            try:
+                fast_key = tuple([_FAST_KEYS[type(a)](a) for a in args])
+            except KeyError:
+                pass
+            else:
+                entry = self._fast.get(fast_key)
+                if entry is not None:
+                    outs = entry.executable(args)
+                    if ctx.debug_nans:
+                        check_jit_nans(self, args, kwargs, outs)
+                    return outs[0] if entry.single else tree_unflatten(entry.out_tree, outs)
+        entry, leaves = self._entry(args, kwargs)
+        if fast_key is not None:
+            if len(self._fast) > 2 * CACHE_SIZE:
+                self._fast.clear()
+            self._fast[fast_key] = entry
+        outs = entry.executable(leaves)
+        if ctx.debug_nans:
+            check_jit_nans(self, args, kwargs, outs)
+        return outs[0] if entry.single else tree_unflatten(entry.out_tree, outs)
+
+    def _call_traced(self, args, kwargs):
+        leaves, key, in_tree, static_pos = self._split(args, kwargs)
+        hit = self._traced.get(key)
+        if hit is not None:
+            self._traced.move_to_end(key)
+            closed, out_tree, lifted = hit[0], hit[1], []
+        else:
+            closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos, ctx.trace)
+            closed, lifted = _lift_tracer_consts(closed)
+            if not lifted:  # closed over no traced value: safe to reuse
+                self._traced[key] = (closed, out_tree)
+                if len(self._traced) > CACHE_SIZE:
+                    self._traced.popitem(last=False)
+        outs = _bind_call([*lifted, *leaves], closed, self.name, self.backend)
+        return tree_unflatten(out_tree, outs)
+
+    def lower(self, *args, **kwargs) -> "Lowered":
+        """Trace and lower for these arguments (without compiling).
+
+        >>> import funcad, numpy as np
+        >>> print(funcad.jit(lambda x: x + 1.0).lower(np.ones(2)).as_text())  # doctest: +ELLIPSIS
+        module @jit_...
+        """
+        leaves, key, in_tree, static_pos = self._split(args, kwargs)
+        closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos)
+        return Lowered(self, closed, out_tree, key, self._donated(args, static_pos, leaves))
+
+    def _cache_size(self) -> int:
+        """How many argument signatures are compiled (for tests)."""
+        return len(self._cache)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+        self._traced.clear()
+        self._fast.clear()
+
+    def __repr__(self):
+        return f"<jitted function {self.name}>"
+
+    def __get__(self, obj, objtype=None):  # jit works on methods too
+        return self if obj is None else functools.partial(self, obj)
+
+
+class Lowered:
+    """A traced and lowered jitted function: `.as_text()`, `.jaxpr`, `.compile()`."""
+
+    def __init__(self, jitted, closed, out_tree, key, donated):
+        self._jitted, self.jaxpr, self._out_tree, self._key, self._donated = (
+            jitted, closed, out_tree, key, donated)
+        self._text = lower_jaxpr(optimize(hoist_prints(closed)[0]), jitted.name, donated).text
+
+    def as_text(self) -> str:
+        return self._text
+
+    def compile(self) -> "Compiled":
+        exe = Executable(self.jaxpr, self._jitted.name, self._jitted.backend, self._donated)
+        self._jitted._store(self._key, _Entry(self.jaxpr, exe, self._out_tree))
+        return Compiled(self._jitted, exe, self._out_tree, self._key)
+
+
+class Compiled:
+    """An executable for one argument signature; call it like the function."""
+
+    def __init__(self, jitted, executable, out_tree, key):
+        self._jitted, self._executable, self._out_tree, self._key = jitted, executable, out_tree, key
+
+    def as_text(self) -> str:
+        return self._executable.text
+
+    def __call__(self, *args, **kwargs):
+        leaves, key, _, _ = self._jitted._split(args, kwargs)
+        if key != self._key:
+            raise FuncadTypeError("this compiled function was lowered for other argument types; "
+                                  "call the jitted function instead to compile for these")
+        return tree_unflatten(self._out_tree, self._executable(leaves))
+
+
+def _lift_tracer_consts(closed: ClosedJaxpr):
+    """Turn constants that are tracers of outer transformations into leading inputs,
+    so that those transformations see them as arguments of the call."""
+    j = closed.jaxpr
+    traced = [isinstance(c, Tracer) for c in closed.consts]
+    if not any(traced):
+        return closed, []
+    keep = [(v, c) for v, c, t in zip(j.constvars, closed.consts, traced) if not t]
+    lifted_vars = [v for v, t in zip(j.constvars, traced) if t]
+    lifted = [c for c, t in zip(closed.consts, traced) if t]
+    jaxpr = Jaxpr([v for v, _ in keep], lifted_vars + j.invars, j.eqns, j.outvars)
+    return ClosedJaxpr(jaxpr, [c for _, c in keep]), lifted
+
+
+def _int_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    return (int(x),) if isinstance(x, int) else tuple(int(i) for i in x)
+
+
+def _hashable(x, what):
+    try:
+        hash(x)
+    except TypeError:
+        raise FuncadTypeError(
+            f"jit: {what} must be hashable because static values key the compilation cache, but got "
+            f"a {type(x).__name__}. Pass a tuple instead of a list, or make the argument dynamic.") from None
+    return x
+
+
+def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
+        backend: str | None = None):
+    """Compile `fun` with XLA; trace once per argument signature.
+
+    static_argnums/static_argnames: arguments passed as Python values (hashable)
+    that key the cache instead of being traced. donate_argnums: inputs whose
+    device buffers the computation may reuse for outputs (the donated Arrays
+    are deleted). backend: "cpu" or "gpu" (default: FUNCAD_BACKEND, else the
+    GPU when present).
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> f = funcad.jit(lambda x: x ** 3 + 2.0 * x)
+    >>> f(2.0)
+    Array(12., dtype=float64)
+    >>> float(funcad.grad(f)(2.0))
+    14.0
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, backend=backend)
+    if backend is not None:
+        from ..lowering.xla import _canonical
+        backend = _canonical(backend)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend)
+
+
+def _drop_compiled():
+    for j in list(_live):
+        j._cache.clear()
+        j._fast.clear()
+
+
+xla.backend_change_hooks.append(_drop_compiled)  # entries for backend=None are stale
+
+
+def clear_caches() -> None:
+    """Drop every jitted function's compiled signatures and the executable cache."""
+    for j in list(_live):
+        j.clear_cache()
+    _memo_table.clear()
+    if xla._xc is not None:
+        xla.clear_executable_cache()
