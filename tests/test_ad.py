@@ -364,8 +364,9 @@ def test_every_primitive_transpose_rule_is_tested():
 
 
 def test_every_primitive_has_a_jvp_rule():
-    from funcad.core.trace import abstract_eval_rules, jvp_rules
-    missing = [p.name for p in abstract_eval_rules if p not in jvp_rules]
+    from funcad.core.trace import Primitive, abstract_eval_rules, jvp_rules
+    # Custom-derivative calls rebind through the traces' custom hooks instead.
+    missing = [p.name for p in abstract_eval_rules if p not in jvp_rules and type(p).bind is Primitive.bind]
     assert not missing
 
 

@@ -175,9 +175,10 @@ def test_custom_jvp_symbolic_zeros():
     assert seen[-1] == (True, False)
 
 
-def test_custom_jvp_under_make_jaxpr_inlines_and_grad_uses_rule():
+def test_custom_jvp_under_make_jaxpr_is_staged_and_grad_uses_rule():
     jaxpr = funcad.make_jaxpr(F)(0.5)
-    assert [e.prim.name for e in jaxpr.eqns] == ["sin", "mul"]
+    assert [e.prim.name for e in jaxpr.eqns] == ["custom_jvp_call"]
+    assert [e.prim.name for e in jaxpr.eqns[0].params["call_jaxpr"].eqns] == ["sin", "mul"]
     jaxpr = funcad.make_jaxpr(funcad.grad(F))(0.5)
     assert "cos" in [e.prim.name for e in jaxpr.eqns]  # from the rule, not from the body
     _close(funcad.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, 0.5)[0], funcad.grad(F)(0.5))
@@ -241,8 +242,12 @@ def test_custom_vjp_forward_mode_is_an_error():
         funcad.jvp(lambda x: G(x, 2.0), (0.5,), (1.0,))
     with pytest.raises(FuncadTypeError, match="forward-mode"):
         funcad.grad(lambda x: funcad.jvp(lambda z: G(z, 2.0), (x,), (1.0,))[1])(0.5)
+    # Staging the jvp records a custom_lin (grad of jit transposes it); running it is forward mode.
+    staged = funcad.make_jaxpr(lambda x: funcad.jvp(lambda z: G(z, 2.0), (x,), (1.0,)))(0.5)
     with pytest.raises(FuncadTypeError, match="forward-mode"):
-        funcad.make_jaxpr(lambda x: funcad.jvp(lambda z: G(z, 2.0), (x,), (1.0,)))(0.5)
+        staged(0.5)
+    with pytest.raises(FuncadTypeError, match="forward-mode"):
+        funcad.jit(lambda x: funcad.jvp(lambda z: G(z, 2.0), (x,), (1.0,)))(0.5)
     # Without a tangent flowing in, the function is just evaluated.
     assert funcad.jvp(lambda x: G(0.5, 2.0) * x, (1.0,), (1.0,))[1] == pytest.approx(np.tanh(0.5) * 2)
 
@@ -335,9 +340,35 @@ def test_custom_rules_under_jit_of_grad():
     _close(funcad.jit(funcad.grad(G))(x, 1.5), jax.grad(JG)(x, 1.5))
 
 
-@pytest.mark.xfail(reason="jit stages a custom function's body inline (no custom call primitive yet), "
-                          "so differentiating the jitted function ignores the rule")
 def test_custom_rules_under_grad_of_jit():
     x = 0.7
     _close(funcad.grad(funcad.jit(F))(x), jax.grad(JF)(x))
     _close(funcad.grad(funcad.jit(G))(x, 1.5), jax.grad(JG)(x, 1.5))
+    _close(funcad.jit(funcad.grad(funcad.jit(F)))(x), jax.grad(JF)(x))
+    _close(funcad.vmap(funcad.grad(funcad.jit(G)), in_axes=(0, None))(np.array([0.3, 0.7]), 1.5),
+           jax.vmap(jax.grad(JG), in_axes=(0, None))(np.array([0.3, 0.7]), 1.5))
+    _close(funcad.hessian(funcad.jit(F))(x), jax.hessian(JF)(x))
+
+
+def test_custom_call_is_one_staged_equation():
+    for f, args in ((F, (0.7,)), (G, (0.7, 1.5))):
+        closed = funcad.make_jaxpr(f)(*args)
+        assert [e.prim.name for e in closed.eqns] in (["custom_jvp_call"], ["custom_vjp_call"])
+        np.testing.assert_allclose(funcad.eval_jaxpr(closed.jaxpr, closed.consts, *args)[0], f(*args))
+        np.testing.assert_allclose(funcad.optimize(closed)(*args)[0], f(*args))
+
+
+def test_custom_jvp_closing_over_differentiated_value_is_refused():
+    def outer(x):
+        @funcad.custom_jvp
+        def g(y):
+            return y * x
+
+        @g.defjvp
+        def g_jvp(primals, tangents):
+            return g(primals[0]), tangents[0] * x
+
+        return g(2.0)
+
+    with pytest.raises(funcad.FuncadTypeError, match="closes over a value that is being differentiated"):
+        funcad.grad(funcad.jit(outer))(1.0)

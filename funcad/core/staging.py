@@ -90,7 +90,7 @@ class StagingTrace(Trace):
         rule = rule_for(abstract_eval_rules, prim, "shape inference")
         out_avals = rule(*[a.aval for a in atoms], **params)
         # With debug_nans on, each equation remembers the user's line, to name it on a NaN.
-        source = user_source() if ctx.debug_nans else None
+        source = (ctx.source or user_source()) if ctx.debug_nans else None
         if prim.multiple_results:
             outvars = [Var(a) for a in out_avals]
             self.eqns.append(Eqn(prim, atoms, outvars, params, source))
@@ -105,13 +105,16 @@ class StagingTrace(Trace):
         if self.known_passthrough and not any(self.is_own(x) for x in args):
             with set_trace(self.parent):
                 return bind_custom_jvp(fun, jvp, args, symbolic_zeros)
-        return super().process_custom_jvp(fun, jvp, args, symbolic_zeros)
+        # Staged as one equation that keeps the rule, so grad(jit(f)) uses it.
+        from .custom_calls import stage_custom_jvp
+        return stage_custom_jvp(self, fun, jvp, args)
 
     def process_custom_vjp(self, fun, fwd, bwd, args):
         if self.known_passthrough and not any(self.is_own(x) for x in args):
             with set_trace(self.parent):
                 return bind_custom_vjp(fun, fwd, bwd, args)
-        return super().process_custom_vjp(fun, fwd, bwd, args)
+        from .custom_calls import stage_custom_vjp
+        return stage_custom_vjp(self, fun, fwd, bwd, args)
 
     def to_jaxpr(self, outs) -> ClosedJaxpr:
         outvars = [self.atom(x) for x in outs]

@@ -660,3 +660,24 @@ def _sort(ctx, *xs, dimension, num_keys):
 lowering_rules[I.sort_p] = _sort
 
 from . import control_flow as _control_flow  # noqa: E402,F401  (registers cond/while/scan rules)
+
+
+def _lower_custom_call(ctx, *operands, call_jaxpr, **_):
+    # Compiled code needs only the body; the rules were used when differentiating.
+    return lower_closed_call(ctx, call_jaxpr, operands)
+
+
+from ..core.custom_calls import custom_jvp_call_p, custom_vjp_call_p  # noqa: E402
+
+lowering_rules[custom_jvp_call_p] = _lower_custom_call
+lowering_rules[custom_vjp_call_p] = _lower_custom_call
+
+
+def _lower_custom_lin(ctx, *args, num_res, rule):
+    from ..transforms.custom import _forward_error
+    _forward_error(rule=rule)
+
+
+from ..transforms.custom import custom_lin_p  # noqa: E402
+
+lowering_rules[custom_lin_p] = _lower_custom_lin

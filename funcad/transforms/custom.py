@@ -399,10 +399,11 @@ def custom_vjp_jvp(fun, fwd, bwd, primals: list, tangents: list):
     custom_lin equation of the (non-zero) input tangents, which reverse mode
     transposes into a call of `bwd`.
     """
-    here = ctx.trace
-    if isinstance(here, StagingTrace) and not here.known_passthrough:
-        # jvp staged by make_jaxpr/jit: forward mode, which custom_lin cannot run. Say so now.
-        _forward_error(rule=_LinRule(bwd, (), (), (), _name(fun)))
+    # A staged custom_lin is fine as long as it is only ever transposed (grad of
+    # jit); evaluating or compiling it is forward mode, which raises then.
+    if any(t is not None for t in tangents[:getattr(bwd, "num_closed_over", 0)]):
+        from ..core.custom_calls import _closed_over_error
+        raise _closed_over_error("custom_vjp")
     outs, res = fwd(*primals)
     out_avals = tuple(aval_of(o) for o in outs)
     diff_out = [is_float(a.dtype) for a in out_avals]

@@ -1,0 +1,167 @@
+"""Staged custom-derivative calls: how make_jaxpr and jit keep custom rules.
+
+A staging trace records a custom_jvp (custom_vjp) function as one equation:
+its body is traced now, with closed-over values as explicit operands, and
+its rules (jvp; fwd and bwd) are traced on first use, lazily as in JAX, since
+a rule commonly calls the custom function itself. Binding the equation under
+any other trace rebuilds the custom function, so the rules are used wherever
+the equation is later differentiated or batched: `grad(jit(f))` follows the
+user's rule rather than the body.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .avals import ShapedArray, aval_of, float0, tangent_dtype
+from .errors import FuncadTypeError
+from .trace import (Primitive, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp, eval_jaxpr,
+                    impl_rules)
+
+
+def _closed_over_error(kind):
+    return FuncadTypeError(
+        f"a {kind} function closes over a value that is being differentiated, so its custom rule "
+        "cannot account for that value's derivative. Pass the value to the function as an explicit "
+        "argument instead of closing over it.")
+
+
+def _zero_tangent(aval):
+    from ..primitives._base import full
+    dt = tangent_dtype(aval.dtype)
+    return np.zeros(aval.shape, float0) if dt == float0 else full(aval.shape, 0, dt)
+
+
+class LazyRule:
+    """A rule (a flat function) traced to a jaxpr on first use, at fixed input types."""
+
+    __slots__ = ("fun", "in_avals", "name", "_closed")
+
+    def __init__(self, fun, in_avals, name):
+        self.fun, self.in_avals, self.name, self._closed = fun, list(in_avals), name, None
+
+    def jaxpr(self):
+        if self._closed is None:
+            from .staging import trace_to_jaxpr
+            self._closed = trace_to_jaxpr(self.fun, self.in_avals, name=f"{self.name} rule")
+        return self._closed
+
+    def __call__(self, *args):
+        closed = self.jaxpr()
+        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+    def __repr__(self):
+        return self.name
+
+
+class _CustomJvpCall(Primitive):
+    """custom_jvp_call[call_jaxpr, jvp, num_consts] consts args."""
+
+    def bind(self, *operands, call_jaxpr, jvp, num_consts):
+        n = num_consts
+        n_out = len(call_jaxpr.out_avals)
+        float_in = [tangent_dtype(a.dtype) != float0 for a in jvp.in_avals[:len(operands) - n]]
+
+        def fun(*ops):
+            return eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *ops)
+
+        def rule(primals, tangents):
+            if any(t is not None for t in tangents[:n]):
+                raise _closed_over_error("custom_jvp")
+            ps, ts = primals[n:], tangents[n:]
+            ts = [_zero_tangent(aval_of(p)) if t is None else t for p, t, f in zip(ps, ts, float_in) if f]
+            res = jvp(*ps, *ts)
+            return res[:n_out], res[n_out:]
+
+        return bind_custom_jvp(fun, rule, list(operands), True)
+
+
+class _CustomVjpCall(Primitive):
+    """custom_vjp_call[call_jaxpr, fwd, bwd, num_consts] consts args."""
+
+    def bind(self, *operands, call_jaxpr, fwd, bwd, num_consts):
+        n = num_consts
+        n_out = len(call_jaxpr.out_avals)
+        out_avals = call_jaxpr.out_avals
+
+        def fun(*ops):
+            return eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *ops)
+
+        def fwd_rule(*ops):
+            res = fwd(*ops[n:])
+            return res[:n_out], res[n_out:]
+
+        def bwd_rule(res, cts):
+            cts = [_zero_tangent(a) if c is None else c for c, a in zip(cts, out_avals)]
+            return [None] * n + list(bwd(*res, *cts))
+
+        bwd_rule.num_closed_over = n  # custom_vjp_jvp refuses tangents for these
+        return bind_custom_vjp(fun, fwd_rule, bwd_rule, list(operands))
+
+
+custom_jvp_call_p = _CustomJvpCall("custom_jvp_call", multiple_results=True)
+custom_vjp_call_p = _CustomVjpCall("custom_vjp_call", multiple_results=True)
+
+
+def _call_impl(*operands, call_jaxpr, **_):
+    return eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *operands)
+
+
+def _call_aval(*avals, call_jaxpr, **_):
+    return list(call_jaxpr.out_avals)
+
+
+for _p in (custom_jvp_call_p, custom_vjp_call_p):
+    impl_rules[_p] = _call_impl
+    abstract_eval_rules[_p] = _call_aval
+
+
+def _trace_body(fun, avals):
+    from .ir import ClosedJaxpr
+    from .staging import convert_constvars, trace_to_jaxpr
+    jaxpr, consts = convert_constvars(trace_to_jaxpr(fun, avals, name="custom function"))
+    return ClosedJaxpr(jaxpr, []), consts
+
+
+def stage_custom_jvp(trace, fun, jvp, args):
+    """Record a custom_jvp function applied to args as one equation of `trace`."""
+    in_avals = [aval_of(x) for x in args]
+    call, consts = _trace_body(fun, in_avals)
+    float_in = [tangent_dtype(a.dtype) != float0 for a in in_avals]
+    t_avals = [ShapedArray(a.shape, a.dtype) for a, f in zip(in_avals, float_in) if f]
+
+    def flat_jvp(*xs):
+        ps, ts = list(xs[:len(args)]), iter(xs[len(args):])
+        tangents = [next(ts) if f else np.zeros(a.shape, float0) for a, f in zip(in_avals, float_in)]
+        outs, t_outs = jvp(ps, tangents)
+        return list(outs) + [_zero_tangent(aval_of(o)) if t is None else t for o, t in zip(outs, t_outs)]
+
+    rule = LazyRule(flat_jvp, in_avals + t_avals, getattr(fun, "__name__", "custom_jvp"))
+    return trace.stage(custom_jvp_call_p, [*consts, *args],
+                       dict(call_jaxpr=call, jvp=rule, num_consts=len(consts)))
+
+
+def stage_custom_vjp(trace, fun, fwd, bwd, args):
+    """Record a custom_vjp function applied to args as one equation of `trace`."""
+    in_avals = [aval_of(x) for x in args]
+    call, consts = _trace_body(fun, in_avals)
+    name = getattr(fun, "__name__", "custom_vjp")
+    fwd_rule = LazyRule(lambda *xs: [*(r := fwd(*xs))[0], *r[1]], in_avals, f"{name} fwd")
+
+    def flat_bwd(*xs):
+        n_res = len(xs) - len(call.out_avals)
+        got = bwd(list(xs[:n_res]), list(xs[n_res:]))
+        return [_zero_tangent(a) if g is None else g for g, a in zip(got, in_avals)]
+
+    class _Bwd(LazyRule):
+        __slots__ = ()
+
+        def jaxpr(self):
+            if self._closed is None:  # the residual types are known once fwd is traced
+                res_avals = fwd_rule.jaxpr().out_avals[len(call.out_avals):]
+                ct = [ShapedArray(a.shape, tangent_dtype(a.dtype)) for a in call.out_avals]
+                self.in_avals = list(res_avals) + ct
+            return LazyRule.jaxpr(self)
+
+    bwd_rule = _Bwd(flat_bwd, [], f"{name} bwd")
+    return trace.stage(custom_vjp_call_p, [*consts, *args],
+                       dict(call_jaxpr=call, fwd=fwd_rule, bwd=bwd_rule, num_consts=len(consts)))
