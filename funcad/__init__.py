@@ -10,7 +10,27 @@ from .core import (ClosedJaxpr, ConcretizationError, FuncadError, FuncadTypeErro
 from .core.avals import float0
 from .primitives.elementwise import stop_gradient
 from .transforms.api import (grad, jvp, linear_transpose, linearize, value_and_grad, vjp)
+from .transforms.custom import custom_jvp, custom_vjp
+from .transforms.checkpoint import checkpoint, remat
 from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.vmap import vmap
+from .transforms.passes import optimize
+from .transforms.jit import device_put, jit
+from .lowering.array import Array
+from .lowering.python_source import to_python
+from . import viz  # noqa: F401  (graphviz is imported only when drawing)
+from . import config, debug  # noqa: F401  (settings; debug.print and debug_nans)
+from .core.errors import MissingRuleError, NaNError, UnsupportedError
+from .transforms.jit import clear_caches
+from .core.traceback_util import api_boundary as _api_boundary, boundary_transform as _boundary
+
+# Errors leaving the public entry points (and the functions they return) show
+# the user's frames only; see funcad/core/traceback_util.py.
+(grad, value_and_grad, jvp, vjp, linearize, linear_transpose, vmap, jacfwd, jacrev, jacobian,
+ hessian, make_jaxpr, checkpoint) = map(_boundary, (
+    grad, value_and_grad, jvp, vjp, linearize, linear_transpose, vmap, jacfwd, jacrev, jacobian,
+    hessian, make_jaxpr, checkpoint))
+remat = checkpoint
+jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
 __version__ = "0.1.0"

@@ -51,3 +51,24 @@ class FuncadValueError(FuncadError, ValueError):
 
 class FuncadIndexError(FuncadError, IndexError):
     """An index that does not fit the array (too many indices, out of bounds, wrong type)."""
+
+
+def unsupported_name(module: str, name: str, namespace: dict, reference=None) -> AttributeError:
+    """The error for `module.name` missing: an UnsupportedError naming the nearest
+    supported names when `reference` (e.g. numpy) has it, else a plain AttributeError
+    (so hasattr and dunder probes behave as usual)."""
+    import difflib
+    if name.startswith("__"):
+        return AttributeError(f"module {module!r} has no attribute {name!r}")
+    supported = [n for n in namespace if not n.startswith("_")]
+    near = difflib.get_close_matches(name, supported, n=5, cutoff=0.6)
+    hint = f" The nearest supported names: {', '.join(near)}." if near else ""
+    ref = getattr(reference, "__name__", "numpy")
+    if reference is None:
+        return UnsupportedError(f"{module} has no attribute {name!r}.{hint}")
+    if hasattr(reference, name):
+        return UnsupportedError(
+            f"{module}.{name} is not supported ({ref}.{name} exists, but funcad does not provide "
+            f"it yet).{hint} Write it with the supported functions, or call {ref}.{name} on "
+            "concrete values outside transformed code.")
+    return UnsupportedError(f"{module} has no attribute {name!r} (nor does {ref}).{hint}")

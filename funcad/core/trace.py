@@ -69,11 +69,12 @@ def _explain_impl_error(prim: Primitive, args, params, err: Exception) -> None:
 
 
 class _Context:
-    __slots__ = ("trace", "debug_nans")
+    __slots__ = ("trace", "debug_nans", "source")
 
     def __init__(self):
         self.trace = None
         self.debug_nans = False  # funcad.config's debug_nans (read by bind and staging)
+        self.source = None       # with debug_nans: the user line of the equation being re-traced
 
 
 ctx = _Context()
@@ -139,14 +140,22 @@ def bind_custom_vjp(fun, fwd, bwd, args):
     return trace.process_custom_vjp(fun, fwd, bwd, args)
 
 
+_LEAK_HINTS = {"jvp": "jvp (which grad, vjp, linearize, jacfwd, jacrev and hessian run)",
+               "vmap": "vmap (or jacfwd/jacrev/hessian, which batch)"}
+
+
 def check_alive(x):
     """Raise a clear error for a tracer whose transformation has finished."""
     if isinstance(x, Tracer) and not x._trace.alive:
+        from .traceback_util import user_source
+        name = x._trace.name
+        where = user_source()
         raise TracerLeakError(
-            f"A {x.aval.str_short()} tracer from a finished {x._trace.name} transformation was used "
-            "after that transformation returned. This happens when a transformed function stores "
-            "an intermediate value in a global, a closure or an object attribute. Return the value "
-            "from the function instead of storing it.")
+            f"A {x.aval.str_short()} tracer from a finished {_LEAK_HINTS.get(name, name)} transformation "
+            f"was used after that transformation returned{' at ' + where if where else ''}. The "
+            "transformed function stored an intermediate value (in a global, a closure, a list or an "
+            "object attribute) that outlived the call. Return the value from the function instead "
+            "(grad and vjp take has_aux=True for extra outputs), or compute it outside the transformation.")
     return x
 
 
@@ -171,19 +180,19 @@ class Tracer:
         raise ConcretizationError(_concretization_message(self))
 
     def __bool__(self):
-        return bool(self.concrete())
+        return bool(check_alive(self).concrete())
 
     def __int__(self):
-        return int(self.concrete())
+        return int(check_alive(self).concrete())
 
     def __float__(self):
-        return float(self.concrete())
+        return float(check_alive(self).concrete())
 
     def __complex__(self):
-        return complex(self.concrete())
+        return complex(check_alive(self).concrete())
 
     def __index__(self):
-        return int(self.concrete())
+        return int(check_alive(self).concrete())
 
     def __array__(self, dtype=None, copy=None):
         check_alive(self)
@@ -253,6 +262,8 @@ def eval_jaxpr(jaxpr, consts, *args) -> list:
     def read(a):
         return a.val if type(a) is Literal else env[id(a)]
 
+    if ctx.debug_nans:  # re-traced equations keep the user line they came from
+        return _eval_keeping_sources(jaxpr, env, read)
     for eqn in jaxpr.eqns:
         out = eqn.prim.bind(*[read(a) for a in eqn.inputs], **eqn.params)
         if eqn.prim.multiple_results:
@@ -260,6 +271,22 @@ def eval_jaxpr(jaxpr, consts, *args) -> list:
                 env[id(v)] = x
         else:
             env[id(eqn.outvars[0])] = out
+    return [read(a) for a in jaxpr.outvars]
+
+
+def _eval_keeping_sources(jaxpr, env, read) -> list:
+    outer = ctx.source
+    try:
+        for eqn in jaxpr.eqns:
+            ctx.source = eqn.source or outer
+            out = eqn.prim.bind(*[read(a) for a in eqn.inputs], **eqn.params)
+            if eqn.prim.multiple_results:
+                for v, x in zip(eqn.outvars, out):
+                    env[id(v)] = x
+            else:
+                env[id(eqn.outvars[0])] = out
+    finally:
+        ctx.source = outer
     return [read(a) for a in jaxpr.outvars]
 
 

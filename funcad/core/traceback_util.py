@@ -140,7 +140,7 @@ def boundary_transform(transform: Callable) -> Callable:
 
     >>> import funcad.transforms.api as api
     >>> grad = boundary_transform(api.grad)
-    >>> grad(lambda x: x * x)(3.0)
+    >>> float(grad(lambda x: x * x)(3.0))
     6.0
     """
     @functools.wraps(transform)

@@ -13,6 +13,7 @@ from ..primitives.reductions import (argmax, argmin, cummax, cummin, cumprod, cu
                                      reduce_min, reduce_prod, reduce_sum)
 from ..primitives.linalg import dot_general
 from ..primitives.indexing import (dynamic_slice, dynamic_update_slice, gather, scatter_add, sort)
+from .control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
 
 
 def tan(x):
@@ -22,3 +23,8 @@ def tan(x):
 def select(pred, on_true, on_false):
     """on_true where pred else on_false (select_n with the cases swapped)."""
     return select_n(pred, on_false, on_true)
+
+
+def __getattr__(name):
+    from ..core.errors import unsupported_name
+    raise unsupported_name(__name__, name, globals(), None)

@@ -9,7 +9,7 @@ import keyword
 
 import numpy as np
 
-from ..core.ir import ClosedJaxpr, Jaxpr, Literal
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
 from ..core.pretty import _Namer
 
 # name -> format string over the input names {0}, {1}, ... and the params
@@ -192,6 +192,36 @@ def _literal(lit) -> str:
     return f"{_dtype(dt)}({text})"
 
 
+# Call primitives and the param holding their body: their equations are
+# written out inline (a custom_jvp function's value is its body's).
+_CALLS = {"jit": "jaxpr", "checkpoint": "jaxpr", "custom_jvp_call": "call_jaxpr",
+          "custom_vjp_call": "call_jaxpr"}
+
+
+def _inline_calls(jaxpr: Jaxpr) -> Jaxpr:
+    """The jaxpr with the calls of constant-free bodies replaced by the bodies' equations."""
+    eqns, sub = [], {}
+
+    def s(a):
+        return sub.get(id(a), a) if type(a) is Var else a
+
+    for eqn in jaxpr.eqns:
+        body = eqn.params.get(_CALLS.get(eqn.prim.name, ""))
+        if not isinstance(body, ClosedJaxpr) or body.consts:
+            eqns.append(eqn._replace(inputs=[s(a) for a in eqn.inputs]))
+            continue
+        inner = _inline_calls(body.jaxpr)
+        for v, a in zip(inner.invars, eqn.inputs):
+            sub[id(v)] = s(a)
+        for e in inner.eqns:  # fresh variables: the same body may be inlined twice
+            fresh = [Var(v.aval) for v in e.outvars]
+            eqns.append(e._replace(inputs=[s(a) for a in e.inputs], outvars=fresh))
+            sub.update((id(v), f) for v, f in zip(e.outvars, fresh))
+        for v, a in zip(eqn.outvars, inner.outvars):
+            sub[id(v)] = s(a)
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, [s(a) for a in jaxpr.outvars])
+
+
 def to_python(jaxpr, name: str = "f") -> str:
     """Readable NumPy source for a jaxpr, as a function `name`.
 
@@ -213,6 +243,7 @@ def to_python(jaxpr, name: str = "f") -> str:
         raise TypeError(f"to_python needs a jaxpr (from funcad.make_jaxpr), got {type(jaxpr).__name__}")
     if not name.isidentifier() or keyword.iskeyword(name):
         raise ValueError(f"{name!r} is not a valid Python function name")
+    jaxpr = _inline_calls(jaxpr)
     namer = _Namer()
 
     def atom(x):

@@ -62,8 +62,5 @@ def array_equal(a, b):
 
 
 def __getattr__(name):
-    if hasattr(_np, name):
-        raise AttributeError(
-            f"funcad.numpy has no '{name}' yet (numpy.{name} exists). Write it with the supported "
-            f"functions, or call numpy.{name} on concrete values outside transformed code.")
-    raise AttributeError(f"module 'funcad.numpy' has no attribute '{name}'")
+    from ..core.errors import unsupported_name
+    raise unsupported_name("funcad.numpy", name, globals(), _np)

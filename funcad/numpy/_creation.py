@@ -37,7 +37,8 @@ def asarray(obj, dtype=None):
         return obj if dtype is None or aval_of(obj).dtype == np.dtype(dtype) else cast(obj, np.dtype(dtype))
     if hasattr(obj, "__funcad_array__") and dtype is None:
         return obj.__funcad_array__()
-    return array(obj, dtype, copy=False) if not isinstance(obj, np.ndarray) or dtype is not None else obj
+    # copy=None: copy only when needed (NumPy 2's copy=False raises for lists, scalars, casts).
+    return array(obj, dtype, copy=None) if not isinstance(obj, np.ndarray) or dtype is not None else obj
 
 
 def astype(x, dtype):

@@ -7,6 +7,7 @@ from ..core.avals import aval_of
 from ..primitives import elementwise as E
 from ..primitives import reductions as R
 from ..primitives import structural as S
+from ..primitives._base import canonical_axis
 from ._dtypes import asarray_or_tracer, cast
 from ._ufuncs import _as_bool, sqrt, square, subtract
 
@@ -15,7 +16,6 @@ def _norm_axes(nd, axis):
     if axis is None:
         return tuple(range(nd))
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-    from ..primitives._base import canonical_axis
     out = [canonical_axis(a, nd) for a in axes]
     if len(set(out)) != len(out):
         from ..core.errors import FuncadValueError

@@ -237,22 +237,63 @@ def divmod(x, y):
 
 
 def hypot(x, y):
+    """sqrt(x**2 + y**2) without overflow. Computed as JAX does, so values and
+    gradients match it, also at 0 (where sqrt(x*x + y*y) would give NaN gradients)."""
     x, y = promote(to_inexact(x), to_inexact(y))
-    return sqrt(add(square(x), square(y)))
+    x, y = absolute(x), absolute(y)
+    big, small = maximum(x, y), minimum(x, y)
+    zero = equal(big, 0.0)
+    r = where(zero, big, multiply(big, sqrt(add(1.0, square(divide(small, where(zero, 1.0, big)))))))
+    return where(logical_or(isinf(x), isinf(y)), np.inf, r)
 
 
 def logaddexp(x, y):
+    """log(exp(x) + exp(y)) without overflow. As in JAX, its derivative is a rule
+    (not the derivative of the formula), finite wherever the value is: at x == y,
+    with one argument -inf, and at +inf."""
+    from ..core.trace import bind_custom_jvp
     x, y = promote(to_inexact(x), to_inexact(y))
-    m = maximum(x, y)
-    m = E.stop_gradient(E.select_n(isfinite(m), E.mul(m, np.zeros((), aval_of(m).dtype)), m))
-    return add(m, log(add(exp(subtract(x, m)), exp(subtract(y, m)))))
+    return bind_custom_jvp(_logaddexp_value, _logaddexp_jvp, [x, y])[0]
+
+
+def _logaddexp_value(x, y):
+    delta = subtract(x, y)  # NaN when both are the same infinity: then x + y is the answer
+    return [where(isnan(delta), add(x, y), add(maximum(x, y), log1p(exp(negative(absolute(delta))))))]
+
+
+def _logaddexp_jvp(primals, tangents):
+    x, y = primals
+    out = logaddexp(x, y)
+
+    def finite(v):  # +inf - +inf would make NaN weights
+        return where(equal(v, np.inf), 0.0, v)
+    terms = [multiply(t, exp(subtract(finite(p), finite(out)))) for p, t in zip(primals, tangents)
+             if t is not None]
+    t_out = terms[0] if len(terms) == 1 else add(*terms)
+    return [out], [t_out]
 
 
 def logaddexp2(x, y):
-    ln2 = np.log(2)
+    """log2(2**x + 2**y) without overflow; gradients as logaddexp's."""
+    from ..core.trace import bind_custom_jvp
     x, y = promote(to_inexact(x), to_inexact(y))
-    d = aval_of(x).dtype
-    return E.div(logaddexp(E.mul(x, np.array(ln2, d)), E.mul(y, np.array(ln2, d))), np.array(ln2, d))
+    return bind_custom_jvp(_logaddexp2_value, _logaddexp2_jvp, [x, y])[0]
+
+
+def _logaddexp2_value(x, y):
+    delta = subtract(x, y)
+    return [where(isnan(delta), add(x, y),
+                  add(maximum(x, y), divide(log1p(exp2(negative(absolute(delta)))), float(np.log(2.0)))))]
+
+
+def _logaddexp2_jvp(primals, tangents):
+    out = logaddexp2(*primals)
+
+    def finite(v):
+        return where(equal(v, np.inf), 0.0, v)
+    terms = [multiply(t, exp2(subtract(finite(p), finite(out)))) for p, t in zip(primals, tangents)
+             if t is not None]
+    return [out], [terms[0] if len(terms) == 1 else add(*terms)]
 
 
 def where(condition, x=None, y=None):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray, aval_of
-from ..core.errors import FuncadTypeError
+from ..core.errors import AxisError, FuncadTypeError
 from ..core.trace import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
                           transpose_rules)
 
@@ -35,6 +35,35 @@ def shape_of(x):
 
 def dtype_of(x):
     return x.aval.dtype if type(x) is UndefinedPrimal else aval_of(x).dtype
+
+
+def canonical_axis(axis, nd: int, op: str = "", x=None) -> int:
+    """`axis` in [-nd, nd) as a non-negative int; else an AxisError naming `op`
+    and (when given) the operand's short type.
+
+    >>> canonical_axis(-1, 3, "sum")
+    2
+    """
+    a = int(axis)
+    if not -nd <= a < nd:
+        aval = getattr(x, "aval", None) or (aval_of(x) if x is not None else None)
+        of = f"{aval.str_short()} (rank {nd})" if aval is not None else f"an array of rank {nd}"
+        fix = f"valid axes are {-nd}..{nd - 1}" if nd else "it has no axes"
+        raise AxisError(f"{op + ': ' if op else ''}axis {a} is out of bounds for {of}; {fix}")
+    return a % nd
+
+
+def check_eagerly(*prims) -> None:
+    """Make eager calls of `prims` run their shape rule first. For these NumPy
+    would accept some bad calls silently (an out-of-range slice is clipped,
+    a short pad config is broadcast), where staged code raises."""
+    for p in prims:
+        impl, rule = impl_rules[p], abstract_eval_rules[p]
+
+        def checked(*args, _impl=impl, _rule=rule, **params):
+            _rule(*[aval_of(a) for a in args], **params)
+            return _impl(*args, **params)
+        impl_rules[p] = checked
 
 
 def type_error(prim: str, msg: str, *avals) -> FuncadTypeError:
@@ -97,9 +126,9 @@ def zeros_like(x):
 
 
 def full(shape, value, dtype):
-    from .structural import broadcast_in_dim
     if not shape:
         return np.array(value, dtype)
+    from .structural import broadcast_in_dim
     return broadcast_in_dim(np.array(value, dtype), tuple(shape), ())
 
 
@@ -108,13 +137,23 @@ def const(x, value):
     return np.array(value, dtype_of(x))
 
 
+def broadcast_shapes(*shapes) -> tuple:
+    """np.broadcast_shapes, with the common cases (equal shapes, scalars) kept cheap."""
+    big = [s for s in shapes if s]
+    if not big:
+        return ()
+    if all(s == big[0] for s in big[1:]):
+        return tuple(big[0])
+    return np.broadcast_shapes(*shapes)
+
+
 def unbroadcast(ct, shape):
     """Sum a cotangent of a broadcast result back down to an operand's `shape`."""
+    ct_shape = np.shape(ct)
+    if tuple(ct_shape) == tuple(shape):  # the common case, kept cheap
+        return ct
     from .reductions import reduce_sum
     from .structural import reshape
-    ct_shape = np.shape(ct)
-    if tuple(ct_shape) == tuple(shape):
-        return ct
     lead = len(ct_shape) - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, (s, c) in enumerate(zip(shape, ct_shape[lead:])) if s == 1 and c != 1)
@@ -123,7 +162,6 @@ def unbroadcast(ct, shape):
 
 
 def broadcast_to(x, shape):
-    from .structural import broadcast_in_dim
     xs = np.shape(x)
     if tuple(xs) == tuple(shape):
         return x

@@ -78,7 +78,8 @@ def _dce(closed: ClosedJaxpr) -> ClosedJaxpr:
     live = {id(v) for v in j.outvars if type(v) is Var}
     kept = []
     for eqn in reversed(j.eqns):
-        if any(id(v) in live for v in eqn.outvars):
+        # An equation without outputs is there for its effect (funcad.debug.print): keep it.
+        if not eqn.outvars or any(id(v) in live for v in eqn.outvars):
             kept.append(eqn)
             live.update(id(a) for a in eqn.inputs if type(a) is Var)
     kept.reverse()

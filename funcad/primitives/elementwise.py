@@ -10,7 +10,9 @@ import numpy as np
 import scipy.special as sp
 
 from ..core.avals import ShapedArray
+from ..core.errors import FuncadTypeError
 from ..core.trace import transpose_rules
+from ._base import broadcast_shapes
 from ._base import (const, defjvp, deflinear, defzero, full, is_undefined, new_primitive,
                     shape_of, type_error, unbroadcast, broadcast_to, zeros_like, dtype_of)
 
@@ -75,11 +77,10 @@ integer_pow_p = new_primitive(
 
 
 def _integer_pow_impl(x, y):
-    if y < 0 and np.asarray(x).dtype.kind in "iu":
+    x = np.asarray(x)
+    if y < 0 and x.dtype.kind in "iu":
         raise ValueError("integer_pow of an integer array to a negative power")
-    if y == 0:
-        return np.ones_like(x)
-    return np.power(x, np.asarray(y, dtype=np.asarray(x).dtype)) if y > 0 else np.reciprocal(np.power(x, -y))
+    return x ** y if y >= 0 else 1 / x ** -y
 
 
 def _bind1(p):
@@ -102,6 +103,9 @@ def polygamma(m: int, x):
 
 
 def integer_pow(x, y: int):
+    if int(y) != y:
+        raise FuncadTypeError(f"integer_pow needs an integer exponent, got {y!r}; use lax.pow "
+                              "(funcad.numpy.power) for real exponents")
     return integer_pow_p.bind(x, y=int(y))
 
 
@@ -130,7 +134,8 @@ defjvp(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(const(x, 1), ans))))
 defjvp(sqrt_p, lambda t, ans, x: div(t, mul(const(x, 2), ans)))
 defjvp(rsqrt_p, lambda t, ans, x: mul(t, mul(const(x, -0.5), div(ans, x))))
 defjvp(cbrt_p, lambda t, ans, x: mul(t, mul(const(x, 1 / 3), integer_pow(ans, -2))))
-defjvp(abs_p, lambda t, ans, x: mul(t, sign(x)))
+# As in JAX, the derivative at 0 is taken from the right (+1), so norms and hinges get a subgradient.
+defjvp(abs_p, lambda t, ans, x: select_n(ge(x, const(x, 0)), neg(t), t))
 defjvp(erf_p, lambda t, ans, x: mul(t, mul(const(x, 2 / np.sqrt(np.pi)), exp(neg(square(x))))))
 defjvp(erf_inv_p, lambda t, ans, x: mul(t, mul(const(x, np.sqrt(np.pi) / 2), exp(square(ans)))))
 defjvp(lgamma_p, lambda t, ans, x: mul(t, digamma(x)))
@@ -153,7 +158,7 @@ def _binary_aval(name, kinds="fciub", out_dtype=None):
         if x.dtype.kind not in kinds:
             raise type_error(name, f"dtype {x.dtype} is not supported here", x, y)
         try:
-            shape = np.broadcast_shapes(x.shape, y.shape)
+            shape = broadcast_shapes(x.shape, y.shape)
         except ValueError:
             raise type_error(name, "shapes do not broadcast together", x, y) from None
         return ShapedArray(shape, out_dtype or x.dtype, x.weak_type and y.weak_type)
@@ -307,7 +312,7 @@ def _select_n_aval(which, *cases):
     if any(c.dtype != cases[0].dtype for c in cases):
         raise type_error("select_n", "cases must have one dtype", *cases)
     try:
-        shape = np.broadcast_shapes(which.shape, *[c.shape for c in cases])
+        shape = broadcast_shapes(which.shape, *[c.shape for c in cases])
     except ValueError:
         raise type_error("select_n", "shapes do not broadcast together", which, *cases) from None
     return ShapedArray(shape, cases[0].dtype, all(c.weak_type for c in cases))
@@ -394,7 +399,12 @@ convert_element_type_p = new_primitive("convert_element_type", _convert_impl, _c
 
 
 def convert_element_type(x, new_dtype, weak_type: bool = False):
-    return convert_element_type_p.bind(x, new_dtype=np.dtype(new_dtype), weak_type=weak_type)
+    try:
+        new_dtype = np.dtype(new_dtype)
+    except TypeError:
+        raise FuncadTypeError(f"convert_element_type: {new_dtype!r} is not a dtype; pass e.g. "
+                              "numpy.float32 or 'float32'") from None
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
 
 
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):

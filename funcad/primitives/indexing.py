@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.trace import jvp_rules, transpose_rules
-from ._base import (deflinear, full, is_undefined, new_primitive, shape_of, type_error, zeros_like,
+from ._base import (check_eagerly, deflinear, full, is_undefined, new_primitive, shape_of, type_error, zeros_like,
                     dtype_of)
 from .structural import broadcast_in_dim, concatenate, iota, reshape
 
@@ -268,3 +268,6 @@ def _sort_jvp(primals, tangents, *, dimension, num_keys):
 
 
 jvp_rules[sort_p] = _sort_jvp
+
+# NumPy would clamp or broadcast some bad index calls: check them eagerly too.
+check_eagerly(dynamic_slice_p, dynamic_update_slice_p, gather_p, scatter_add_p, sort_p)

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.trace import jvp_rules, transpose_rules
+from ._base import canonical_axis, check_eagerly
 from ._base import (deflinear, defzero, full, is_undefined, new_primitive, shape_of, type_error,
                     zeros_like, dtype_of)
 
@@ -110,6 +111,8 @@ deflinear(squeeze_p, lambda ct, x, *, dimensions: [reshape(ct, x.aval.shape)])
 
 def expand_dims(x, dimensions):
     shape = list(shape_of(x))
+    out_nd = len(shape) + len(dimensions)
+    dimensions = [canonical_axis(d, out_nd, "expand_dims") for d in dimensions]
     for d in sorted(dimensions):
         shape.insert(d, 1)
     return reshape(x, shape)
@@ -286,7 +289,14 @@ def iota(dtype, shape, dimension=0):
     """Integers 0, 1, ... counting along `dimension` of an array of `shape`."""
     if isinstance(shape, int):
         shape = (shape,)
+    if any(int(s) < 0 for s in shape) or not 0 <= int(dimension) < max(len(shape), 1):
+        from ..core.errors import FuncadValueError
+        raise FuncadValueError(f"iota: shape {tuple(shape)} must be non-negative and dimension "
+                               f"{dimension} must be one of its axes")
     return iota_p.bind(dtype=np.dtype(dtype), shape=tuple(map(int, shape)), dimension=int(dimension))
 
 
 defzero(iota_p)
+
+# NumPy clips bad slices and broadcasts short pad configs: check them eagerly too.
+check_eagerly(slice_p, pad_p)

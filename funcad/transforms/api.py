@@ -119,6 +119,10 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     def pullback(ct):
         flat_ct = flatten_up_to(out_tree, ct, "vjp cotangent (must match the output's tree)")
         for a, c in zip(out_avals, flat_ct):
+            if tree_structure(c).kind is not None:  # a container where the output has an array
+                raise FuncadTypeError(
+                    f"vjp: the output is {a.str_short()} but its cotangent is a {type(c).__name__}; "
+                    f"pass a cotangent with the output's structure ({out_tree})")
             ca = aval_of(c)
             if ca.shape != a.shape:
                 raise FuncadTypeError(f"vjp: the output is {a.str_short()} but its cotangent is "

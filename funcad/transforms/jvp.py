@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import aval_of, float0, tangent_dtype
-from ..core.trace import Trace, Tracer, check_alive, ctx, jvp_rules, rule_for, set_trace
+from ..core.trace import (Trace, Tracer, bind_custom_jvp, bind_custom_vjp, check_alive, ctx,
+                          jvp_rules, rule_for, set_trace)
 
 
 class JVPTracer(Tracer):
@@ -35,16 +36,27 @@ class JVPTrace(Trace):
         return x, None
 
     def process_primitive(self, prim, args, params):
+        # The hot path of all differentiation: unpack inlined, no context object.
         primals, tangents = [], []
+        any_tangent = False
         for x in args:
-            p, t = self.unpack(x)
-            primals.append(p)
-            tangents.append(t)
-        with set_trace(self.parent):
-            if all(t is None for t in tangents):
+            if type(x) is JVPTracer and x._trace is self:
+                primals.append(x.primal)
+                tangents.append(x.tangent)
+                any_tangent = True
+            else:
+                check_alive(x)
+                primals.append(x)
+                tangents.append(None)
+        prev = ctx.trace
+        ctx.trace = self.parent
+        try:
+            if not any_tangent:
                 return prim.bind(*primals, **params)
-            rule = rule_for(jvp_rules, prim, "jvp (differentiation)")
+            rule = jvp_rules.get(prim) or rule_for(jvp_rules, prim, "jvp (differentiation)")
             out, t_out = rule(primals, tangents, **params)
+        finally:
+            ctx.trace = prev
         if prim.multiple_results:
             return [o if t is None else JVPTracer(self, o, t) for o, t in zip(out, t_out)]
         return out if t_out is None else JVPTracer(self, out, t_out)
@@ -53,7 +65,9 @@ class JVPTrace(Trace):
         primals, tangents = zip(*[self.unpack(x) for x in args]) if args else ((), ())
         with set_trace(self.parent):
             if all(t is None for t in tangents):
-                return fun(*primals)
+                # Not ours to differentiate: hand the custom function (not its body)
+                # to the trace beneath, so an outer differentiation still uses the rule.
+                return bind_custom_jvp(fun, jvp, list(primals), symbolic_zeros)
             if not symbolic_zeros:
                 tangents = [zeros_tangent(p) if t is None else t for p, t in zip(primals, tangents)]
             outs, t_outs = jvp(list(primals), list(tangents))
@@ -64,7 +78,7 @@ class JVPTrace(Trace):
         primals, tangents = zip(*[self.unpack(x) for x in args]) if args else ((), ())
         with set_trace(self.parent):
             if all(t is None for t in tangents):
-                return fun(*primals)
+                return bind_custom_vjp(fun, fwd, bwd, list(primals))
             outs, t_outs = custom_vjp_jvp(fun, fwd, bwd, list(primals), list(tangents))
         return [o if t is None else JVPTracer(self, o, t) for o, t in zip(outs, t_outs)]
 

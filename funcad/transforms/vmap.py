@@ -62,7 +62,11 @@ class BatchTrace(Trace):
             if all(d is None for d in dims):
                 return prim.bind(*vals, **params)
             rule = rule_for(batch_rules, prim, "vmap (batching)")
-            out, out_dim = rule(vals, dims, axis_size=self.axis_size, **params)
+            try:
+                out, out_dim = rule(vals, dims, axis_size=self.axis_size, **params)
+            except FuncadTypeError:
+                _explain_per_example(prim, args, params)
+                raise
         if prim.multiple_results:
             return [self.wrap(o, d) for o, d in zip(out, out_dim)]
         return self.wrap(out, out_dim)
@@ -96,8 +100,52 @@ class BatchTrace(Trace):
                 return bind_custom_vjp(fun, fwd, bwd, list(vals))
             n = self.axis_size
             vals = [moveaxis0(v, d, n) for v, d in zip(vals, dims)]
-            outs = bind_custom_vjp(batch_subfun(fun, n), batch_subfun(fwd, n), batch_subfun(bwd, n), vals)
+            outs = bind_custom_vjp(batch_subfun(fun, n), _batch_fwd(fwd, n), _batch_bwd(bwd, n), vals)
         return [BatchTracer(self, o, 0) for o in outs]
+
+
+# custom_vjp's flat protocol (see funcad/transforms/custom.py): fwd(*xs) -> (outs, residuals)
+# and bwd(residuals, cts) -> input cotangents, None meaning zero.
+def _batch_fwd(fwd, n):
+    def batched(*xs):
+        num_out = []
+
+        def flat(*ys):
+            outs, res = fwd(*ys)
+            num_out.append(len(outs))
+            return list(outs) + list(res)
+        both = batch_subfun(flat, n)(*xs)
+        return both[:num_out[0]], both[num_out[0]:]
+    return batched
+
+
+def _batch_bwd(bwd, n):
+    def batched(res, cts):
+        k, zero = len(res), []
+
+        def flat(*ys):
+            got = bwd(list(ys[:k]), list(ys[k:]))
+            zero[:] = [g is None for g in got]
+            return [g for g in got if g is not None]
+        got = iter(batch_subfun(flat, n)(*res, *cts))
+        return [None if z else next(got) for z in zero]
+    return batched
+
+
+def _explain_per_example(prim, args, params) -> None:
+    """A batching rule failed on a type error: raise the shape rule's error for one
+    example's types instead (what the user wrote), if it has one."""
+    from ..core.errors import FuncadError
+    from ..core.trace import abstract_eval_rules
+    rule = abstract_eval_rules.get(prim)
+    if rule is None:
+        return
+    try:
+        rule(*[x.aval if isinstance(x, Tracer) else aval_of(x) for x in args], **params)
+    except FuncadError as e:
+        raise e from None
+    except Exception:
+        pass
 
 
 def _flat_jvp(jvp, primals, tangents_present, t_dims):

@@ -54,3 +54,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
             return R.min(R.sum(a, c, keepdims=True), axes, keepdims=keepdims)
         raise NotImplementedError(f"matrix norm ord={ord!r} needs an SVD, which funcad does not have")
     raise ValueError("Improper number of dimensions to norm.")
+
+
+def __getattr__(name):
+    from ...core.errors import unsupported_name
+    raise unsupported_name(__name__, name, globals(), np.linalg)

@@ -1,0 +1,188 @@
+"""funcad's global settings: read them as attributes, set them with `update`,
+or for a block of code with `override`.
+
+| option               | default                      | environment variable          |
+| -------------------- | ---------------------------- | ----------------------------- |
+| debug_nans           | False                        | FUNCAD_DEBUG_NANS=1           |
+| default_backend      | None (GPU if present, else CPU) | FUNCAD_BACKEND=cpu          |
+| jit_cache_size       | 128 signatures per function  | FUNCAD_JIT_CACHE_SIZE=64      |
+| traceback_filtering  | "on"                         | FUNCAD_TRACEBACK_FILTERING=off |
+
+>>> import funcad
+>>> funcad.config.debug_nans
+False
+>>> with funcad.config.override(debug_nans=True):
+...     print(funcad.config.debug_nans)
+True
+>>> funcad.config.update("jit_cache_size", 64); funcad.config.jit_cache_size
+64
+>>> funcad.config.update("jit_cache_size", 128)
+"""
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+from typing import Any, Callable, Iterator
+
+from .core.errors import FuncadTypeError
+from .core.trace import ctx
+
+
+def _bool(name: str, v) -> bool:
+    if isinstance(v, str) and v.lower() in ("1", "true", "on", "yes", "0", "false", "off", "no", ""):
+        return v.lower() in ("1", "true", "on", "yes")
+    if isinstance(v, (bool, int)) and v in (0, 1):
+        return bool(v)
+    raise FuncadTypeError(f"config option {name} takes True or False, got {v!r}")
+
+
+def _filtering(name: str, v) -> str:
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    if isinstance(v, str) and v.lower() in ("on", "off", "auto", "1", "0", "true", "false"):
+        return "off" if v.lower() in ("off", "0", "false") else "on"
+    raise FuncadTypeError(f"config option {name} takes 'on' or 'off', got {v!r}")
+
+
+def _backend(name: str, v):
+    if v is None or v == "":
+        return None
+    from .lowering.xla import _canonical
+    return _canonical(v)
+
+
+def _cache_size(name: str, v) -> int:
+    if isinstance(v, str) and v.strip().isdigit():
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise FuncadTypeError(f"config option {name} takes a positive int, got {v!r}")
+    return v
+
+
+# -- where each option lives: its reader and writer ---------------------------
+
+def _set_debug_nans(v: bool) -> None:
+    ctx.debug_nans = v
+
+
+def _set_backend(v) -> None:
+    from .lowering import xla
+    xla.set_default_backend(v)
+
+
+def _get_backend():
+    from .lowering import xla
+    return xla._default_backend
+
+
+def _set_cache_size(n: int) -> None:
+    from .transforms import jit
+    jit.CACHE_SIZE = n
+    for f in list(jit._live):  # shrink the caches that are now too big
+        while len(f._cache) > n:
+            f._cache.popitem(last=False)
+        while len(f._traced) > n:
+            f._traced.popitem(last=False)
+        f._fast.clear()
+
+
+def _get_cache_size() -> int:
+    from .transforms import jit
+    return jit.CACHE_SIZE
+
+
+_values: dict[str, Any] = {"traceback_filtering": "on"}
+
+# name -> (validate(name, value), get(), set(value), environment variable, doc)
+_OPTIONS: dict[str, tuple[Callable, Callable, Callable, str, str]] = {
+    "debug_nans": (_bool, lambda: ctx.debug_nans, _set_debug_nans, "FUNCAD_DEBUG_NANS",
+                   "raise NaNError at the first primitive that produces a NaN"),
+    "default_backend": (_backend, _get_backend, _set_backend, "FUNCAD_BACKEND",
+                        "backend jit uses when none is given: 'cpu', 'gpu' or None (automatic)"),
+    "jit_cache_size": (_cache_size, _get_cache_size, _set_cache_size, "FUNCAD_JIT_CACHE_SIZE",
+                       "compiled argument signatures kept per jitted function (LRU)"),
+    "traceback_filtering": (_filtering, lambda: _values["traceback_filtering"],
+                            lambda v: _values.__setitem__("traceback_filtering", v),
+                            "FUNCAD_TRACEBACK_FILTERING",
+                            "'on' hides funcad's internal frames from tracebacks, 'off' shows them"),
+}
+
+
+def _option(name: str):
+    opt = _OPTIONS.get(name)
+    if opt is None:
+        near = difflib.get_close_matches(name, list(_OPTIONS), n=3)
+        hint = f" Did you mean {', '.join(repr(n) for n in near)}?" if near else ""
+        raise AttributeError(f"funcad.config has no option {name!r}.{hint} Options: "
+                             f"{', '.join(_OPTIONS)}.")
+    return opt
+
+
+def update(name: str, value) -> None:
+    """Set option `name` (see the module docstring for the list).
+
+    >>> import funcad
+    >>> funcad.config.update("traceback_filtering", "off")
+    >>> funcad.config.traceback_filtering
+    'off'
+    >>> funcad.config.update("traceback_filtering", "on")
+    """
+    check, _, set_, _, _ = _option(name)
+    set_(check(name, value))
+
+
+def read(name: str):
+    """The current value of option `name` (also readable as `funcad.config.<name>`)."""
+    return _option(name)[1]()
+
+
+@contextlib.contextmanager
+def override(**values) -> Iterator[None]:
+    """Set options for the duration of a `with` block, then restore them.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> with funcad.config.override(debug_nans=True):
+    ...     fnp.log(-1.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    funcad.core.errors.NaNError: debug_nans: primitive `log` produced a NaN ...
+    """
+    old = {k: read(k) for k in values}
+    try:
+        for k, v in values.items():
+            update(k, v)
+        yield
+    finally:
+        for k, v in old.items():
+            _option(k)[2](v)
+
+
+def values() -> dict:
+    """Every option and its current value."""
+    return {k: read(k) for k in _OPTIONS}
+
+
+def describe() -> str:
+    """One line per option: name, value, environment variable and meaning."""
+    return "\n".join(f"{k} = {read(k)!r}  ({env}; {doc})" for k, (_, _, _, env, doc) in _OPTIONS.items())
+
+
+def __getattr__(name: str):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return read(name)
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_OPTIONS))
+
+
+def _from_environment() -> None:
+    for name, (check, _, set_, env, _) in _OPTIONS.items():
+        raw = os.environ.get(env)
+        if raw and name != "default_backend":  # xla reads FUNCAD_BACKEND itself, lazily
+            set_(check(name, raw))
+
+
+_from_environment()
