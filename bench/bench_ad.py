@@ -20,6 +20,7 @@ import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/bench/", 1)[0])
 
+from _models import mlp_data, mlp_loss  # noqa: E402
 import funcad  # noqa: E402
 import funcad.numpy as fnp  # noqa: E402
 
@@ -62,29 +63,6 @@ def chain(np_):
             x = np_.sin(x) * 0.5 + x if i % 2 else np_.tanh(x) * x
         return np_.sum(x)
     return f
-
-
-def mlp_loss(np_):
-    def loss(params, x, y):
-        h = x
-        for w, b in params[:-1]:
-            h = np_.tanh(h @ w + b)
-        w, b = params[-1]
-        logits = h @ w + b
-        m = np_.max(logits, axis=1, keepdims=True)
-        lse = np_.log(np_.sum(np_.exp(logits - m), axis=1, keepdims=True)) + m
-        return -np_.mean(np_.sum((logits - lse) * y, axis=1))
-    return loss
-
-
-def mlp_data():
-    rng = np.random.default_rng(0)
-    sizes = [784, 512, 512, 10]
-    params = [((rng.standard_normal((m, n)) / np.sqrt(m)).astype(np.float32), np.zeros(n, np.float32))
-              for m, n in zip(sizes[:-1], sizes[1:])]
-    x = rng.standard_normal((128, 784)).astype(np.float32)
-    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]
-    return params, x, y
 
 
 def nth(grad, f, n):

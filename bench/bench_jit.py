@@ -21,6 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
 
+from _models import mlp_data, mlp_loss as _mlp
+
 import funcad
 import funcad.numpy as fnp
 from funcad.lowering import xla
@@ -38,35 +40,6 @@ def best_pair(f, g, rounds=15, number=20):
                 fn()
             out.append((time.perf_counter() - t) / number)
     return min(tf), min(tg)
-
-
-def mlp_params(rng, sizes=(784, 512, 512, 10), dtype=np.float32):
-    params = []
-    for m, n in zip(sizes[:-1], sizes[1:]):
-        params.append((rng.normal(0, 1 / np.sqrt(m), (m, n)).astype(dtype), np.zeros(n, dtype)))
-    return params
-
-
-def mlp_loss(params, x, y):
-    h = x
-    for w, b in params[:-1]:
-        h = fnp.tanh(h @ w + b)
-    w, b = params[-1]
-    logits = h @ w + b
-    logp = logits - fnp.logsumexp(logits, axis=1, keepdims=True)
-    return -fnp.mean(fnp.sum(logp * y, axis=1))
-
-
-def jax_mlp_loss(params, x, y):
-    import jax.numpy as jnp
-    from jax.scipy.special import logsumexp
-    h = x
-    for w, b in params[:-1]:
-        h = jnp.tanh(h @ w + b)
-    w, b = params[-1]
-    logits = h @ w + b
-    logp = logits - logsumexp(logits, axis=1, keepdims=True)
-    return -jnp.mean(jnp.sum(logp * y, axis=1))
 
 
 def first_result(make, args, sync, clear, repeat=5):
@@ -87,10 +60,8 @@ def main():
     jax.config.update("jax_enable_x64", True)  # keep float64 available; the MLP is float32
     import jax.numpy as jnp
 
-    rng = np.random.default_rng(0)
-    params = mlp_params(rng)
-    x = rng.normal(size=(128, 784)).astype(np.float32)
-    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]
+    params, x, y = mlp_data()
+    mlp_loss, jax_mlp_loss = _mlp(fnp), _mlp(jnp)
     rows = []
 
     # 1. steady state --------------------------------------------------------
