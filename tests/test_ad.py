@@ -54,11 +54,7 @@ def _row(spec):
     f = lambda *xs: spec.fun(*merge(xs))  # noqa: E731
     jf = (lambda *xs: spec.jax_fun(*merge(xs))) if spec.jax_fun else None  # noqa: E731
     xs = [args[i] for i in fpos]
-    try:
-        out = f(*xs)
-    except NotImplementedError as e:
-        pytest.skip(f"forward not implemented: {e}")
-    return xs, f, jf, out
+    return xs, f, jf, f(*xs)
 
 
 def _leaves(y):
@@ -96,12 +92,7 @@ def _jax_oracle(jf, xs, ts, ws):
 
 def _compare_with_jax(spec):
     xs, f, jf, out = _row(spec)
-    if jf is None:
-        pytest.skip("no JAX counterpart")
-    try:
-        jax.eval_shape(jf, *xs)
-    except Exception as e:  # an oracle JAX does not support (e.g. list indices)
-        pytest.skip(f"JAX cannot run this row: {type(e).__name__}")
+    assert jf is not None, f"{spec.name} has no JAX oracle"
     rng = np.random.default_rng(1)
     ws = [rng.standard_normal(np.shape(o)).astype(np.asarray(o).dtype) for o in _leaves(out)]
     ts = [rng.standard_normal(np.shape(x)).astype(x.dtype) for x in xs]

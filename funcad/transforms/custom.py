@@ -151,7 +151,7 @@ def _check_tangent(primal, t, where):
 # ----------------------------------------------------------- custom_jvp ----
 
 class custom_jvp:
-    """A function with a user-defined forward-mode derivative rule, as `jax.custom_jvp`.
+    """A function with a user-defined forward-mode derivative rule, as JAX's `custom_jvp`.
 
     The rule `jvp(primals, tangents) -> (primal_out, tangent_out)` is used by
     jvp, grad, vjp, linearize and at every order (it is differentiated like
@@ -267,7 +267,7 @@ class custom_jvp:
 # ----------------------------------------------------------- custom_vjp ----
 
 class custom_vjp:
-    """A function with a user-defined reverse-mode derivative, as `jax.custom_vjp`.
+    """A function with a user-defined reverse-mode derivative, as JAX's `custom_vjp`.
 
     `fwd(*args) -> (out, residuals)` and `bwd(residuals, out_cotangent) ->
     tuple of input cotangents` (one per argument not in `nondiff_argnums`;
