@@ -63,7 +63,7 @@ def _cache_size(name: str, v) -> int:
 # -- where each option lives: its reader and writer ---------------------------
 
 def _set_debug_nans(v: bool) -> None:
-    ctx.debug_nans = v
+    type(ctx).debug_nans = v
 
 
 def _set_backend(v) -> None:

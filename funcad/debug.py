@@ -252,11 +252,11 @@ def find_first_nan(closed: ClosedJaxpr, args: list, where: str = "", inside: str
     """Interpret `closed` op by op with NumPy; raise NaNError at the first equation
     whose output holds a NaN, naming its source line (if recorded) or `where`.
     Returns normally if no equation makes a NaN."""
-    saved, ctx.debug_nans = ctx.debug_nans, False  # this loop does the checking
+    saved, type(ctx).debug_nans = ctx.debug_nans, False  # this loop does the checking
     try:
         _run_checked(closed, args, where, inside)
     finally:
-        ctx.debug_nans = saved
+        type(ctx).debug_nans = saved
 
 
 def _run_checked(closed: ClosedJaxpr, args: list, where: str, inside: str) -> None:

@@ -402,3 +402,27 @@ def test_tracer_python_protocol():
     funcad.make_jaxpr(f)(np.ones((2, 3), np.float32))
     assert seen == {"repr": "Traced<f32[2,3]> with make_jaxpr", "len": 2, "rows": [(3,), (3,)],
                     "props": ((2, 3), F32, 2, 6, False)}
+
+
+def test_threads_trace_independently():
+    import threading
+    results, errors = {}, []
+
+    def work(k):
+        try:
+            for _ in range(200):
+                jaxpr = funcad.make_jaxpr(lambda x: fnp.sin(x) * k)(np.ones(k))
+                g = funcad.grad(lambda x: fnp.sum(fnp.tanh(x) * k))(np.ones(k))
+            results[k] = (jaxpr.in_avals[0].shape, float(g[0]))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in (2, 3, 4, 5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for k in (2, 3, 4, 5):
+        assert results[k][0] == (k,)
+        np.testing.assert_allclose(results[k][1], k * (1 - np.tanh(1.0) ** 2))

@@ -7,6 +7,7 @@ with its parent trace current, so rules are ordinary funcad code and nest.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -68,13 +69,14 @@ def _explain_impl_error(prim: Primitive, args, params, err: Exception) -> None:
         pass
 
 
-class _Context:
-    __slots__ = ("trace", "debug_nans", "source")
+class _Context(threading.local):
+    """Per-thread tracing state, so threads trace independently (as in JAX)."""
+
+    debug_nans = False  # funcad.config's debug_nans: one setting for all threads (set on the class)
 
     def __init__(self):
         self.trace = None
-        self.debug_nans = False  # funcad.config's debug_nans (read by bind and staging)
-        self.source = None       # with debug_nans: the user line of the equation being re-traced
+        self.source = None  # with debug_nans: the user line of the equation being re-traced
 
 
 ctx = _Context()
