@@ -565,3 +565,11 @@ def test_doctests(module):
     mod = importlib.import_module(module)
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_vjp_cotangent_of_another_dtype_is_refused():
+    y, pullback = funcad.vjp(lambda x: x * 2, np.ones(3, np.float32))
+    with pytest.raises(funcad.FuncadTypeError, match=r"f32\[3\] but its cotangent is f64\[3\].*float32"):
+        pullback(np.ones(3))
+    np.testing.assert_allclose(pullback(np.ones(3, np.float32))[0], 2 * np.ones(3))
+    np.testing.assert_allclose(funcad.vjp(lambda x: x * 2, 1.0)[1](1.0)[0], 2.0)  # weak scalars are fine

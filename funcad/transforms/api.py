@@ -127,6 +127,12 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
             if ca.shape != a.shape:
                 raise FuncadTypeError(f"vjp: the output is {a.str_short()} but its cotangent is "
                                       f"{ca.str_short()}; pass a cotangent of the output's shape")
+            want = tangent_dtype(a.dtype)
+            if want != float0 and ca.dtype != want and not ca.weak_type:
+                # As in JAX: a silent cast would hide a mix-up of precisions.
+                raise FuncadTypeError(
+                    f"vjp: the output is {a.str_short()} but its cotangent is {ca.str_short()}; "
+                    f"pass a cotangent of dtype {want.name} (e.g. ct.astype({want.name}))")
         flat_ct = [_as_dtype(c, tangent_dtype(a.dtype)) if tangent_dtype(a.dtype) != float0 else None
                    for a, c in zip(out_avals, flat_ct)]
         cts = backward_pass(linear.jaxpr, linear.consts, flat_ct + [None] * (len(p_out) - n))
