@@ -461,3 +461,19 @@ def test_errors_explain():
         lax.cond(np.array([True, False]), lambda x: x, lambda x: x, 1.0)
     with pytest.raises(funcad.FuncadTypeError, match="pair"):
         lax.scan(lambda c, x: c, 0.0, np.ones(3))
+
+
+def test_checkpoint_backward_pass_reads_inputs_through_a_barrier():
+    f = funcad.checkpoint(lambda x: fnp.sin(fnp.sin(x)) * x)
+    loss = lambda x: f(x).sum()  # noqa: E731
+    x = np.linspace(0.0, 1.0, 4)
+    jaxpr = funcad.make_jaxpr(funcad.grad(loss))(x)
+    assert "optimization_barrier" in [e.prim.name for e in jaxpr.eqns]
+    assert "stablehlo.optimization_barrier" in funcad.jit(funcad.grad(loss)).lower(x).as_text()
+    np.testing.assert_allclose(funcad.jit(funcad.grad(loss))(x), funcad.grad(loss)(x), rtol=1e-12)
+    ns = {}
+    exec(funcad.to_python(jaxpr), ns)
+    np.testing.assert_allclose(ns["f"](*jaxpr.consts, x), funcad.grad(loss)(x), rtol=1e-12)
+    g = funcad.checkpoint(lambda x: fnp.sin(fnp.sin(x)) * x, prevent_cse=False)
+    names = [e.prim.name for e in funcad.make_jaxpr(funcad.grad(lambda x: g(x).sum()))(x).eqns]
+    assert "optimization_barrier" not in names

@@ -107,6 +107,8 @@ def _expr(eqn, a, outs):
         if p["reverse"]:
             return f"np.flip({fn}(np.flip({a[0]}, {ax}), axis={ax}), {ax})"
         return f"{fn}({a[0]}, axis={ax})"
+    if name == "optimization_barrier":  # an identity that only matters to XLA
+        return "(" + ", ".join(a) + ",)"
     if name == "dot_general":
         return _einsum(eqn, a)
     if name == "dynamic_slice":

@@ -62,7 +62,10 @@ def _partial_eval(trace, args, params):
 
 def _transpose(cts, *args, jaxpr, prevent_cse):
     undefined = [is_undefined(a) for a in args]
-    cts_in = iter(backward(jaxpr, undefined, [a for a in args if not is_undefined(a)], cts))
+    known = [a for a in args if not is_undefined(a)]
+    if prevent_cse and known:
+        known = optimization_barrier_p.bind(*known)
+    cts_in = iter(backward(jaxpr, undefined, known, cts))
     return [next(cts_in) if u else None for u in undefined]
 
 
@@ -81,7 +84,23 @@ jvp_rules[checkpoint_p] = _jvp
 partial_eval_rules[checkpoint_p] = _partial_eval
 transpose_rules[checkpoint_p] = _transpose
 batch_rules[checkpoint_p] = _batch
+
 lowering_rules[checkpoint_p] = lambda c, *args, jaxpr, prevent_cse: lower_closed_call(c, jaxpr, args)
+
+# optimization_barrier: the identity, opaque to XLA. The backward pass reads
+# its recomputation's inputs through it, so that XLA cannot merge the
+# recomputed values with the forward pass's ones (which would keep them alive
+# and undo the memory saving).
+optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
+impl_rules[optimization_barrier_p] = lambda *xs: list(xs)
+abstract_eval_rules[optimization_barrier_p] = lambda *avals: list(avals)
+jvp_rules[optimization_barrier_p] = lambda primals, tangents: (
+    optimization_barrier_p.bind(*primals), list(tangents))
+transpose_rules[optimization_barrier_p] = lambda cts, *xs: list(cts)
+batch_rules[optimization_barrier_p] = lambda vals, dims, *, axis_size: (
+    optimization_barrier_p.bind(*vals), list(dims))
+lowering_rules[optimization_barrier_p] = lambda c, *xs: c.op(
+    "stablehlo.optimization_barrier", xs, [x.aval for x in xs])
 
 
 def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, static_argnums=()) -> Callable:
@@ -90,8 +109,9 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, static_
     Reverse mode then stores only fun's inputs and recomputes its
     intermediates in the backward pass. Use it on a scan body to make long
     scans cheap in memory. Values are unchanged; in eager code without
-    differentiation it simply calls `fun`. (`prevent_cse` is accepted for
-    JAX compatibility.)
+    differentiation it simply calls `fun`. With `prevent_cse` (the default),
+    the backward pass reads its inputs through an optimisation barrier, so
+    that XLA cannot merge the recomputation back into the forward pass.
 
     >>> import funcad, funcad.numpy as fnp
     >>> f = funcad.checkpoint(lambda x: fnp.sin(fnp.sin(x)))
