@@ -304,35 +304,26 @@ def test_while_max_steps_bounds_the_loop():
 # ---------------------------------------------------------- ODE (fori_loop) ----
 
 
-def ode(params, y0, n=20, dt=0.05):
-    """RK4 for a damped oscillator y'' = -k y - c y'."""
-    k, c = params[0], params[1]
+def make_ode(np_, fori_loop):
+    """RK4 for a damped oscillator y'' = -k y - c y', written for funcad or for JAX."""
+    def ode(params, y0, n=20, dt=0.05):
+        k, c = params[0], params[1]
 
-    def f(y):
-        return fnp.stack([y[1], -k * y[0] - c * y[1]])
+        def f(y):
+            return np_.stack([y[1], -k * y[0] - c * y[1]])
 
-    def step(i, y):
-        k1 = f(y)
-        k2 = f(y + dt / 2 * k1)
-        k3 = f(y + dt / 2 * k2)
-        k4 = f(y + dt * k3)
-        return y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-    return lax.fori_loop(0, n, step, y0)
+        def step(i, y):
+            k1 = f(y)
+            k2 = f(y + dt / 2 * k1)
+            k3 = f(y + dt / 2 * k2)
+            k4 = f(y + dt * k3)
+            return y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        return fori_loop(0, n, step, y0)
+    return ode
 
 
-def jode(params, y0, n=20, dt=0.05):
-    k, c = params[0], params[1]
-
-    def f(y):
-        return jnp.stack([y[1], -k * y[0] - c * y[1]])
-
-    def step(i, y):
-        k1 = f(y)
-        k2 = f(y + dt / 2 * k1)
-        k3 = f(y + dt / 2 * k2)
-        k4 = f(y + dt * k3)
-        return y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-    return jax.lax.fori_loop(0, n, step, y0)
+ode = make_ode(fnp, lax.fori_loop)
+jode = make_ode(jnp, jax.lax.fori_loop)
 
 
 P0, Y0 = np.array([2.0, 0.3]), np.array([1.0, 0.0])

@@ -267,13 +267,16 @@ def eval_jaxpr(jaxpr, consts, *args) -> list:
     if ctx.debug_nans:  # re-traced equations keep the user line they came from
         return _eval_keeping_sources(jaxpr, env, read)
     for eqn in jaxpr.eqns:
-        out = eqn.prim.bind(*[read(a) for a in eqn.inputs], **eqn.params)
-        if eqn.prim.multiple_results:
-            for v, x in zip(eqn.outvars, out):
-                env[id(v)] = x
-        else:
-            env[id(eqn.outvars[0])] = out
+        _store(env, eqn, eqn.prim.bind(*[read(a) for a in eqn.inputs], **eqn.params))
     return [read(a) for a in jaxpr.outvars]
+
+
+def _store(env, eqn, out) -> None:
+    if eqn.prim.multiple_results:
+        for v, x in zip(eqn.outvars, out):
+            env[id(v)] = x
+    else:
+        env[id(eqn.outvars[0])] = out
 
 
 def _eval_keeping_sources(jaxpr, env, read) -> list:
@@ -281,12 +284,7 @@ def _eval_keeping_sources(jaxpr, env, read) -> list:
     try:
         for eqn in jaxpr.eqns:
             ctx.source = eqn.source or outer
-            out = eqn.prim.bind(*[read(a) for a in eqn.inputs], **eqn.params)
-            if eqn.prim.multiple_results:
-                for v, x in zip(eqn.outvars, out):
-                    env[id(v)] = x
-            else:
-                env[id(eqn.outvars[0])] = out
+            _store(env, eqn, eqn.prim.bind(*[read(a) for a in eqn.inputs], **eqn.params))
     finally:
         ctx.source = outer
     return [read(a) for a in jaxpr.outvars]
