@@ -1,9 +1,16 @@
 # Two commands do all the set-up on a fresh machine:
 #   make tour   - create .venv, install funcad, run the tour (python -m funcad)
 #   make test   - create .venv, install funcad with test extras, run the tests
-PYTHON ?= python3
+# jax's newest releases need Python >= 3.12: use it where the machine has one.
+PYTHON ?= $(shell for p in python3.12 $(HOME)/.pyenv/versions/3.12*/bin/python3.12 python3; do \
+                    $$p -c '' 2>/dev/null && { echo $$p; break; }; done)
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# The oldest jax/jaxlib funcad supports (pyproject.toml's lower bound); CI runs
+# the jit and XLA tests against it too (`make test-oldest`).
+OLDEST_JAX := 0.6.0
+OLD := .venv-oldest
+XLA_TESTS := tests/test_jit.py tests/test_jaxlib_range.py tests/test_control_flow.py tests/test_custom.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,12 +20,23 @@ $(VENV)/.installed: pyproject.toml
 	command -v dot >/dev/null || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq graphviz >/dev/null); } || echo "note: Graphviz not installed; drawing tests will skip"
 	touch $@
 
-.PHONY: tour test bench
+$(OLD)/.installed: pyproject.toml Makefile
+	$(PYTHON) -m venv $(OLD)
+	$(OLD)/bin/python -m pip install -q --upgrade pip
+	$(OLD)/bin/python -m pip install -q 'jax==$(OLDEST_JAX)' 'jaxlib==$(OLDEST_JAX)' numpy scipy \
+	    'pytest>=8' 'pytest-xdist>=3' 'hypothesis>=6'
+	$(OLD)/bin/python -m pip install -q --no-deps -e .
+	touch $@
+
+.PHONY: tour test test-oldest bench
 tour: $(VENV)/.installed
 	$(PY) -m funcad
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+
+test-oldest: $(OLD)/.installed
+	$(OLD)/bin/python -m pytest -q -n 2 -p no:cacheprovider $(XLA_TESTS)
 
 bench: $(VENV)/.installed
 	for b in bench/bench_*.py; do $(PY) $$b || exit 1; done

@@ -17,6 +17,7 @@ from .transforms.vmap import vmap
 from .transforms.passes import optimize
 from .transforms.jit import device_put, jit
 from .lowering.array import Array
+from .lowering.xla import BackendError
 from .lowering.python_source import to_python
 from . import viz  # noqa: F401  (graphviz is imported only when drawing)
 from . import config, debug  # noqa: F401  (settings; debug.print and debug_nans)

@@ -4,9 +4,19 @@ jax and jaxlib are used here only as device plumbing (public
 `jax.extend.backend` and `jaxlib.xla_client`); funcad traces and lowers by
 itself. They are imported on first use, so `import funcad` stays light.
 
-Facts this module relies on (checked against jaxlib 0.10):
-  * `client.compile_and_load(text, [device], options)` compiles textual
-    StableHLO; the options must pin the same device
+jaxlib's Python surface changes between releases, so the supported range is
+declared (`SUPPORTED_JAXLIB`, the same as pyproject.toml's) and tested at both
+ends in CI. Two calls are fast private paths that have changed before:
+`batched_device_put` (host -> device) and `array_result_handler` (raw
+outputs -> device arrays). Each is probed once, on a real transfer, when the
+backend loads; if a release changes it, funcad falls back to a public path
+(`jax.device_put`, `disassemble_into_single_device_arrays`), so an upgrade
+costs speed, never correctness. If nothing works, `BackendError` names the
+installed version and the supported range.
+
+Facts this module relies on (checked against jaxlib 0.6 to 0.12):
+  * `client.compile_and_load(text, [device], options)` (0.6: `compile(text,
+    options)`) compiles textual StableHLO; the options must pin the device
     (`get_compile_options(..., device_assignment=[device])`).
   * Transfers use IMMUTABLE_ONLY_DURING_CALL: the default ZERO_COPY aliases
     aligned NumPy memory on CPU, so a later in-place NumPy update (or a
@@ -19,39 +29,79 @@ Facts this module relies on (checked against jaxlib 0.10):
 ...   %0 = stablehlo.add %a, %a : tensor<2xf32>
 ...   return %0 : tensor<2xf32> } }''', "cpu")
 >>> buf = xla.device_put(np.ones(2, np.float32), xla.get_device("cpu"))
->>> np.asarray(exe.execute_sharded([buf]).disassemble_into_single_device_arrays()[0][0])
+>>> run = xla.runner(exe, xla.result_handlers([buf.aval], xla.get_device("cpu")))
+>>> np.asarray(run([buf])[0])
 array([2., 2.], dtype=float32)
 """
 from __future__ import annotations
 
 import functools
 import os
+import re
 from collections import OrderedDict
 
 import numpy as np
 
 from ..core.errors import FuncadError
 
+# The jax/jaxlib releases funcad is tested with: >= the first, < the second.
+# Keep in step with pyproject.toml (tests/test_jaxlib_range.py checks that).
+SUPPORTED_JAXLIB = ((0, 6, 0), (0, 13, 0))
+
 _xc = None    # jaxlib.xla_client, once loaded
 _jeb = None   # jax.extend.backend
 _SA = None    # jax.core.ShapedArray: the aval type jaxlib's C++ side expects
 _COPY = None  # HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+_jax = None   # the jax module (public device_put fallback)
 
 _default_backend: str | None = None
 
 
 class BackendError(FuncadError, RuntimeError):
-    """A requested backend (e.g. "gpu") is not available."""
+    """A requested backend (e.g. "gpu") is not available, or the installed
+    jaxlib cannot serve as funcad's device plumbing."""
+
+
+def _version_tuple(v: str) -> tuple:
+    return tuple(int(p) for p in re.findall(r"\d+", v)[:3])
+
+
+def _range_text() -> str:
+    lo, hi = (".".join(map(str, v)) for v in SUPPORTED_JAXLIB)
+    return f">={lo},<{hi}"
+
+
+def jaxlib_version() -> str:
+    """The installed jaxlib's version string (imports jaxlib)."""
+    import jaxlib
+    return getattr(jaxlib, "__version__", None) or jaxlib.version.__version__
+
+
+def _unsupported(what: str, err: BaseException | None = None) -> BackendError:
+    try:
+        v = jaxlib_version()
+    except Exception:  # jaxlib itself does not import
+        v = "not importable"
+    msg = (f"funcad's jit cannot use the installed jax/jaxlib ({v}): {what}. funcad supports "
+           f"jax/jaxlib {_range_text()}; install a version in that range, e.g. "
+           f"pip install 'jax{_range_text()}' 'jaxlib{_range_text()}'")
+    if err is not None:
+        msg += f" (underlying error: {type(err).__name__}: {err})"
+    return BackendError(msg)
 
 
 def _load():
-    global _xc, _jeb, _SA, _COPY
+    global _xc, _jeb, _SA, _COPY, _jax
     if _xc is None:
-        import jax.core
-        import jax.extend.backend as jeb
-        from jaxlib import xla_client
-        _jeb, _SA = jeb, jax.core.ShapedArray
-        _COPY = xla_client.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+        try:
+            import jax
+            import jax.core
+            import jax.extend.backend as jeb
+            from jaxlib import xla_client
+            _jeb, _SA, _jax = jeb, jax.core.ShapedArray, jax
+            _COPY = xla_client.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+        except (ImportError, AttributeError) as e:
+            raise _unsupported("its Python API lacks what funcad needs", e) from None
         _xc = xla_client
     return _xc
 
@@ -147,13 +197,30 @@ def compile_text(mlir: str, backend: str | None = None):
         _exe_cache.move_to_end(key)
         return exe
     client = get_client(backend or default_backend())
-    options = _jeb.get_compile_options(num_replicas=1, num_partitions=1,
-                                       device_assignment=[device], backend=client)
-    exe = client.compile_and_load(mlir, [device], options)
+    options = _compile_options(device, client)
+    if hasattr(client, "compile_and_load"):  # jaxlib >= 0.7
+        exe = client.compile_and_load(mlir, [device], options)
+    else:  # jaxlib 0.6: compile returns a loaded executable
+        exe = client.compile(mlir, options)
     _exe_cache[key] = exe
     if len(_exe_cache) > EXECUTABLE_CACHE_SIZE:
         _exe_cache.popitem(last=False)
     return exe
+
+
+def _compile_options(device, client):
+    """Single-device compile options: jax's own defaults where this jax exports
+    them (jax.extend.backend.get_compile_options, jax >= 0.7), else built
+    directly with the same replica, partition and device settings."""
+    get = getattr(_jeb, "get_compile_options", None)
+    if get is not None:
+        return get(num_replicas=1, num_partitions=1, device_assignment=[device], backend=client)
+    options = _xc.CompileOptions()
+    options.num_replicas = options.executable_build_options.num_replicas = 1
+    options.num_partitions = options.executable_build_options.num_partitions = 1
+    assignment = _xc.DeviceAssignment.create(np.array([[device.id]]))
+    options.device_assignment = options.executable_build_options.device_assignment = assignment
+    return options
 
 
 def clear_executable_cache() -> None:
@@ -173,30 +240,115 @@ def sharding(device):
     return _xc.SingleDeviceSharding(device)
 
 
+class _Paths:
+    """The transfer and result-handling calls this jaxlib accepts, probed once.
+
+    `put(aval, sharding, x, device)` copies a NumPy array to the device;
+    `handler(aval, sharding)` makes a result handler or None, where None means
+    outputs are taken with the public `disassemble_into_single_device_arrays`.
+    """
+
+    def __init__(self, put, put_name, handler, handler_name):
+        self.put, self.put_name = put, put_name
+        self.handler, self.handler_name = handler, handler_name
+
+
+def _put_private(aval, sh, x, device):
+    # Positional: keyword parsing costs ~1 us per call in nanobind.
+    return _xc.batched_device_put(aval, sh, [x], [device], True, False, _COPY, True)
+
+
+def _put_public(aval, sh, x, device):
+    # Without x64, jax.device_put would turn float64 into float32; its x64
+    # switch is scoped here so the user's own jax setting is left alone.
+    if hasattr(_jax, "enable_x64"):
+        scope = _jax.enable_x64(True)
+    else:
+        from jax.experimental import enable_x64
+        scope = enable_x64()
+    with scope:
+        return _jax.device_put(np.array(x, copy=True), device)
+
+
+def _handler_private_checked(aval, sh):
+    return _xc.array_result_handler(aval, sh, True, _skip_checks=True)
+
+
+def _handler_private(aval, sh):
+    return _xc.array_result_handler(aval, sh, True)
+
+
+@functools.lru_cache(maxsize=None)
+def _paths(device) -> _Paths:
+    """Probe the fast private calls on `device` once, falling back to public ones."""
+    _load()
+    sh = sharding(device)
+    probe = np.arange(3, dtype=np.float64)
+    aval = _jax_aval(probe.shape, probe.dtype)
+    put = None
+    for fn, name in ((_put_private, "batched_device_put"), (_put_public, "jax.device_put")):
+        try:
+            buf = fn(aval, sh, probe, device)
+            if np.asarray(buf).dtype == probe.dtype and np.array_equal(np.asarray(buf), probe):
+                put = (fn, name)
+                break
+        except Exception:  # a changed signature: try the next path
+            continue
+    if put is None:
+        raise _unsupported("no way to copy a float64 array to the device worked")
+    handler = (None, "disassemble_into_single_device_arrays")
+    for fn, name in ((_handler_private_checked, "array_result_handler(_skip_checks)"),
+                     (_handler_private, "array_result_handler")):
+        try:
+            fn(aval, sh)
+            handler = (fn, name)
+            break
+        except Exception:
+            continue
+    return _Paths(put[0], put[1], handler[0], handler[1])
+
+
+def plumbing(backend: str | None = None) -> dict:
+    """Which device-transfer paths funcad uses with this jaxlib (for diagnostics).
+
+    >>> sorted(plumbing("cpu"))
+    ['jaxlib', 'put', 'results']
+    """
+    p = _paths(get_device(backend))
+    return {"jaxlib": jaxlib_version(), "put": p.put_name, "results": p.handler_name}
+
+
 def device_put(x, device):
     """Copy a NumPy array or scalar to `device` (the host memory is copied, never aliased)."""
     x = np.asarray(x)
-    return _xc.batched_device_put(_jax_aval(x.shape, x.dtype), sharding(device), [x], [device],
-                                  committed=True, force_copy=False,
-                                  host_buffer_semantics=_COPY, enable_x64=True)
+    return _paths(device).put(_jax_aval(x.shape, x.dtype), sharding(device), x, device)
 
 
 def host_putter(shape, dtype, device):
     """A fast `device_put` for NumPy arrays of exactly this shape and dtype."""
-    aval, sh, devs = _jax_aval(tuple(shape), np.dtype(dtype)), sharding(device), [device]
-    put = _xc.batched_device_put
+    aval, sh, put = _jax_aval(tuple(shape), np.dtype(dtype)), sharding(device), _paths(device).put
+    if put is _put_private:  # the hot path: one C++ call
+        devs, bput = [device], _xc.batched_device_put
 
-    def put_host(x: np.ndarray):
-        return put(aval, sh, [x], devs, True, False, _COPY, True)
-    return put_host
+        def put_host(x: np.ndarray):
+            return bput(aval, sh, [x], devs, True, False, _COPY, True)
+        return put_host
+    return lambda x: put(aval, sh, x, device)
 
 
-def result_handlers(out_avals, device) -> list:
-    """Prebuilt C++ handlers that turn an execution's raw outputs into device arrays."""
+def result_handlers(out_avals, device) -> list | None:
+    """Prebuilt C++ handlers that turn an execution's raw outputs into device
+    arrays, or None where this jaxlib offers none (see `execute`)."""
+    make = _paths(device).handler
+    if make is None:
+        return None
     sh = sharding(device)
-    return [_xc.array_result_handler(_jax_aval(tuple(a.shape), np.dtype(a.dtype)), sh, True,
-                                     _skip_checks=True) for a in out_avals]
+    return [make(_jax_aval(tuple(a.shape), np.dtype(a.dtype)), sh) for a in out_avals]
 
 
-def is_device_buffer(x) -> bool:
-    return _xc is not None and isinstance(x, _xc.ArrayImpl)
+def runner(exe, handlers: list | None):
+    """bufs -> the outputs of compiled `exe` as device arrays (the dispatch hot path)."""
+    run = exe.execute_sharded
+    if handlers is not None:
+        return lambda bufs: run(bufs).consume_with_handlers(handlers)
+    return lambda bufs: [xs[0] for xs in run(bufs).disassemble_into_single_device_arrays()]
