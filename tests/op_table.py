@@ -663,6 +663,15 @@ def _jax_logsumexp_kd(x):
     return jss.logsumexp(x, axis=-1, keepdims=True)
 
 
+# Rows of the newer namespaces live in tests/op_rows/, one module each.
+import importlib as _importlib  # noqa: E402
+import pkgutil as _pkgutil  # noqa: E402
+
+from tests import op_rows as _op_rows  # noqa: E402
+
+for _m in sorted(_pkgutil.iter_modules(_op_rows.__path__), key=lambda m: m.name):
+    _importlib.import_module(f"tests.op_rows.{_m.name}")
+
 _BY_NAME = {s.name: s for s in OPS}
 assert len(_BY_NAME) == len(OPS), "op names must be unique"
 
