@@ -64,3 +64,12 @@ def array_equal(a, b):
 def __getattr__(name):
     from ..core.errors import unsupported_name
     raise unsupported_name("funcad.numpy", name, globals(), _np)
+
+# The rest of jax.numpy's surface, one topic per module (all compositions of primitives).
+from ._calculus import *  # noqa: E402,F401,F403
+from ._construct import *  # noqa: E402,F401,F403
+from ._dtype_names import *  # noqa: E402,F401,F403
+from ._manip import *  # noqa: E402,F401,F403
+from ._setops import *  # noqa: E402,F401,F403
+from ._stats import *  # noqa: E402,F401,F403
+from ._ufuncs_more import *  # noqa: E402,F401,F403
