@@ -73,3 +73,4 @@ from ._manip import *  # noqa: E402,F401,F403
 from ._setops import *  # noqa: E402,F401,F403
 from ._stats import *  # noqa: E402,F401,F403
 from ._ufuncs_more import *  # noqa: E402,F401,F403
+from ._ndarray import ndarray  # noqa: E402,F811  (isinstance true for tracers too, as jnp.ndarray)

@@ -90,8 +90,55 @@ def tensordot(a, b, axes=2):
     return dot_general(a, b, ((ax_a, ax_b), ((), ())))
 
 
-def einsum(subscripts, *operands):
-    """Einstein summation over two or more operands, contracted pairwise left to right."""
+def einsum(subscripts, *operands, out=None, optimize="auto", precision=None, preferred_element_type=None):
+    """Einstein summation, contracted pairwise left to right. Takes the subscript string
+    or NumPy's sublist form, einsum(a, [0, 1], b, [1, 2], [0, 2]).
+
+    >>> import funcad.numpy as fnp
+    >>> fnp.einsum(fnp.ones((2, 3)), [0, 1], fnp.ones((3, 4)), [1, 2], [0, 2]).shape
+    (2, 4)
+    """
+    if out is not None:
+        raise FuncadValueError("einsum: out= is not supported (arrays are immutable); use the result")
+    if not isinstance(subscripts, str):
+        subscripts, operands = _sublist_to_str(subscripts, operands)
+    res = _einsum_str(subscripts, *operands)
+    if preferred_element_type is not None:
+        from ._dtypes import cast
+        res = cast(res, np.dtype(preferred_element_type))
+    return res
+
+
+def _sublist_to_str(first, rest):
+    """(op, sublist, op, sublist, ..., [out sublist]) -> ('ab,bc->ac', ops)."""
+    import string
+    args = (first,) + tuple(rest)
+    ops, subs = list(args[0::2]), list(args[1::2])
+    out = None
+    if len(args) % 2 == 1:
+        out = args[-1]
+        ops = list(args[0:-1:2])
+        subs = list(args[1:-1:2])
+    letters = string.ascii_letters
+
+    def conv(sub):
+        text = ""
+        for i in sub:
+            if i is Ellipsis:
+                text += "..."
+            else:
+                i = int(i)
+                if not 0 <= i < len(letters):
+                    raise FuncadValueError(f"einsum: sublist index {i} must be in [0, {len(letters)})")
+                text += letters[i]
+        return text
+    spec = ",".join(conv(s) for s in subs)
+    if out is not None:
+        spec += "->" + conv(out)
+    return spec, ops
+
+
+def _einsum_str(subscripts, *operands):
     from ._reductions import sum as _sum
     from ._shape import diagonal
     operands = promote(*operands)

@@ -184,6 +184,8 @@ def split(a, indices_or_sections, axis=0):
 
 
 def array_split(a, sections, axis=0):
+    if np.ndim(sections) > 0:  # a list of split points, as in split
+        return split(a, sections, axis)
     n = shape(a)[_ax(axis, ndim(a), 'array_split', a)]
     q, r = divmod(n, int(sections))
     sizes = [q + 1] * r + [q] * (int(sections) - r)

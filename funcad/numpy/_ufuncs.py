@@ -296,30 +296,47 @@ def _logaddexp2_jvp(primals, tangents):
     return [out], [terms[0] if len(terms) == 1 else add(*terms)]
 
 
-def where(condition, x=None, y=None):
-    """Elementwise choice: x where condition, else y (both branches are computed)."""
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """Elementwise choice: x where condition, else y (both branches are computed).
+    With only the condition it is nonzero(condition, size=, fill_value=)."""
     if x is None and y is None:
-        return nonzero(condition)
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        from ..core.errors import FuncadValueError
+        raise FuncadValueError("where: give both x and y, or neither (then it is nonzero(condition))")
+    if size is not None or fill_value is not None:
+        from ..core.errors import FuncadValueError
+        raise FuncadValueError("where: size= and fill_value= apply only to the one-argument form where(condition)")
     x, y = promote(x, y)
     return E.select_n(_as_bool(condition), y, x)
 
 
-def nonzero(x):
-    from ..core.trace import Tracer
-    if isinstance(x, Tracer):
-        from ..core.errors import ConcretizationError
-        raise ConcretizationError("nonzero/where(cond) of a traced array has a data-dependent shape; "
-                                  "use the three-argument where(cond, x, y) instead")
-    return np.nonzero(x)
+def nonzero(x, *, size=None, fill_value=None):
+    """Indices of the non-zero entries; under jit/vmap pass a static size= (see _setops)."""
+    from ._setops import nonzero as _nonzero
+    return _nonzero(x, size=size, fill_value=fill_value)
 
 
-def clip(a, a_min=None, a_max=None):
-    a = asarray_or_tracer(a)
-    if a_min is not None:
-        a = maximum(a, a_min)
-    if a_max is not None:
-        a = minimum(a, a_max)
-    return a
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+    """arr limited to [min, max]; NumPy's a_min=/a_max= and JAX's min=/max= both work."""
+    from ..core.errors import FuncadValueError
+    if arr is None:
+        arr = a
+    elif a is not None:
+        raise FuncadValueError("clip: give the array once (positionally or as a=)")
+    if arr is None:
+        raise FuncadValueError("clip: missing the array to clip")
+    for new, old, name in ((min, a_min, "min"), (max, a_max, "max")):
+        if new is not None and old is not None:
+            raise FuncadValueError(f"clip: give {name}= or a_{name}=, not both")
+    lo = min if min is not None else a_min
+    hi = max if max is not None else a_max
+    arr = asarray_or_tracer(arr)
+    if lo is not None:
+        arr = maximum(arr, lo)
+    if hi is not None:
+        arr = minimum(arr, hi)
+    return arr
 
 
 def copysign(x, y):
