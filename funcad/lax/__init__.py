@@ -49,3 +49,6 @@ def select(pred, on_true, on_false):
 def __getattr__(name):
     from ..core.errors import unsupported_name
     raise unsupported_name(__name__, name, globals(), None)
+
+
+from ._more import *  # noqa: E402,F401,F403  (compositions: *_in_dim, reduce, reduce_window, ...)
