@@ -242,7 +242,8 @@ def reduce(operands, init_values, computation, dimensions):
     if init_tree != tree:
         raise FuncadValueError("reduce: operands and init_values must have the same structure")
     flat_ops = [_arr(x) for x in flat_ops]
-    flat_init = [_arr(x) for x in flat_init]
+    flat_init = [np.array(v, aval_of(x).dtype) if isinstance(v, (int, float, bool)) else _arr(v)
+                 for v, x in zip(flat_init, flat_ops)]  # Python scalars are weak, as in JAX
     nd = len(_shape(flat_ops[0]))
     dims = tuple(sorted(canonical_axis(d, nd, "reduce") for d in dimensions))
     if len(flat_ops) == 1:

@@ -48,7 +48,7 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
         if extra is None:
             parts.append(None)
             continue
-        e = asarray_or_tracer(extra)
+        a, e = promote(a, extra)  # a Python scalar stays weak, as in JAX
         if len(shape(e)) == 0:
             sh = list(shape(a))
             sh[axis] = 1
@@ -103,9 +103,10 @@ def gradient(f, *varargs, axis=None, edge_order: int | None = None):
         n = shape(f)[ax]
         if n < 2:
             raise FuncadValueError("gradient: each differentiated axis needs at least 2 points")
-        h = asarray_or_tracer(h)
-        if len(shape(h)) == 0:
-            inner = divide(subtract(_axis_slice(f, ax, 2, n), _axis_slice(f, ax, 0, n - 2)), multiply(h, 2.0))
+        h2 = 2.0 * h if isinstance(h, (int, float)) else multiply(h, 2.0)  # Python spacing stays weak
+        h = h if isinstance(h, (int, float)) else asarray_or_tracer(h)
+        if np.ndim(h) == 0 if isinstance(h, (int, float)) else len(shape(h)) == 0:
+            inner = divide(subtract(_axis_slice(f, ax, 2, n), _axis_slice(f, ax, 0, n - 2)), h2)
             first = divide(subtract(_axis_slice(f, ax, 1, 2), _axis_slice(f, ax, 0, 1)), h)
             last = divide(subtract(_axis_slice(f, ax, n - 1, n), _axis_slice(f, ax, n - 2, n - 1)), h)
             parts = [first, inner, last] if n > 2 else [first, last]

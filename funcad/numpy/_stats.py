@@ -46,6 +46,10 @@ def _fold_axes(a, axis):
     return a, tuple(1 if d in axes else n for d, n in enumerate(sh))
 
 
+def _percent(q):
+    return q / 100.0 if isinstance(q, (int, float)) else divide(q, 100.0)
+
+
 def _quantile(a, q, axis, method, keepdims, nan_skip, weights, fn):
     if method not in _METHODS:
         raise FuncadValueError(f"{fn}: method must be one of {', '.join(map(repr, _METHODS))}, got {method!r}")
@@ -164,13 +168,13 @@ def percentile(a, q, axis=None, out=None, overwrite_input: bool = False, method:
                keepdims: bool = False, *, weights=None):
     """The q-th percentiles (q in [0, 100])."""
     _no_out(out, "percentile")
-    return _quantile(a, divide(q, 100.0), axis, method, keepdims, False, weights, "percentile")
+    return _quantile(a, _percent(q), axis, method, keepdims, False, weights, "percentile")
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
                   keepdims: bool = False, *, weights=None):
     _no_out(out, "nanpercentile")
-    return _quantile(a, divide(q, 100.0), axis, method, keepdims, True, weights, "nanpercentile")
+    return _quantile(a, _percent(q), axis, method, keepdims, True, weights, "nanpercentile")
 
 
 def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):

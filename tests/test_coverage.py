@@ -1,0 +1,43 @@
+"""How much of jax.numpy and jax.lax's public surface funcad provides, measured
+against the installed jax; fails if coverage drops below the floors."""
+import jax.lax as jlax
+import jax.numpy as jnp
+
+import funcad.lax as flax
+import funcad.numpy as fnp
+
+# Measured against jax 0.12.0.1 (funcad.numpy 369/416, funcad.lax 123/220 non-primitive
+# names). linalg and fft are excluded: they are their own namespaces.
+NUMPY_FLOOR = 0.88
+LAX_FLOOR = 0.55
+
+
+def _public(mod):
+    return sorted(n for n in dir(mod) if not n.startswith("_"))
+
+
+def _has(mod, name):
+    try:
+        getattr(mod, name)
+        return True
+    except AttributeError:  # funcad's UnsupportedError is an AttributeError
+        return False
+
+
+def _coverage(ref, ours, names):
+    missing = [n for n in names if not _has(ours, n)]
+    return (len(names) - len(missing)) / len(names), missing
+
+
+def test_numpy_coverage():
+    names = [n for n in _public(jnp) if n not in ("linalg", "fft")]
+    frac, missing = _coverage(jnp, fnp, names)
+    print(f"\nfuncad.numpy: {len(names) - len(missing)}/{len(names)} = {frac:.1%}; missing: {' '.join(missing)}")
+    assert frac >= NUMPY_FLOOR, f"funcad.numpy coverage fell to {frac:.1%}; missing: {missing}"
+
+
+def test_lax_coverage():
+    names = [n for n in _public(jlax) if not n.endswith("_p")]
+    frac, missing = _coverage(jlax, flax, names)
+    print(f"\nfuncad.lax: {len(names) - len(missing)}/{len(names)} = {frac:.1%}; missing: {' '.join(missing)}")
+    assert frac >= LAX_FLOOR, f"funcad.lax coverage fell to {frac:.1%}; missing: {missing}"
