@@ -246,6 +246,16 @@ def test_lax_reduce_monoids_and_pytrees():
          jax.grad(lambda v: jax.lax.reduce_window(v, 0.0, jax.lax.add, (2, 2), (1, 1), "SAME").sum())(x))
 
 
+def test_lax_reduce_with_a_python_reducer_is_a_sequential_fold():
+    # XLA leaves a non-associative reducer's order open; funcad folds in index order.
+    x = np.random.default_rng(4).normal(size=(3, 4))
+    want = np.stack([((1.0 * 0.5 + c[0]) * 0.5 + c[1]) * 0.5 + c[2] for c in x.T])
+    f = lambda v: flax.reduce(v, 1.0, lambda a, b: a * 0.5 + b, (0,))  # noqa: E731
+    same(f(x), want)
+    same(funcad.jit(f)(x), want)
+    same(funcad.grad(lambda v: f(v).sum())(x), np.broadcast_to(np.array([[0.25], [0.5], [1.0]]), (3, 4)))
+
+
 def test_lax_in_dim_helpers():
     x = np.arange(24.0).reshape(4, 6)
     for m, l in ((flax, jax.lax),):

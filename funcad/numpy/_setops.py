@@ -41,7 +41,8 @@ def concrete_or_raise(x, fn: str):
         raise ConcretizationError(
             f"{fn}: the output shape depends on the values of a traced {aval_of(x).str_short()} "
             f"array. Under jit/vmap pass a static size, e.g. {fn}(..., size=n, fill_value=...): the "
-            "result is then padded (or cut) to length n.") from None
+            "result is then padded (or cut) to length n. For a masked choice, the three-argument "
+            "where(cond, x, y) needs no size.") from None
 
 
 def _iota(n):

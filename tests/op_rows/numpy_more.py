@@ -155,10 +155,6 @@ op("lax_reduce_window_max", lambda x: lax.reduce_window(x, -np.inf, lax.max, (2,
    lambda x: _np_reduce_window(x, -np.inf, np.max, (2, 2), (1, 2), ((0, 1), (0, 1))), DISTINCT((4, 5)), lambda x: _jlax().reduce_window(x, -np.inf, _jlax().max, (2, 2), (1, 2), "SAME"))
 op("lax_reduce_window_sum", lambda x: lax.reduce_window(x, 0.0, lax.add, (3, 2), (2, 1), ((1, 1), (0, 1))),
    lambda x: _np_reduce_window(x, 0.0, np.sum, (3, 2), (2, 1), ((1, 1), (0, 1))), U((5, 4)), lambda x: _jlax().reduce_window(x, 0.0, _jlax().add, (3, 2), (2, 1), ((1, 1), (0, 1))))
-op("lax_reduce_custom", lambda x: lax.reduce(x, 1.0, lambda a, b: a * 0.5 + b, (0,)),
-   lambda x: np.stack([((1.0 * 0.5 + c[0]) * 0.5 + c[1]) * 0.5 + c[2] for c in x.T]), U((3, 4)))
-# (No JAX oracle: XLA leaves the order of a non-associative reducer unspecified, and
-# JAX's derivative of it differs from the sequential fold funcad defines.)
 op("lax_dynamic_slice_in_dim", lambda x, i: lax.dynamic_slice_in_dim(x, i, 2, axis=1),
    lambda x, i: x[:, int(i):int(i) + 2], lambda r, d: U((3, 5))(r, d) + (np.array(2, np.int64),),
    lambda x, i: _jlax().dynamic_slice_in_dim(x, i, 2, axis=1))
