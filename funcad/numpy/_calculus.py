@@ -203,7 +203,6 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
     """p with jumps larger than discont (default period/2) corrected by multiples of period."""
     from ._reductions import cumsum
-    from ._ufuncs import greater_equal, sign
     p = to_inexact(asarray_or_tracer(p), np.true_divide)
     ax = canonical_axis(axis, len(shape(p)), "unwrap", p)
     n = shape(p)[ax]
@@ -217,7 +216,6 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
     ddmod = where(logical_and(equal(ddmod, subtract(0.0, half)), greater(dd, 0)), half, ddmod)
     corr = subtract(ddmod, dd)
     corr = where(less(absolute(dd), discont), 0.0, corr)
-    del greater_equal, sign
     c = cumsum(corr, ax)
     zeros_shape = list(shape(p))
     zeros_shape[ax] = 1

@@ -9,10 +9,10 @@ from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..core.trace import Tracer
 from ..primitives import structural as S
-from ._creation import array, asarray, linspace
+from ._creation import linspace
 from ._dtypes import asarray_or_tracer, cast, promote
-from ._shape import broadcast_to, concatenate, reshape, shape
-from ._ufuncs import cos, divide, exp, log, multiply, power, subtract
+from ._shape import concatenate, reshape, shape
+from ._ufuncs import exp, log, multiply, power
 
 __all__ = ["logspace", "geomspace", "meshgrid", "indices", "tril_indices", "triu_indices",
            "tril_indices_from", "triu_indices_from", "diag_indices", "diag_indices_from",

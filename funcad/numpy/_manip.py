@@ -15,7 +15,7 @@ from ..primitives import structural as S
 from ..primitives._base import canonical_axis
 from ._dtypes import asarray_or_tracer, cast, promote
 from ._indexing import _IndexUpdateHelper, getitem
-from ._shape import (atleast_1d, atleast_2d, broadcast_arrays, broadcast_to, concatenate, flip,
+from ._shape import (broadcast_arrays, broadcast_to, concatenate, flip,
                      moveaxis, ravel, reshape, shape, split, stack, swapaxes, transpose)
 from ._ufuncs import _as_bool, where
 

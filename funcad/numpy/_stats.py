@@ -17,9 +17,11 @@ from ._indexing import getitem, take_along_axis
 from ._reductions import (_norm_axes, argmax as _argmax, argmin as _argmin, cumprod as _cumprod,
                           cumsum as _cumsum, max as _max, mean as _mean, min as _min, prod as _prod,
                           sum as _sum)
-from ._shape import concatenate, moveaxis, ravel, reshape, shape, sort, transpose
+from ._shape import concatenate, ravel, reshape, shape, sort, transpose
 from ._ufuncs import (_as_bool, add, ceil, divide, floor, isnan, less_equal, logical_not, multiply,
                       sqrt, subtract, where)
+
+_select = where
 
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
            "nansum", "nanprod", "nanmax", "nanmin", "nanargmax", "nanargmin", "nanmean", "nanvar",
@@ -313,15 +315,11 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, w
     a = cast(a, d)
     ok = _count_valid(a, axis, keepdims, where)
     m = nanmean(a, axis, d, keepdims=True, where=where) if mean is None else asarray_or_tracer(mean)
-    c = where_(ok, subtract(a, m), 0.0)
+    c = _select(ok, subtract(a, m), 0.0)  # `where` is shadowed by the keyword
     n = _sum(cast(ok, d), axis, d, keepdims)
     ss = _sum(multiply(c, c), axis, d, keepdims)
     denom = E.max(subtract(n, ddof), np.zeros((), d))
     return divide(ss, denom)
-
-
-def where_(c, x, y):
-    return where(c, x, y)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None, mean=None):
@@ -384,11 +382,11 @@ def minmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=N
         lo_init = hi_init = None
     else:
         lo_init, hi_init = initial if isinstance(initial, tuple) else (initial, initial)
-    return (nanmin_like(a, axis, keepdims, lo_init, where, _min, np.inf),
-            nanmin_like(a, axis, keepdims, hi_init, where, _max, -np.inf))
+    return (_reduce_init(a, axis, keepdims, lo_init, where, _min, np.inf),
+            _reduce_init(a, axis, keepdims, hi_init, where, _max, -np.inf))
 
 
-def nanmin_like(a, axis, keepdims, initial, where_, red, neutral):
+def _reduce_init(a, axis, keepdims, initial, where_, red, neutral):
     a = asarray_or_tracer(a)
     if where_ is not None:
         if initial is None:
@@ -502,8 +500,6 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
         from ._setops import concrete_or_raise
         c = concrete_or_raise(x, "bincount") if isinstance(x, Tracer) else np.asarray(x)
         length = builtins.max(int(minlength), int(c.max()) + 1 if c.size else 0)
-        if isinstance(x, Tracer):
-            pass
     length = int(length)
     if weights is None:
         w = np.ones(shape(x), _INT)
