@@ -173,10 +173,11 @@ def _bitcast_aval(x, *, new_dtype):
 
 
 def _bitcast_impl(x, *, new_dtype):
-    x = np.ascontiguousarray(x)
+    x = np.asarray(x)
     new_dtype = np.dtype(new_dtype)
     if x.dtype.itemsize == new_dtype.itemsize:
-        return x.view(new_dtype)
+        return x.view(new_dtype)  # (ascontiguousarray would make a 0-d array 1-d)
+    x = np.ascontiguousarray(x)
     out_shape = _bitcast_aval(ShapedArray(x.shape, x.dtype), new_dtype=new_dtype).shape
     return x.reshape(-1).view(new_dtype).reshape(out_shape)
 

@@ -391,7 +391,8 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     key = check_key("weibull_min", key)
     dtype = _float_dtype("weibull_min", dtype)
     u = _uniform(key, canonical_shape(shape), dtype, 0.0, 1.0)
-    return fnp.multiply(fnp.power(E.neg(E.log1p(E.neg(u))), fnp.divide(1.0, concentration)), scale)
+    conc, scale = fnp.asarray(_as(concentration, dtype)), fnp.asarray(_as(scale, dtype))
+    return fnp.multiply(fnp.power(E.neg(E.log1p(E.neg(u))), E.div(_c(1, dtype), conc)), scale)
 
 
 def triangular(key, left, mode, right, shape=None, dtype=None):
@@ -429,7 +430,7 @@ def wald(key, mean, shape=None, dtype=None):
 def rademacher(key, shape=(), dtype=None):
     """Random signs, -1 or +1 with equal probability."""
     key = check_key("rademacher", key)
-    dtype = _int_dtype("rademacher", dtype)
+    dtype = np.dtype(np.int64 if dtype is None else dtype)
     b = bernoulli(key, 0.5, canonical_shape(shape)).astype(dtype)
     return (2 * b - 1).astype(dtype)
 
@@ -499,7 +500,7 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
         raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number of "
                          f"categories ({logits.shape[axis]}).")
     idx = _top_k_indices(fnp.moveaxis(logits, axis, -1), k)
-    idx = fnp.moveaxis(idx, -1, 0)
+    idx = fnp.moveaxis(idx, -1, 0).astype(np.int32)  # lax.top_k's index dtype
     return fnp.reshape(idx, shape)
 
 
