@@ -24,11 +24,11 @@ def main():
     for dt in (np.float32, np.float64):
         ff = funcad.jit(lambda k: fr.normal(k, (10_000_000,), dt))
         fj = jax.jit(lambda k: jr.normal(k, (10_000_000,), dt))
-        tf = _best(lambda: np.asarray(ff(k)))
+        tf = _best(lambda: ff(k).block_until_ready())
         tj = _best(lambda: fj(kj).block_until_ready())
         print(f"jit normal 1e7 {np.dtype(dt).name}: funcad {tf * 1e3:.1f} ms, jax {tj * 1e3:.1f} ms, ratio {tf / tj:.2f}")
     for dt in (np.float32, np.float64):
-        tf = _best(lambda: fr.normal(k, (1_000_000,), dt))
+        tf = _best(lambda: fr.normal(k, (1_000_000,), dt).block_until_ready())
         tj = _best(lambda: jr.normal(kj, (1_000_000,), dt).block_until_ready())
         print(f"eager normal 1e6 {np.dtype(dt).name}: funcad {tf * 1e3:.1f} ms, jax {tj * 1e3:.1f} ms, ratio {tf / tj:.2f}")
 

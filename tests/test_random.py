@@ -1,9 +1,9 @@
 """funcad.random against jax.random (x64): keys, bits, samplers, transforms, errors, statistics.
 
-Exact (bit-for-bit) everywhere except where noted: eager `normal`-based samplers use SciPy's
-erfinv where XLA uses a polynomial (a few ulps), eager uniform with bounds other than [0, 1)
-differs by <= 1 ulp because XLA fuses the multiply-add into an FMA, and transcendental
-transforms (log, tan, pow) are compared to a few ulps.
+Exact (bit-for-bit) everywhere except where noted: eager calls of samplers run as one
+compiled program, as JAX's do, so they match JAX's bits; `cauchy` (funcad's tan is
+sin/cos, XLA's is its own) and float32 `maxwell`/`double_sided_maxwell` (XLA fuses the
+two programs differently) are compared to a few ulps, as are jitted float32 normals.
 """
 import numpy as np
 import pytest
@@ -63,8 +63,8 @@ def test_uniform_normal_exact(seed, dt):
     for shape in [(), (7,), (3, 4)]:
         same(fr.uniform(k, shape, dt), jr.uniform(kj, shape, dt))
         same(funcad.jit(lambda k: fr.uniform(k, shape, dt, -2.5, 3.0))(k), jr.uniform(kj, shape, dt, -2.5, 3.0))
-        close(fr.uniform(k, shape, dt, -2.5, 3.0), jr.uniform(kj, shape, dt, -2.5, 3.0))
-        close(fr.normal(k, shape, dt), jr.normal(kj, shape, dt))
+        same(fr.uniform(k, shape, dt, -2.5, 3.0), jr.uniform(kj, shape, dt, -2.5, 3.0))
+        same(fr.normal(k, shape, dt), jr.normal(kj, shape, dt))
         jitted = np.asarray(funcad.jit(lambda k: fr.normal(k, shape, dt))(k))
         if dt == np.float32:  # XLA's codegen may differ by one ulp between the two programs
             close(jitted, jr.normal(kj, shape, dt), 2e-7)
@@ -92,19 +92,19 @@ def test_randint_exact(seed, dt):
 SAMPLERS = [
     ("bernoulli", lambda m, k, d: m.bernoulli(k, 0.3, (50,)), True),
     ("bernoulli_high", lambda m, k, d: m.bernoulli(k, np.asarray(0.3, d), (50,), mode="high"), True),
-    ("exponential", lambda m, k, d: m.exponential(k, (50,), d), False),
-    ("gumbel", lambda m, k, d: m.gumbel(k, (50,), d), False),
-    ("gumbel_high", lambda m, k, d: m.gumbel(k, (50,), d, mode="high"), False),
-    ("laplace", lambda m, k, d: m.laplace(k, (50,), d), False),
-    ("logistic", lambda m, k, d: m.logistic(k, (50,), d), False),
+    ("exponential", lambda m, k, d: m.exponential(k, (50,), d), True),
+    ("gumbel", lambda m, k, d: m.gumbel(k, (50,), d), True),
+    ("gumbel_high", lambda m, k, d: m.gumbel(k, (50,), d, mode="high"), True),
+    ("laplace", lambda m, k, d: m.laplace(k, (50,), d), True),
+    ("logistic", lambda m, k, d: m.logistic(k, (50,), d), True),
     ("cauchy", lambda m, k, d: m.cauchy(k, (50,), d), False),
-    ("lognormal", lambda m, k, d: m.lognormal(k, 0.5, (50,), d), False),
-    ("pareto", lambda m, k, d: m.pareto(k, 3.0, (50,), d), False),
-    ("rayleigh", lambda m, k, d: m.rayleigh(k, 2.0, (50,), d), False),
-    ("weibull_min", lambda m, k, d: m.weibull_min(k, 1.0, 2.0, (50,), d), False),
-    ("triangular", lambda m, k, d: m.triangular(k, 0.0, 0.3, 1.0, (50,), d), False),
-    ("wald", lambda m, k, d: m.wald(k, 1.5, (50,), d), False),
-    ("truncated_normal", lambda m, k, d: m.truncated_normal(k, -1.0, 2.0, (50,), d), False),
+    ("lognormal", lambda m, k, d: m.lognormal(k, 0.5, (50,), d), True),
+    ("pareto", lambda m, k, d: m.pareto(k, 3.0, (50,), d), True),
+    ("rayleigh", lambda m, k, d: m.rayleigh(k, 2.0, (50,), d), True),
+    ("weibull_min", lambda m, k, d: m.weibull_min(k, 1.0, 2.0, (50,), d), True),
+    ("triangular", lambda m, k, d: m.triangular(k, 0.0, 0.3, 1.0, (50,), d), True),
+    ("wald", lambda m, k, d: m.wald(k, 1.5, (50,), d), True),
+    ("truncated_normal", lambda m, k, d: m.truncated_normal(k, -1.0, 2.0, (50,), d), True),
     ("maxwell", lambda m, k, d: m.maxwell(k, (50,), d), False),
     ("double_sided_maxwell", lambda m, k, d: m.double_sided_maxwell(k, 1.0, 2.0, (50,), d), False),
     ("rademacher", lambda m, k, d: m.rademacher(k, (50,)), True),
@@ -133,7 +133,10 @@ def test_sampler_matches_jax(name, call, exact, dt):
         jitted = funcad.jit(lambda k: call(fr, k, dt))(k)
         if exact:
             same(got, want)
-            same(jitted, want)
+            if dt == np.float32:  # XLA may fuse a closed-over program differently by one ulp
+                close(jitted, want, 2e-7)
+            else:
+                same(jitted, want)
         else:
             close(got, want, 1e-5 if dt == np.float32 else 1e-10)
             close(jitted, want, 1e-5 if dt == np.float32 else 1e-10)

@@ -47,7 +47,8 @@ def unop(name, impl, kinds="fc"):
 
 
 def _erf_inv(x):
-    return sp.erfinv(x)
+    out, dtype = sp.erfinv(x), np.result_type(x)
+    return out if out.dtype == dtype else out.astype(dtype)  # SciPy gives float32 for float16
 
 
 neg_p = unop("neg", np.negative, "fciu")

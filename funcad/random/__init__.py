@@ -12,10 +12,19 @@ for the same key, eagerly and under jit, vmap, scan and grad.
 (2, 3)
 """
 from ._keys import PRNGKey, bits, clone, fold_in, key_data, key_impl, split
+from ._eager import eager_jit as _eager_jit
 from ._samplers import (bernoulli, cauchy, categorical, choice, double_sided_maxwell,
                         exponential, geometric, gumbel, laplace, logistic,
                         lognormal, maxwell, normal, pareto, permutation, rademacher, randint,
                         rayleigh, triangular, truncated_normal, uniform, wald, weibull_min)
+
+# Eager calls compile each sampler once per static signature, as JAX does (see _eager.py).
+(bernoulli, cauchy, categorical, choice, double_sided_maxwell, exponential, geometric, gumbel,
+ laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint, rayleigh,
+ triangular, truncated_normal, uniform, wald, weibull_min) = map(_eager_jit, (
+    bernoulli, cauchy, categorical, choice, double_sided_maxwell, exponential, geometric, gumbel,
+    laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint,
+    rayleigh, triangular, truncated_normal, uniform, wald, weibull_min))
 
 __all__ = ["PRNGKey", "bits", "clone", "fold_in", "key_data", "key_impl", "split",
            "bernoulli", "cauchy", "categorical", "choice", "double_sided_maxwell", "exponential",
