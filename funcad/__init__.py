@@ -4,7 +4,7 @@
 >>> funcad.grad(fnp.tanh)(0.0)
 1.0
 """
-from . import numpy, tree_util, lax  # noqa: F401  (numpy installs tracer methods)
+from . import numpy, tree_util, tree, lax  # noqa: F401  (numpy installs tracer methods)
 from .core import (ClosedJaxpr, ConcretizationError, FuncadError, FuncadTypeError, Jaxpr,
                    ShapeDtypeStruct, TracerLeakError, eval_jaxpr, make_jaxpr)
 from .core.avals import float0
