@@ -12,6 +12,7 @@ jaxprs are memoized per jaxpr, so `grad(jit(f))` also compiles once.
 from __future__ import annotations
 
 import functools
+import threading
 import weakref
 from collections import OrderedDict
 from typing import Callable, Sequence
@@ -311,6 +312,13 @@ batch_rules[jit_p] = _jit_batch
 # --------------------------------------------------------------------- API ----
 
 CACHE_SIZE = 128  # compiled signatures kept per jitted function (LRU)
+
+
+class _Flags(threading.local):
+    disabled = False  # inside funcad.disable_jit(): call the Python function instead
+
+
+flags = _Flags()
 _live: "weakref.WeakSet[Jitted]" = weakref.WeakSet()
 
 
@@ -450,6 +458,8 @@ class Jitted:
     # -- calls ---------------------------------------------------------------
     @api_boundary
     def __call__(self, *args, **kwargs):
+        if flags.disabled:
+            return self.fun(*args, **kwargs)
         if ctx.trace is not None:
             return self._call_traced(args, kwargs)
         # Fast path: positional array arguments only. Their signature maps
