@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, TypeVar
 
 from .core.pytree import (DictKey, FlattenedIndexKey, GetAttrKey, PyTreeDef, PyTreeError,
                           SequenceKey, _node_of, flatten_one_level, flatten_one_level_with_keys,
-                          flatten_up_to, is_tree_node, keystr, register_dataclass,
+                          flatten_up_to, is_tree_node, keystr, one_level, register_dataclass,
                           register_pytree_node, register_pytree_node_class,
                           register_pytree_with_keys, register_pytree_with_keys_class,
                           register_static, tree_flatten, tree_flatten_with_path, tree_leaves,
@@ -192,12 +192,10 @@ class PyTreeRegistry:
 
     def flatten_one_level(self, tree):
         """(children, aux data), or None for a leaf."""
-        node = _node_of(type(tree))
-        return None if node is None else node.flatten(tree)
+        return one_level(tree)
 
     def flatten_one_level_with_keys(self, tree):
-        node = _node_of(type(tree))
-        return None if node is None else node.flatten_with_keys(tree)
+        return one_level(tree, with_keys=True)
 
     def is_node(self, type: type) -> bool:  # noqa: A002 (JAX's parameter name)
         return is_tree_node(type)

@@ -100,7 +100,7 @@ def test_treedef_repr():
     _, td = tree_flatten({"a": (1, None), "b": [2, Point(3, 4)]})
     assert repr(td) == "PyTreeDef({'a': (*, None), 'b': [*, CustomNode(namedtuple[Point], [*, *])]})"  # as JAX prints it
     assert repr(tree_structure((1,))) == "PyTreeDef((*,))"
-    assert "CustomNode(Box['t'], [*])" in repr(tree_structure(Box(1, "t")))
+    assert "CustomNode(Box[t], [*])" in repr(tree_structure(Box(1, "t")))
 
 
 def test_structures_differ_by_container_keys_and_aux():

@@ -446,7 +446,7 @@ class PyTreeDef:
             return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(self.aux, kids)) + "}"
         if self.kind not in _registry:  # a namedtuple
             return f"CustomNode(namedtuple[{self.kind.__name__}], [{', '.join(kids)}])"
-        return f"CustomNode({self.kind.__name__}[{self.aux!r}], [{', '.join(kids)}])"
+        return f"CustomNode({self.kind.__name__}[{self.aux}], [{', '.join(kids)}])"
 
 
 _LEAF = PyTreeDef(None, None, ())
@@ -592,24 +592,35 @@ def _simple_str(key) -> str:
     return str(key)
 
 
+def one_level(tree, with_keys: bool = False):
+    """(children, aux data) of a pytree node (children as (key, child) pairs
+    `with_keys`), or None for a leaf. A namedtuple's aux data is its type, as in JAX."""
+    t = type(tree)
+    node = _node_of(t)
+    if node is None:
+        return None
+    children, aux = node.flatten_with_keys(tree) if with_keys else node.flatten(tree)
+    return children, (t if t not in _registry else aux)
+
+
 def flatten_one_level(tree):
     """(children, aux data) of a pytree node; ValueError for a leaf.
 
     >>> flatten_one_level({"b": [1], "a": 2})
     ([2, [1]], ('a', 'b'))
     """
-    node = _node_of(type(tree))
-    if node is None:
+    out = one_level(tree)
+    if out is None:
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
-    return node.flatten(tree)
+    return out
 
 
 def flatten_one_level_with_keys(tree):
     """([(key, child)], aux data) of a pytree node; ValueError for a leaf."""
-    node = _node_of(type(tree))
-    if node is None:
+    out = one_level(tree, with_keys=True)
+    if out is None:
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
-    return node.flatten_with_keys(tree)
+    return out
 
 
 def flatten_up_to(treedef: PyTreeDef, tree, what: str = "argument") -> list:
