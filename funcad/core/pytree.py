@@ -341,11 +341,11 @@ class PyTreeDef:
 
     def __init__(self, kind, aux, children):
         self.kind, self.aux, self._kids = kind, aux, tuple(children)
-        if kind is None:
-            self.num_leaves, self.num_nodes = 1, 1
-        else:
-            self.num_leaves = sum(c.num_leaves for c in self._kids)
-            self.num_nodes = 1 + sum(c.num_nodes for c in self._kids)
+        leaves, nodes = (0, 1) if kind is not None else (1, 1)
+        for c in self._kids:
+            leaves += c.num_leaves
+            nodes += c.num_nodes
+        self.num_leaves, self.num_nodes = leaves, nodes
         self._hash = None
 
     def __eq__(self, other):
@@ -356,9 +356,12 @@ class PyTreeDef:
         if (self.kind is not other.kind or self.num_nodes != other.num_nodes
                 or self.num_leaves != other.num_leaves or len(self._kids) != len(other._kids)):
             return False
-        if self.kind is not None and not _aux_equal(self.kind, self.aux, other.aux):
+        if self.aux is not other.aux and not _aux_equal(self.kind, self.aux, other.aux):
             return False
-        return all(a == b for a, b in zip(self._kids, other._kids))
+        for a, b in zip(self._kids, other._kids):
+            if a is not b and not a == b:
+                return False
+        return True
 
     def __hash__(self):
         h = self._hash
