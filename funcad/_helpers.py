@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 from typing import Any, Callable, Iterator
 
 from .core.avals import ShapedArray, aval_of
@@ -149,6 +150,22 @@ def eval_shape(fun: Callable, *args, **kwargs):
 
 # ---------------------------------------------------------- tracing context ----
 
+class _JitSwitch(threading.local):
+    disabled = False
+
+
+_switch = _JitSwitch()
+_switch_lock = threading.Lock()
+_open_blocks = 0   # disable_jit blocks open in any thread
+_compiled_call = None  # Jitted.__call__ while a block is open
+
+
+def _maybe_eager_call(self, *args, **kwargs):
+    if _switch.disabled:
+        return self.fun(*args, **kwargs)
+    return _compiled_call(self, *args, **kwargs)
+
+
 @contextlib.contextmanager
 def disable_jit(disable: bool = True) -> Iterator[None]:
     """Inside this block (in this thread) jitted functions run their Python
@@ -162,12 +179,23 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
     traced with 3.0
     6.0
     """
-    prev = _jit.flags.disabled
-    _jit.flags.disabled = bool(disable)
+    # While any block is open, Jitted.__call__ is swapped for one that checks
+    # this thread's switch, so jit's dispatch path pays nothing otherwise.
+    global _open_blocks, _compiled_call
+    with _switch_lock:
+        if _open_blocks == 0:
+            _compiled_call = _jit.Jitted.__call__
+            _jit.Jitted.__call__ = _maybe_eager_call
+        _open_blocks += 1
+    prev, _switch.disabled = _switch.disabled, bool(disable)
     try:
         yield
     finally:
-        _jit.flags.disabled = prev
+        _switch.disabled = prev
+        with _switch_lock:
+            _open_blocks -= 1
+            if _open_blocks == 0:
+                _jit.Jitted.__call__ = _compiled_call
 
 
 class _CompileTimeEvalTrace(Trace):

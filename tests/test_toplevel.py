@@ -111,6 +111,15 @@ def test_disable_jit_runs_the_python_function_eagerly():
         with funcad.disable_jit(False):
             f(5.0)
         assert f._cache_size() == 1
+    # other threads keep compiling, and the dispatch path is restored afterwards
+    import threading
+    other = []
+    with funcad.disable_jit():
+        t = threading.Thread(target=lambda: other.append(type(f(np.float64(7.0)))))
+        t.start()
+        t.join()
+    assert other == [funcad.Array]
+    assert type(f).__call__ is not funcad._helpers._maybe_eager_call
     jseen = []
     with jax.disable_jit():
         jax.jit(lambda x: jseen.append(type(x)) or x)(3.0)

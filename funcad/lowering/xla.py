@@ -324,16 +324,26 @@ def device_put(x, device):
     return _paths(device).put(_jax_aval(x.shape, x.dtype), sharding(device), x, device)
 
 
-def host_putter(shape, dtype, device):
-    """A fast `device_put` for NumPy arrays of exactly this shape and dtype."""
-    aval, sh, put = _jax_aval(tuple(shape), np.dtype(dtype)), sharding(device), _paths(device).put
+def host_putter(shape, dtype, device, other=None):
+    """A fast `device_put` for NumPy arrays (and, for shape (), NumPy scalars) of
+    exactly this shape's dtype; anything else goes to `other(x)` when given.
+    The dtype test lives here so the hot path is one Python call."""
+    dtype = np.dtype(dtype)
+    aval, sh, put = _jax_aval(tuple(shape), dtype), sharding(device), _paths(device).put
+    scalar = dtype.type if tuple(shape) == () else None
+    if other is None:
+        other = functools.partial(put, aval, sh, device=device)
     if put is _put_private:  # the hot path: one C++ call
-        devs, bput = [device], _xc.batched_device_put
+        devs, bput, nd = [device], _xc.batched_device_put, np.ndarray
 
-        def put_host(x: np.ndarray):
-            return bput(aval, sh, [x], devs, True, False, _COPY, True)
+        def put_host(x):
+            t = type(x)
+            if (t is nd and x.dtype == dtype) or t is scalar:
+                return bput(aval, sh, [x], devs, True, False, _COPY, True)
+            return other(x)
         return put_host
-    return lambda x: put(aval, sh, x, device)
+    return lambda x: put(aval, sh, x, device) if type(x) is np.ndarray and x.dtype == dtype \
+        else other(x)
 
 
 def result_handlers(out_avals, device) -> list | None:
