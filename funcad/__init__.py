@@ -38,3 +38,4 @@ remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
 __version__ = "0.1.0"
+from . import random  # noqa: E402,F401  (funcad.random, as jax.random)

@@ -109,3 +109,63 @@ def test_numpy_scalars_take_the_fast_path_and_keep_their_dtype():
     out = f(np.float32(2.0), np.float32(1.0))
     assert float(out) == 5.0
     assert f(np.float64(1.0), np.float64(1.0)).dtype == np.float64
+
+
+def test_jit_written_inline_traces_once_per_function():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return fnp.sin(x) * 2.0
+
+    x = np.ones(3)
+    for _ in range(5):
+        np.testing.assert_allclose(np.asarray(funcad.jit(f)(x)), np.sin(x) * 2.0)
+    assert len(calls) == 1
+    funcad.jit(f, static_argnums=())(x)  # same options: same cache
+    assert len(calls) == 1
+    funcad.jit(f, donate_argnums=0)(np.ones(3))  # other options: a cache of their own
+    assert len(calls) == 2
+    funcad.clear_caches()
+    funcad.jit(f)(x)
+    assert len(calls) == 3
+
+
+def test_bound_methods_and_unhashable_callables_still_jit():
+    class Model:
+        scale = 3.0
+
+        def apply(self, x):
+            return x * self.scale
+
+    m = Model()
+    assert float(funcad.jit(m.apply)(2.0)) == 6.0
+
+    class Unhashable:
+        __hash__ = None
+
+        def __call__(self, x):
+            return x + 1.0
+
+    assert float(funcad.jit(Unhashable())(2.0)) == 3.0
+
+
+def test_big_stack_thread_returns_results_and_raises_errors():
+    from funcad.lowering import xla
+    assert xla._on_big_stack(lambda: 41 + 1) == 42
+    with pytest.raises(ZeroDivisionError):
+        xla._on_big_stack(lambda: 1 / 0)
+
+
+@pytest.mark.slow
+def test_a_thirty_thousand_equation_program_compiles():
+    # jaxlib <= 0.10 overflowed the main thread's stack compiling this (segfault).
+    def f(x):
+        for _ in range(10_000):
+            x = fnp.sin(x) * 1.0001 + 0.001
+        return x
+    x = np.ones(3)
+    want = x
+    for _ in range(10_000):
+        want = np.sin(want) * 1.0001 + 0.001
+    np.testing.assert_allclose(np.asarray(funcad.jit(f)(x)), want, rtol=1e-9)

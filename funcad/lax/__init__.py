@@ -49,3 +49,11 @@ def select(pred, on_true, on_false):
 def __getattr__(name):
     from ..core.errors import unsupported_name
     raise unsupported_name(__name__, name, globals(), None)
+
+
+from ..primitives.bits import (bitcast_convert_type, clz, population_count,  # noqa: E402
+                               shift_left, shift_right_arithmetic, shift_right_logical)
+(bitcast_convert_type, clz, population_count, shift_left, shift_right_arithmetic,
+ shift_right_logical) = _builtins.map(_checked, (bitcast_convert_type, clz, population_count,
+                                                 shift_left, shift_right_arithmetic,
+                                                 shift_right_logical))

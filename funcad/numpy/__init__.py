@@ -64,3 +64,6 @@ def array_equal(a, b):
 def __getattr__(name):
     from ..core.errors import unsupported_name
     raise unsupported_name("funcad.numpy", name, globals(), _np)
+
+
+from ._bits import bitwise_count, bitwise_left_shift, bitwise_right_shift, left_shift, right_shift  # noqa: E402

@@ -49,9 +49,11 @@ def resolve_static_args(fun: Callable, static_argnums, static_argnames) -> tuple
     # An empty tuple counts as not given: funcad's jit defaults them to ().
     static_argnums = static_argnums if static_argnums not in ((), []) else None
     static_argnames = static_argnames if static_argnames not in ((), []) else None
-    sig = _signature(fun)
     nums, names = _int_tuple(static_argnums), _str_tuple(static_argnames)
-    if sig is None or (static_argnums is None and static_argnames is None):
+    if static_argnums is None and static_argnames is None:
+        return nums, names  # the common case: no signature needed
+    sig = _signature(fun)
+    if sig is None:
         return nums, names
     params = list(sig.parameters.values())
     if static_argnums is None:

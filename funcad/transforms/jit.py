@@ -12,6 +12,7 @@ jaxprs are memoized per jaxpr, so `grad(jit(f))` also compiles once.
 from __future__ import annotations
 
 import functools
+import inspect
 import weakref
 from collections import OrderedDict
 from typing import Callable, NamedTuple, Sequence
@@ -447,9 +448,11 @@ class Jitted:
         self.donate_argnums = _int_tuple(donate_argnums)
         self.backend = backend
         self.name = getattr(fun, "__name__", "fun")
-        self._cache: OrderedDict = OrderedDict()   # signature -> _Entry
-        self._traced: OrderedDict = OrderedDict()  # signature -> (closed, out_tree), inside transforms
-        self._fast: dict = {}  # positional-arrays signature -> _Entry (a view of _cache)
+        # signature -> _Entry; signature -> (closed, out_tree) inside transforms;
+        # positional-arrays signature -> _Fast (a view of _cache). Shared by every
+        # jit of the same function with the same options (see _caches_for).
+        self._cache, self._traced, self._fast = _caches_for(
+            fun, (self.static_argnums, self.static_argnames, self.donate_argnums, backend))
         self._fast_ok = not self.static_argnums and not self.static_argnames
         # Copy the name and docstring only: another wrapper's __dict__ (e.g. grad of a
         # jitted function) would bring that function's caches along.
@@ -471,7 +474,9 @@ class Jitted:
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         # backend None means the default one; the caches are dropped when it changes.
-        key = (in_tree, tuple(_leaf_key(x) for x in leaves), tuple(statics), self.backend)
+        # debug_nans: traces made with it on record source lines (caches are shared).
+        key = (in_tree, tuple(_leaf_key(x) for x in leaves), tuple(statics), self.backend,
+               ctx.debug_nans)
         return leaves, key, in_tree, static_pos
 
     def _trace(self, args, kwargs, leaves, in_tree, static_pos, parent=None):
@@ -697,10 +702,36 @@ def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(), d
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend)
 
 
-def _drop_compiled():
+# Like JAX, the trace cache is keyed on the function object (weakly), so that
+# `jit(f)(x)` written inline in a loop traces f once, not on every call.
+_shared: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _caches_for(fun, options) -> tuple:
+    """The (compiled, traced, fast) caches of `fun` jitted with `options`."""
+    fresh = (OrderedDict(), OrderedDict(), {})
+    if inspect.ismethod(fun):  # a new bound-method object per attribute access
+        return fresh
+    try:
+        per_fun = _shared.get(fun)
+        if per_fun is None:
+            per_fun = _shared[fun] = {}
+    except TypeError:  # not hashable or not weakly referenceable: no sharing
+        return fresh
+    return per_fun.setdefault(options, fresh)
+
+
+def _all_caches():
+    for per_fun in list(_shared.values()):
+        yield from per_fun.values()
     for j in list(_live):
-        j._cache.clear()
-        j._fast.clear()
+        yield j._cache, j._traced, j._fast
+
+
+def _drop_compiled():
+    for compiled, _, fast in _all_caches():
+        compiled.clear()
+        fast.clear()
 
 
 xla.backend_change_hooks.append(_drop_compiled)  # entries for backend=None are stale
@@ -708,8 +739,9 @@ xla.backend_change_hooks.append(_drop_compiled)  # entries for backend=None are 
 
 def clear_caches() -> None:
     """Drop every jitted function's compiled signatures and the executable cache."""
-    for j in list(_live):
-        j.clear_cache()
+    for caches in _all_caches():
+        for c in caches:
+            c.clear()
     _memo_table.clear()
     if xla._xc is not None:
         xla.clear_executable_cache()
