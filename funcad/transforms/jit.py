@@ -30,6 +30,7 @@ from ..lowering import packing, xla
 from ..lowering.array import Array
 from ..lowering.stablehlo import lower_closed_call, lower_jaxpr, lowering_rules
 from .passes import optimize, register_call
+from ._argnums import resolve_static_args
 from ..core.traceback_util import api_boundary, filtered
 from ..debug import check_jit_nans, hoist_prints
 
@@ -442,9 +443,8 @@ class Jitted:
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
                  backend=None):
         self.fun = fun
-        self.static_argnums = _int_tuple(static_argnums)
-        names = static_argnames
-        self.static_argnames = (names,) if isinstance(names, str) else tuple(names)
+        self.static_argnums, self.static_argnames = resolve_static_args(fun, static_argnums,
+                                                                        static_argnames)
         self.donate_argnums = _int_tuple(donate_argnums)
         self.backend = backend
         self.name = getattr(fun, "__name__", "fun")
@@ -693,6 +693,9 @@ def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(), d
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, backend=backend)
+    if not callable(fun):
+        raise FuncadTypeError(f"jit expected a callable, got {fun!r} of type {type(fun).__name__}; pass "
+                              "the function to compile: funcad.jit(f), or use @funcad.jit")
     if backend is not None:
         from ..lowering.xla import _canonical
         backend = _canonical(backend)
