@@ -92,6 +92,23 @@ def main():
                                  lambda: jtiny(jv).block_until_ready(), number=1000)
     rows.append(("dispatch + block_until_ready, device input", t_ours, t_theirs, 2.0))
 
+    s32 = np.float32(3.0)
+    t_ours, t_theirs = best_pair(lambda: tiny(s32), lambda: jtiny(s32), number=1000)
+    rows.append(("dispatch, tiny fn of a NumPy f32 scalar", t_ours, t_theirs, 1.5))
+
+    shapes = [(3,), (4, 4), (), (2, 3), (5,), (1,), (3, 3), (), (7,), (2, 2)]
+    many = [np.ones(s, np.float32) for s in shapes]
+
+    def ten(np_):
+        return lambda *a: {"s": sum(np_.sum(v) for v in a), "first": a[0] * 2, "pair": (a[1], a[2] + 1)}
+    f10, j10 = funcad.jit(ten(fnp)), jax.jit(ten(jnp))
+    np.testing.assert_allclose(np.asarray(f10(*many)["s"]), np.asarray(j10(*many)["s"]))
+    t_ours, t_theirs = best_pair(lambda: f10(*many), lambda: j10(*many), number=300)
+    rows.append(("dispatch, 10 NumPy args, pytree out", t_ours, t_theirs, 1.5))
+    dmany, jmany = [funcad.device_put(a) for a in many], [jax.device_put(a) for a in many]
+    t_ours, t_theirs = best_pair(lambda: f10(*dmany), lambda: j10(*jmany), number=300)
+    rows.append(("dispatch, 10 device args, pytree out", t_ours, t_theirs, 1.5))
+
     # 3. time to first result ------------------------------------------------
     def clear_ours():
         funcad.transforms.jit.clear_caches()
@@ -101,6 +118,20 @@ def main():
     t_theirs = first_result(lambda: jax.jit(jax.grad(lambda *a: jax_mlp_loss(*a))), (params, x, y),
                             lambda g: g[-1][0].block_until_ready(), jax.clear_caches)
     rows.append(("first result: trace+lower+compile mlp grad", t_ours, t_theirs, 1.5))
+
+    # 4. cold start: a whole process, import to first jitted result ------------
+    def cold(code, repeat=3):
+        import subprocess
+        times = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+            times.append(time.perf_counter() - t)
+        return min(times)
+    prog = ("import numpy as np; import {m} as F; import {m}.numpy as N; "
+            "print(F.jit(lambda x: N.tanh(x) * 2.0 + 1.0)(np.ones(3, np.float32)))")
+    rows.append(("cold start: python -c import + first jit call", cold(prog.format(m="funcad")),
+                 cold(prog.format(m="jax")), 1.2))
 
     print(f"{'benchmark':48s} {'funcad':>11s} {'jax':>11s} {'ratio':>6s} {'target':>7s}")
     for name, a, b, target in rows:

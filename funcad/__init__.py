@@ -4,7 +4,7 @@
 >>> funcad.grad(fnp.tanh)(0.0)
 1.0
 """
-from . import numpy, tree_util, lax  # noqa: F401  (numpy installs tracer methods)
+from . import numpy, tree_util, tree, lax  # noqa: F401  (numpy installs tracer methods)
 from .core import (ClosedJaxpr, ConcretizationError, FuncadError, FuncadTypeError, Jaxpr,
                    ShapeDtypeStruct, TracerLeakError, eval_jaxpr, make_jaxpr)
 from .core.avals import float0
@@ -23,6 +23,9 @@ from . import viz  # noqa: F401  (graphviz is imported only when drawing)
 from . import config, debug  # noqa: F401  (settings; debug.print and debug_nans)
 from .core.errors import MissingRuleError, NaNError, UnsupportedError
 from .transforms.jit import clear_caches
+from ._helpers import (block_until_ready, default_backend, device_count, device_get, devices,
+                       disable_jit, ensure_compile_time_eval, eval_shape, local_device_count,
+                       local_devices, named_call, named_scope, process_count, process_index)
 from .core.traceback_util import api_boundary as _api_boundary, boundary_transform as _boundary
 
 # Errors leaving the public entry points (and the functions they return) show
@@ -35,3 +38,4 @@ remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
 __version__ = "0.1.0"
+from . import random  # noqa: E402,F401  (funcad.random, as jax.random)

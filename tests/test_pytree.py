@@ -98,9 +98,9 @@ def test_dict_leaves_come_in_sorted_key_order_and_ordered_dict_in_insertion_orde
 
 def test_treedef_repr():
     _, td = tree_flatten({"a": (1, None), "b": [2, Point(3, 4)]})
-    assert repr(td) == "PyTreeDef({'a': (*, None), 'b': [*, Point(x=*, y=*)]})"
+    assert repr(td) == "PyTreeDef({'a': (*, None), 'b': [*, CustomNode(namedtuple[Point], [*, *])]})"  # as JAX prints it
     assert repr(tree_structure((1,))) == "PyTreeDef((*,))"
-    assert "CustomNode(Box['t'], [*])" in repr(tree_structure(Box(1, "t")))
+    assert "CustomNode(Box[t], [*])" in repr(tree_structure(Box(1, "t")))
 
 
 def test_structures_differ_by_container_keys_and_aux():

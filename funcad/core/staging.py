@@ -182,7 +182,7 @@ def make_jaxpr(fun, static_argnums=(), return_shape: bool = False, optimize: boo
             from ..transforms.passes import optimize as optimize_jaxpr
             closed = optimize_jaxpr(closed)
         if return_shape:
-            shapes = [ShapeDtypeStruct(a.shape, a.dtype) for a in closed.out_avals]
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
             return closed, tree_unflatten(out_tree[0], shapes)
         return closed
 
@@ -190,21 +190,33 @@ def make_jaxpr(fun, static_argnums=(), return_shape: bool = False, optimize: boo
 
 
 class ShapeDtypeStruct:
-    """The shape and dtype of an array, without its values."""
+    """The shape and dtype of an array, without its values (as jax.ShapeDtypeStruct).
 
-    __slots__ = ("shape", "dtype")
+    >>> ShapeDtypeStruct((2, 3), "float32")
+    ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
 
-    def __init__(self, shape, dtype):
-        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, *, weak_type: bool = False):
+        self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), bool(weak_type)
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
     def __repr__(self):
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
     def __eq__(self, other):
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == (other.shape, other.dtype)
+        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
+            other.shape, other.dtype, other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
 
 
 def _arg_aval(x) -> ShapedArray:
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, x.dtype)
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
     return aval_of(x)

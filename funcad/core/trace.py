@@ -196,6 +196,18 @@ class Tracer:
     def __index__(self):
         return int(check_alive(self).concrete())
 
+    def item(self, *args):
+        return np.asarray(check_alive(self).concrete()).item(*args)
+
+    def tolist(self):
+        return np.asarray(check_alive(self).concrete()).tolist()
+
+    def __setitem__(self, idx, value):
+        raise TypeError(
+            f"{type(self).__name__} does not support item assignment: funcad arrays are immutable, "
+            "as JAX's are. Instead of `x[idx] = y`, write `x = x.at[idx].set(y)` (also .add, "
+            ".multiply, .min, .max, ...).")
+
     def __array__(self, dtype=None, copy=None):
         check_alive(self)
         value = np.asarray(self.concrete())
@@ -227,7 +239,8 @@ def _concretization_message(t: Tracer) -> str:
 
 _CONVERSIONS = {"__bool__": "bool() (an `if`, `while`, `and`/`or` or `not`)", "__int__": "int()",
                 "__float__": "float()", "__complex__": "complex()", "__index__": "use as an index",
-                "__array__": "np.asarray()", "__len__": "len()"}
+                "__array__": "np.asarray()", "__len__": "len()", "item": ".item()",
+                "tolist": ".tolist()"}
 
 
 def _where_concretized() -> str:

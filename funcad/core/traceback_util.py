@@ -116,19 +116,29 @@ def api_boundary(fun: Callable) -> Callable:
             if (getattr(e, "__funcad_unfiltered_traceback__", None) is not None
                     or _inside_boundary(sys._getframe(1)) or not filtering_enabled()):
                 raise
-            tb = e.__traceback__
-            filtered, dropped = _filter_tb(tb)
-            if not dropped:
-                raise
-            try:
-                e.__funcad_unfiltered_traceback__ = tb
-            except AttributeError:  # an exception type without a __dict__
-                raise e
-            if hasattr(e, "add_note"):
-                e.add_note(_NOTE.format(n=dropped))
-            raise e.with_traceback(filtered)
+            raise filtered(e)
 
     return funcad_api_boundary
+
+
+def filtered(e: BaseException) -> BaseException:
+    """`e` with funcad's frames dropped from its traceback (the full one kept as
+    `e.__funcad_unfiltered_traceback__`), for `raise filtered(e)`. Hot paths
+    that skip the `api_boundary` wrapper use it in their own `except`."""
+    if (getattr(e, "__funcad_unfiltered_traceback__", None) is not None
+            or not filtering_enabled()):
+        return e
+    tb = e.__traceback__
+    filtered_tb, dropped = _filter_tb(tb)
+    if not dropped:
+        return e
+    try:
+        e.__funcad_unfiltered_traceback__ = tb
+    except AttributeError:  # an exception type without a __dict__
+        return e
+    if hasattr(e, "add_note"):
+        e.add_note(_NOTE.format(n=dropped))
+    return e.with_traceback(filtered_tb)
 
 
 _BOUNDARY_CODE = api_boundary(lambda: None).__code__

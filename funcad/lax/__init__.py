@@ -51,4 +51,10 @@ def __getattr__(name):
     raise unsupported_name(__name__, name, globals(), None)
 
 
+from ..primitives.bits import (bitcast_convert_type, clz, population_count,  # noqa: E402
+                               shift_left, shift_right_arithmetic, shift_right_logical)
+(bitcast_convert_type, clz, population_count, shift_left, shift_right_arithmetic,
+ shift_right_logical) = _builtins.map(_checked, (bitcast_convert_type, clz, population_count,
+                                                 shift_left, shift_right_arithmetic,
+                                                 shift_right_logical))
 from ._more import *  # noqa: E402,F401,F403  (compositions: *_in_dim, reduce, reduce_window, ...)

@@ -35,6 +35,11 @@ _BINARY = {
 }
 
 
+# name -> rule(eqn, input_exprs) -> source, for primitives that register their template
+# beside their other rules (see funcad/primitives/bits.py).
+source_rules: dict = {}
+
+
 def _dtype(d) -> str:
     return f"np.{np.dtype(d).name}"
 
@@ -46,6 +51,8 @@ def _slices(parts) -> str:
 def _expr(eqn, a, outs):
     """Source for one equation; `a` holds the input expressions."""
     name, p = eqn.prim.name, eqn.params
+    if name in source_rules:
+        return source_rules[name](eqn, a)
     if name in _UNARY:
         return _UNARY[name].format(*a)
     if name in _BINARY:

@@ -232,19 +232,32 @@ def _symbol(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", name) or "f"
 
 
-def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = ()) -> Lowered:
+def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = (),
+                packing=None) -> Lowered:
     """Lower a closed jaxpr to a StableHLO module whose @main takes
-    (hoisted constants..., inputs...) and returns the outputs.
+    (hoisted constants..., [packed host inputs,] inputs...) and returns the outputs.
 
     `donated[i]` marks input i as a buffer XLA may reuse for an output.
+    `packing` (a `packing.Layout`) lists inputs that arrive as slices of one
+    uint8 buffer, the parameter after the constants; the others follow it.
     """
     module = Module()
     ctx = LoweringContext(module)
     jaxpr = closed.jaxpr
     args = [Value(f"%arg{i}", v.aval) for i, v in enumerate(jaxpr.invars)]
+    packed_params, in_buffer = [], set()
+    if packing is not None:
+        from .packing import emit_unpack
+        buf = Value("%packed", ShapedArray((packing.nbytes,), np.uint8))
+        packed_params = [f"{buf.name}: {tensor_type(buf.aval)}"]
+        for slot in packing.slots:
+            args[slot.index] = emit_unpack(ctx, buf, slot)
+            in_buffer.add(slot.index)
     outs = lower_jaxpr_body(ctx, jaxpr, closed.consts, args)
-    params = [f"{v.name}: {tensor_type(v.aval)}" for v in module.const_vals]
+    params = [f"{v.name}: {tensor_type(v.aval)}" for v in module.const_vals] + packed_params
     for i, a in enumerate(args):
+        if i in in_buffer:
+            continue
         attr = " {jax.buffer_donor = true}" if i < len(donated) and donated[i] else ""
         params.append(f"{a.name}: {tensor_type(a.aval)}{attr}")
     out_types = ", ".join(tensor_type(o.aval) for o in outs)
@@ -254,7 +267,8 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = 
         "{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {",
         f"  func.func public @main({', '.join(params)}) -> ({out_types}) {{",
         *ctx.lines, ret, "  }", "}", ""])
-    return Lowered(text, module.const_args, [a.aval for a in args], [v.aval for v in jaxpr.outvars])
+    return Lowered(text, module.const_args, [v.aval for v in jaxpr.invars],
+                   [v.aval for v in jaxpr.outvars])
 
 
 # ------------------------------------------------------------------ helpers ----

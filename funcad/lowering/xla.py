@@ -38,6 +38,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -199,13 +200,48 @@ def compile_text(mlir: str, backend: str | None = None):
     client = get_client(backend or default_backend())
     options = _compile_options(device, client)
     if hasattr(client, "compile_and_load"):  # jaxlib >= 0.7
-        exe = client.compile_and_load(mlir, [device], options)
+        compile_ = functools.partial(client.compile_and_load, mlir, [device], options)
     else:  # jaxlib 0.6: compile returns a loaded executable
-        exe = client.compile(mlir, options)
+        compile_ = functools.partial(client.compile, mlir, options)
+    # Long programs (tens of thousands of operations) overflow the 8 MiB main
+    # stack in MLIR's and XLA's recursive passes and kill the process; they
+    # are compiled on a thread with a large stack instead.
+    exe = compile_() if mlir.count("\n") < BIG_PROGRAM_LINES else _on_big_stack(compile_)
     _exe_cache[key] = exe
     if len(_exe_cache) > EXECUTABLE_CACHE_SIZE:
         _exe_cache.popitem(last=False)
     return exe
+
+
+BIG_PROGRAM_LINES = 2000
+_STACK_BYTES = 1 << 30  # virtual: only the pages a compilation touches are committed
+
+
+def _on_big_stack(fn):
+    """fn() on a fresh thread with a large stack; its result or its exception."""
+    out: list = []
+
+    def run():
+        try:
+            out.append((True, fn()))
+        except BaseException as e:  # handed to the caller's thread
+            out.append((False, e))
+
+    with _stack_lock:
+        old = threading.stack_size(_STACK_BYTES)
+        try:
+            t = threading.Thread(target=run, name="funcad-compile")
+            t.start()
+        finally:
+            threading.stack_size(old)
+    t.join()
+    ok, value = out[0]
+    if not ok:
+        raise value
+    return value
+
+
+_stack_lock = threading.Lock()  # threading.stack_size is process-wide
 
 
 def _compile_options(device, client):
@@ -324,16 +360,26 @@ def device_put(x, device):
     return _paths(device).put(_jax_aval(x.shape, x.dtype), sharding(device), x, device)
 
 
-def host_putter(shape, dtype, device):
-    """A fast `device_put` for NumPy arrays of exactly this shape and dtype."""
-    aval, sh, put = _jax_aval(tuple(shape), np.dtype(dtype)), sharding(device), _paths(device).put
+def host_putter(shape, dtype, device, other=None):
+    """A fast `device_put` for NumPy arrays (and, for shape (), NumPy scalars) of
+    exactly this shape's dtype; anything else goes to `other(x)` when given.
+    The dtype test lives here so the hot path is one Python call."""
+    dtype = np.dtype(dtype)
+    aval, sh, put = _jax_aval(tuple(shape), dtype), sharding(device), _paths(device).put
+    scalar = dtype.type if tuple(shape) == () else None
+    if other is None:
+        other = functools.partial(put, aval, sh, device=device)
     if put is _put_private:  # the hot path: one C++ call
-        devs, bput = [device], _xc.batched_device_put
+        devs, bput, nd = [device], _xc.batched_device_put, np.ndarray
 
-        def put_host(x: np.ndarray):
-            return bput(aval, sh, [x], devs, True, False, _COPY, True)
+        def put_host(x):
+            t = type(x)
+            if (t is nd and x.dtype == dtype) or t is scalar:
+                return bput(aval, sh, [x], devs, True, False, _COPY, True)
+            return other(x)
         return put_host
-    return lambda x: put(aval, sh, x, device)
+    return lambda x: put(aval, sh, x, device) if type(x) is np.ndarray and x.dtype == dtype \
+        else other(x)
 
 
 def result_handlers(out_avals, device) -> list | None:

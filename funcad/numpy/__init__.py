@@ -65,6 +65,8 @@ def __getattr__(name):
     from ..core.errors import unsupported_name
     raise unsupported_name("funcad.numpy", name, globals(), _np)
 
+
+from ._bits import bitwise_count, bitwise_left_shift, bitwise_right_shift, left_shift, right_shift  # noqa: E402
 # The rest of jax.numpy's surface, one topic per module (all compositions of primitives).
 from ._calculus import *  # noqa: E402,F401,F403
 from ._construct import *  # noqa: E402,F401,F403

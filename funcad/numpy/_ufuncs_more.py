@@ -1,5 +1,5 @@
 """More elementwise functions, written with existing ops: fabs, fmax/fmin, signbit,
-isposinf/isneginf, nan_to_num, modf, ldexp, gcd/lcm, integer bit shifts, and the
+isposinf/isneginf, nan_to_num, modf, ldexp, gcd/lcm, and the
 type predicates (isreal, iscomplexobj, isscalar, ...)."""
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ from ._ufuncs import (absolute, floor_divide, isinf, isnan, logical_and, logical
 
 __all__ = ["fabs", "fmax", "fmin", "signbit", "isposinf", "isneginf", "isreal", "iscomplex",
            "isrealobj", "iscomplexobj", "isscalar", "iterable", "nan_to_num", "modf", "ldexp",
-           "gcd", "lcm", "pow", "bitwise_invert", "left_shift", "right_shift",
-           "bitwise_left_shift", "bitwise_right_shift"]
+           "gcd", "lcm", "pow", "bitwise_invert"]
 
 
 def fabs(x, /):
@@ -210,48 +209,3 @@ def bitwise_invert(x, /):
     """Bitwise NOT (the array API's name)."""
     from ._ufuncs import invert
     return invert(x)
-
-
-def _int_pair(x1, x2, name):
-    x1, x2 = promote(x1, x2)
-    d = aval_of(x1).dtype
-    if d.kind not in "iu":
-        raise FuncadTypeError(f"{name}: arguments must be integers, got {d}")
-    return x1, x2, d
-
-
-def _pow2(s, d):
-    """2**s in dtype d for 0 <= s < bits (looked up, so it wraps like the shift does)."""
-    from ._indexing import getitem
-    bits = d.itemsize * 8
-    table = np.array([1 << i for i in range(bits)], dtype=np.uint64).astype(d)
-    return getitem(table, E.max(E.min(cast(s, np.int64), np.int64(bits - 1)), np.int64(0)))
-
-
-def left_shift(x1, x2, /):
-    """x1 << x2 (0 where x2 is negative or at least the bit width, as XLA)."""
-    x1, x2, d = _int_pair(x1, x2, "left_shift")
-    bits = d.itemsize * 8
-    s = cast(x2, np.int64)
-    from ._shape import broadcast_arrays
-    x1, s = broadcast_arrays(x1, s)
-    ok = logical_and(E.ge(s, np.int64(0)), E.lt(s, np.int64(bits)))
-    return where(ok, E.mul(x1, _pow2(s, d)), np.zeros((), d))
-
-
-def right_shift(x1, x2, /):
-    """x1 >> x2: arithmetic for signed integers, logical for unsigned."""
-    x1, x2, d = _int_pair(x1, x2, "right_shift")
-    bits = d.itemsize * 8
-    s = cast(x2, np.int64)
-    from ._shape import broadcast_arrays
-    x1, s = broadcast_arrays(x1, s)
-    ok = logical_and(E.ge(s, np.int64(0)), E.lt(s, np.int64(bits - (1 if d.kind == "i" else 0))))
-    shifted = floor_divide(x1, _pow2(s, d))  # exact: floor division by a power of two
-    if d.kind == "u":
-        return where(ok, shifted, np.zeros((), d))
-    sign_fill = where(E.lt(x1, np.zeros((), d)), np.array(-1, d), np.zeros((), d))
-    return where(ok, shifted, sign_fill)
-
-
-bitwise_left_shift, bitwise_right_shift = left_shift, right_shift

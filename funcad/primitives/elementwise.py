@@ -7,7 +7,6 @@ place, `unbroadcast`.
 from __future__ import annotations
 
 import numpy as np
-import scipy.special as sp
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError
@@ -16,6 +15,20 @@ from ._base import broadcast_shapes
 from ._base import (const, defjvp, deflinear, defzero, full, is_undefined, new_primitive,
                     shape_of, type_error, unbroadcast, broadcast_to, zeros_like, dtype_of)
 
+
+
+
+class _LazyScipySpecial:
+    """scipy.special, imported on first use: it takes ~0.2 s, more than the
+    rest of `import funcad`, and only a few impls need it."""
+
+    def __getattr__(self, name):
+        import scipy.special
+        globals()["sp"] = scipy.special
+        return getattr(scipy.special, name)
+
+
+sp = _LazyScipySpecial()
 
 # ---------------------------------------------------------------- unary ----
 
@@ -34,7 +47,8 @@ def unop(name, impl, kinds="fc"):
 
 
 def _erf_inv(x):
-    return sp.erfinv(x)
+    out, dtype = sp.erfinv(x), np.result_type(x)
+    return out if out.dtype == dtype else out.astype(dtype)  # SciPy gives float32 for float16
 
 
 neg_p = unop("neg", np.negative, "fciu")
@@ -63,10 +77,10 @@ sign_p = unop("sign", np.sign, "fiu")
 floor_p = unop("floor", np.floor, "f")
 ceil_p = unop("ceil", np.ceil, "f")
 round_p = unop("round", np.rint, "f")  # half to even, as NumPy's round
-erf_p = unop("erf", sp.erf, "f")
+erf_p = unop("erf", lambda x: sp.erf(x), "f")
 erf_inv_p = unop("erf_inv", _erf_inv, "f")
-lgamma_p = unop("lgamma", sp.gammaln, "f")
-digamma_p = unop("digamma", sp.digamma, "f")
+lgamma_p = unop("lgamma", lambda x: sp.gammaln(x), "f")
+digamma_p = unop("digamma", lambda x: sp.digamma(x), "f")
 is_finite_p = new_primitive("is_finite", np.isfinite,
                             lambda x: ShapedArray(x.shape, np.bool_))
 not_p = unop("not", np.invert, "biu")

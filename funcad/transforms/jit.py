@@ -12,9 +12,10 @@ jaxprs are memoized per jaxpr, so `grad(jit(f))` also compiles once.
 from __future__ import annotations
 
 import functools
+import inspect
 import weakref
 from collections import OrderedDict
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -25,26 +26,39 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.staging import partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, ctx, eval_jaxpr,
                           impl_rules, jvp_rules, set_trace, transpose_rules)
-from ..lowering import xla
+from ..lowering import packing, xla
 from ..lowering.array import Array
 from ..lowering.stablehlo import lower_closed_call, lower_jaxpr, lowering_rules
 from .passes import optimize, register_call
-from ..core.traceback_util import api_boundary
+from ._argnums import resolve_static_args
+from ..core.traceback_util import api_boundary, filtered
 from ..debug import check_jit_nans, hoist_prints
 
 # ------------------------------------------------------------- executables ----
 
 
 class Executable:
-    """A compiled jaxpr: XLA executable, constant buffers and result handlers."""
+    """A compiled jaxpr: XLA executable, constant buffers and result handlers.
+
+    `host[i]` says input i is expected to come from the host (NumPy); small
+    host inputs then travel packed in one transfer (see lowering/packing.py).
+    """
 
     __slots__ = ("exe", "device", "const_bufs", "handlers", "in_avals", "out_avals", "text",
-                 "has_float0", "puts", "run", "prints")
+                 "has_float0", "puts", "run", "prints", "layout", "packed_idx", "rest",
+                 "put_packed")
 
-    def __init__(self, closed: ClosedJaxpr, name: str, backend: str | None, donated=()):
+    def __init__(self, closed: ClosedJaxpr, name: str, backend: str | None, donated=(),
+                 host: Sequence[bool] | None = None):
         # funcad.debug.print calls become extra outputs, printed after each call.
         closed, self.prints = hoist_prints(closed)
-        lowered = lower_jaxpr(optimize(closed), name, donated)  # XLA gets the smaller program
+        closed = optimize(closed)  # XLA gets the smaller program
+        self.layout = None
+        if host is not None:
+            flags = list(donated) + [False] * (len(host) - len(donated))
+            self.layout = packing.plan(closed.in_avals, [
+                h and packing.packable(a, d) for h, a, d in zip(host, closed.in_avals, flags)])
+        lowered = lower_jaxpr(closed, name, donated, self.layout)
         self.text = lowered.text
         self.device = xla.get_device(backend)
         self.exe = xla.compile_text(lowered.text, backend)
@@ -57,12 +71,50 @@ class Executable:
         self.has_float0 = any(a.dtype == float0 for a in self.out_avals)
         self.puts = [_putter(a, self.device) for a in self.in_avals]
         self.run = xla.runner(self.exe, self.handlers)
+        if self.layout is not None:
+            self.packed_idx = tuple(s.index for s in self.layout.slots)
+            packed = set(self.packed_idx)
+            self.rest = tuple(i for i in range(len(self.in_avals)) if i not in packed)
+            self.put_packed = xla.host_putter((self.layout.nbytes,), np.uint8, self.device)
+
+    def _simple_call(self):
+        """The hot path for the common case (no packing, float0 or prints), with
+        everything it reads bound as locals: each attribute read costs ~30 ns."""
+        consts, puts, dev, avals = self.const_bufs, self.puts, self.device, self.out_avals
+        run, handlers = self.exe.execute_sharded, self.handlers
+        if handlers is None or consts:
+            run_list = self.run
+
+            def call(args):
+                bufs = consts + [x._buf if type(x) is Array and x._device is dev else put(x)
+                                 for x, put in zip(args, puts)]
+                return [Array(b, a, dev) for b, a in zip(run_list(bufs), avals)]
+        elif len(avals) == 1:
+            a0 = avals[0]
+
+            def call(args):
+                raw = run([x._buf if type(x) is Array and x._device is dev else put(x)
+                           for x, put in zip(args, puts)]).consume_with_handlers(handlers)
+                return [Array(raw[0], a0, dev)]
+        else:
+            def call(args):
+                raw = run([x._buf if type(x) is Array and x._device is dev else put(x)
+                           for x, put in zip(args, puts)]).consume_with_handlers(handlers)
+                return [Array(b, a, dev) for b, a in zip(raw, avals)]
+        return call
 
     def __call__(self, args: Sequence) -> list:
-        # The dispatch hot path: keep it to a few attribute reads per argument.
         dev = self.device
-        bufs = self.const_bufs + [x._buf if type(x) is Array and x._device is dev else put(x)
-                                  for x, put in zip(args, self.puts)]
+        if self.layout is None:
+            bufs = self.const_bufs + [x._buf if type(x) is Array and x._device is dev else put(x)
+                                      for x, put in zip(args, self.puts)]
+        else:
+            bufs = self.const_bufs + [
+                self.put_packed(packing.pack(self.layout, [args[i] for i in self.packed_idx]))]
+            puts = self.puts
+            for i in self.rest:
+                x = args[i]
+                bufs.append(x._buf if type(x) is Array and x._device is dev else puts[i](x))
         raw = self.run(bufs)
         if self.has_float0:
             outs = [np.zeros(a.shape, float0) if a.dtype == float0 else Array(b, a, dev)
@@ -77,13 +129,7 @@ def _putter(aval, device):
     right dtype, the general conversion otherwise."""
     if aval.dtype == float0:
         return lambda x: to_buffer(x, aval, device)
-    dtype, fast = aval.dtype, xla.host_putter(aval.shape, aval.dtype, device)
-
-    def put(x):
-        if type(x) is np.ndarray and x.dtype == dtype:
-            return fast(x)
-        return to_buffer(x, aval, device)
-    return put
+    return xla.host_putter(aval.shape, aval.dtype, device, lambda x: to_buffer(x, aval, device))
 
 
 def to_buffer(x, aval, device):
@@ -349,12 +395,42 @@ def _leaf_key(x):
     return (a.shape, a.dtype, a.weak_type)
 
 
-class _Entry:
-    __slots__ = ("closed", "executable", "out_tree", "single")
+def _host_mask(leaves) -> tuple:
+    """Which arguments come from the host (NumPy arrays, scalars) rather than the device."""
+    return tuple(type(x) is not Array and not isinstance(x, Tracer) for x in leaves)
 
-    def __init__(self, closed, executable, out_tree):
-        self.closed, self.executable, self.out_tree = closed, executable, out_tree
+
+class _Entry:
+    """One traced signature: its jaxpr and an executable per host mask (which
+    inputs are NumPy), since host inputs travel packed (lowering/packing.py)."""
+
+    __slots__ = ("closed", "executables", "out_tree", "single", "name", "backend", "donated")
+
+    def __init__(self, closed, out_tree, name, backend, donated=()):
+        self.closed, self.out_tree = closed, out_tree
+        self.name, self.backend, self.donated = name, backend, donated
+        self.executables: dict = {}
         self.single = out_tree.kind is None  # one array out: skip unflattening
+
+    def executable(self, mask: tuple) -> Executable:
+        exe = self.executables.get(mask)
+        if exe is None:
+            exe = self.executables[mask] = Executable(self.closed, self.name, self.backend,
+                                                      self.donated, mask)
+        return exe
+
+
+class _Fast(NamedTuple):
+    """A fast-path cache value: how to run this exact argument signature."""
+    call: Callable  # args -> list of outputs
+    single: bool
+    out_tree: object
+
+
+def _fast_call(exe: Executable) -> Callable:
+    if exe.layout is None and not exe.has_float0 and exe.prints is None:
+        return exe._simple_call()
+    return exe
 
 
 class Jitted:
@@ -367,15 +443,16 @@ class Jitted:
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
                  backend=None):
         self.fun = fun
-        self.static_argnums = _int_tuple(static_argnums)
-        names = static_argnames
-        self.static_argnames = (names,) if isinstance(names, str) else tuple(names)
+        self.static_argnums, self.static_argnames = resolve_static_args(fun, static_argnums,
+                                                                        static_argnames)
         self.donate_argnums = _int_tuple(donate_argnums)
         self.backend = backend
         self.name = getattr(fun, "__name__", "fun")
-        self._cache: OrderedDict = OrderedDict()   # signature -> _Entry
-        self._traced: OrderedDict = OrderedDict()  # signature -> (closed, out_tree), inside transforms
-        self._fast: dict = {}  # positional-arrays signature -> _Entry (a view of _cache)
+        # signature -> _Entry; signature -> (closed, out_tree) inside transforms;
+        # positional-arrays signature -> _Fast (a view of _cache). Shared by every
+        # jit of the same function with the same options (see _caches_for).
+        self._cache, self._traced, self._fast = _caches_for(
+            fun, (self.static_argnums, self.static_argnames, self.donate_argnums, backend))
         self._fast_ok = not self.static_argnums and not self.static_argnames
         # Copy the name and docstring only: another wrapper's __dict__ (e.g. grad of a
         # jitted function) would bring that function's caches along.
@@ -397,7 +474,9 @@ class Jitted:
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         # backend None means the default one; the caches are dropped when it changes.
-        key = (in_tree, tuple(_leaf_key(x) for x in leaves), tuple(statics), self.backend)
+        # debug_nans: traces made with it on record source lines (caches are shared).
+        key = (in_tree, tuple(_leaf_key(x) for x in leaves), tuple(statics), self.backend,
+               ctx.debug_nans)
         return leaves, key, in_tree, static_pos
 
     def _trace(self, args, kwargs, leaves, in_tree, static_pos, parent=None):
@@ -434,8 +513,8 @@ class Jitted:
         entry = self._cache.get(key)
         if entry is None:
             closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos)
-            exe = Executable(closed, self.name, self.backend, self._donated(args, static_pos, leaves))
-            entry = self._store(key, _Entry(closed, exe, out_tree))
+            entry = self._store(key, _Entry(closed, out_tree, self.name, self.backend,
+                                            self._donated(args, static_pos, leaves)))
         else:
             self._cache.move_to_end(key)
         return entry, leaves
@@ -448,31 +527,40 @@ class Jitted:
         return entry
 
     # -- calls ---------------------------------------------------------------
-    @api_boundary
     def __call__(self, *args, **kwargs):
+        # Fast path: positional array arguments of a signature seen before map
+        # straight to a compiled call. It skips the api_boundary wrapper (a
+        # Python call) and filters tracebacks itself; all else goes to _call.
+        if not kwargs and self._fast_ok and ctx.trace is None:
+            try:
+                hit = self._fast.get(tuple([_FAST_KEYS[type(a)](a) for a in args]))
+            except KeyError:
+                hit = None
+            if hit is not None and not ctx.debug_nans:
+                try:
+                    outs = hit.call(args)
+                except Exception as e:
+                    raise filtered(e)
+                return outs[0] if hit.single else tree_unflatten(hit.out_tree, outs)
+        return self._call(args, kwargs)
+
+    @api_boundary
+    def _call(self, args, kwargs):
         if ctx.trace is not None:
             return self._call_traced(args, kwargs)
-        # Fast path: positional array arguments only. Their signature maps
-        # straight to a compiled entry; everything else takes the general path.
         fast_key = None
         if not kwargs and self._fast_ok:
             try:
                 fast_key = tuple([_FAST_KEYS[type(a)](a) for a in args])
             except KeyError:
                 pass
-            else:
-                entry = self._fast.get(fast_key)
-                if entry is not None:
-                    outs = entry.executable(args)
-                    if ctx.debug_nans:
-                        check_jit_nans(self, args, kwargs, outs)
-                    return outs[0] if entry.single else tree_unflatten(entry.out_tree, outs)
         entry, leaves = self._entry(args, kwargs)
+        exe = entry.executable(_host_mask(leaves))
         if fast_key is not None:
             if len(self._fast) > 2 * CACHE_SIZE:
                 self._fast.clear()
-            self._fast[fast_key] = entry
-        outs = entry.executable(leaves)
+            self._fast[fast_key] = _Fast(_fast_call(exe), entry.single, entry.out_tree)
+        outs = exe(leaves)
         if ctx.debug_nans:
             check_jit_nans(self, args, kwargs, outs)
         return outs[0] if entry.single else tree_unflatten(entry.out_tree, outs)
@@ -532,9 +620,10 @@ class Lowered:
         return self._text
 
     def compile(self) -> "Compiled":
-        exe = Executable(self.jaxpr, self._jitted.name, self._jitted.backend, self._donated)
-        self._jitted._store(self._key, _Entry(self.jaxpr, exe, self._out_tree))
-        return Compiled(self._jitted, exe, self._out_tree, self._key)
+        entry = _Entry(self.jaxpr, self._out_tree, self._jitted.name, self._jitted.backend,
+                       self._donated)
+        self._jitted._store(self._key, entry)
+        return Compiled(self._jitted, entry.executable(None), self._out_tree, self._key)
 
 
 class Compiled:
@@ -604,16 +693,45 @@ def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(), d
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, backend=backend)
+    if not callable(fun):
+        raise FuncadTypeError(f"jit expected a callable, got {fun!r} of type {type(fun).__name__}; pass "
+                              "the function to compile: funcad.jit(f), or use @funcad.jit")
     if backend is not None:
         from ..lowering.xla import _canonical
         backend = _canonical(backend)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend)
 
 
-def _drop_compiled():
+# Like JAX, the trace cache is keyed on the function object (weakly), so that
+# `jit(f)(x)` written inline in a loop traces f once, not on every call.
+_shared: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _caches_for(fun, options) -> tuple:
+    """The (compiled, traced, fast) caches of `fun` jitted with `options`."""
+    fresh = (OrderedDict(), OrderedDict(), {})
+    if inspect.ismethod(fun):  # a new bound-method object per attribute access
+        return fresh
+    try:
+        per_fun = _shared.get(fun)
+        if per_fun is None:
+            per_fun = _shared[fun] = {}
+    except TypeError:  # not hashable or not weakly referenceable: no sharing
+        return fresh
+    return per_fun.setdefault(options, fresh)
+
+
+def _all_caches():
+    for per_fun in list(_shared.values()):
+        yield from per_fun.values()
     for j in list(_live):
-        j._cache.clear()
-        j._fast.clear()
+        yield j._cache, j._traced, j._fast
+
+
+def _drop_compiled():
+    for compiled, _, fast in _all_caches():
+        compiled.clear()
+        fast.clear()
 
 
 xla.backend_change_hooks.append(_drop_compiled)  # entries for backend=None are stale
@@ -621,8 +739,9 @@ xla.backend_change_hooks.append(_drop_compiled)  # entries for backend=None are 
 
 def clear_caches() -> None:
     """Drop every jitted function's compiled signatures and the executable cache."""
-    for j in list(_live):
-        j.clear_cache()
+    for caches in _all_caches():
+        for c in caches:
+            c.clear()
     _memo_table.clear()
     if xla._xc is not None:
         xla.clear_executable_cache()

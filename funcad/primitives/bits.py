@@ -1,0 +1,383 @@
+"""Bit-level primitives: shifts, bitcasts, bit counts, and the threefry-2x32 hash.
+
+Each primitive is one block registering every rule here: NumPy impl, shape
+rule, jvp (integer outputs: symbolic zero tangents), batching, StableHLO
+lowering and the `to_python` template. Shift semantics are XLA's: the shift
+amount is read as unsigned, and shifting by the bit width or more gives 0
+(or the sign fill for the arithmetic right shift), where C and NumPy leave
+it undefined.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import ShapedArray
+from ..core.errors import FuncadTypeError
+from ..core.trace import batch_rules
+from ..lowering import python_source as _py
+from ..lowering import stablehlo as _hlo
+from ._base import broadcast_shapes, defzero, new_primitive, type_error
+
+__all__ = ["shift_left", "shift_right_logical", "shift_right_arithmetic", "bitcast_convert_type",
+           "population_count", "clz", "threefry2x32"]
+
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _vectorized_batch(prim):
+    def rule(vals, dims, *, axis_size, **params):
+        return prim.bind(*vals, **params), dims[0]
+    batch_rules[prim] = rule
+
+
+def _broadcasting_batch(prim):
+    """Batch axes moved to the front and ranks padded, so NumPy broadcasting lines them up."""
+    from .batching import _to0
+    from .structural import reshape
+
+    def rule(vals, dims, *, axis_size, **params):
+        rank = max(np.ndim(v) - (d is not None) for v, d in zip(vals, dims))
+        out = []
+        for v, d in zip(vals, dims):
+            if d is not None:
+                v = _to0(v, d, axis_size)
+                s = np.shape(v)
+                pad = rank - (len(s) - 1)
+                v = reshape(v, (s[0],) + (1,) * pad + tuple(s[1:])) if pad else v
+            out.append(v)
+        res = prim.bind(*out, **params)
+        return res, ([0] * len(res) if prim.multiple_results else 0)
+    batch_rules[prim] = rule
+
+
+# ------------------------------------------------------------------ shifts ----
+
+def _shift_aval(name):
+    def rule(x, y):
+        if x.dtype != y.dtype:
+            raise type_error(name, "operands must have one integer dtype (cast the shift amount "
+                             "with .astype(x.dtype))", x, y)
+        if x.dtype.kind not in "iu":
+            raise type_error(name, "it needs integer operands; cast with .astype(...) or use "
+                             "bitcast_convert_type for the bits of a float", x, y)
+        try:
+            shape = broadcast_shapes(x.shape, y.shape)
+        except ValueError:
+            raise type_error(name, "shapes do not broadcast together", x, y) from None
+        return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+    return rule
+
+
+def _shift_impl(kind):
+    def impl(x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        nbits = x.dtype.itemsize * 8
+        u = _UNSIGNED[x.dtype.itemsize]
+        amount = y.astype(u, copy=False)  # XLA reads the amount as unsigned
+        inside = amount < nbits
+        safe = np.where(inside, amount, 0).astype(u)
+        if kind == "left":
+            out = np.left_shift(x.view(u), safe).view(x.dtype)
+            return np.where(inside, out, np.zeros((), x.dtype))
+        if kind == "logical":
+            out = np.right_shift(x.view(u), safe).view(x.dtype)
+            return np.where(inside, out, np.zeros((), x.dtype))
+        # XLA shifts the bit pattern, filling with the top bit, for unsigned types too.
+        signed = x.view(np.dtype(f"i{x.dtype.itemsize}"))
+        clamped = np.minimum(amount, nbits - 1).astype(signed.dtype)
+        return np.right_shift(signed, clamped).view(x.dtype)
+    return impl
+
+
+def _shift_lowering(name):
+    def rule(ctx, x, y):
+        (x, y), _ = _hlo._broadcast_operands(ctx, x, y)
+        return _hlo.binary(ctx, name, x, y, ctx.out_aval)
+    return rule
+
+
+_SHIFT_HELPERS = {
+    "shift_left": '''def _shift_left(x, y):
+    x = np.asarray(x); u = np.dtype(f"u{x.dtype.itemsize}"); n = np.asarray(y).astype(u)
+    return np.where(n < 8 * x.dtype.itemsize, np.left_shift(x.view(u), n % (8 * x.dtype.itemsize)).view(x.dtype), 0).astype(x.dtype)
+''',
+    "shift_right_logical": '''def _shift_right_logical(x, y):
+    x = np.asarray(x); u = np.dtype(f"u{x.dtype.itemsize}"); n = np.asarray(y).astype(u)
+    return np.where(n < 8 * x.dtype.itemsize, np.right_shift(x.view(u), n % (8 * x.dtype.itemsize)).view(x.dtype), 0).astype(x.dtype)
+''',
+    "shift_right_arithmetic": '''def _shift_right_arithmetic(x, y):
+    x = np.asarray(x); bits = 8 * x.dtype.itemsize; s = x.view(f"i{x.dtype.itemsize}")
+    n = np.minimum(np.asarray(y).astype(f"u{x.dtype.itemsize}"), bits - 1).astype(s.dtype)
+    return np.right_shift(s, n).view(x.dtype)
+''',
+}
+
+shift_left_p = new_primitive("shift_left", _shift_impl("left"), _shift_aval("shift_left"))
+shift_right_logical_p = new_primitive("shift_right_logical", _shift_impl("logical"),
+                                      _shift_aval("shift_right_logical"))
+shift_right_arithmetic_p = new_primitive("shift_right_arithmetic", _shift_impl("arithmetic"),
+                                         _shift_aval("shift_right_arithmetic"))
+for _p, _op in [(shift_left_p, "stablehlo.shift_left"),
+                (shift_right_logical_p, "stablehlo.shift_right_logical"),
+                (shift_right_arithmetic_p, "stablehlo.shift_right_arithmetic")]:
+    defzero(_p)
+    _broadcasting_batch(_p)
+    _hlo.lowering_rules[_p] = _shift_lowering(_op)
+    _py.source_rules[_p.name] = (lambda n: lambda eqn, a: f"_{n}({a[0]}, {a[1]})")(_p.name)
+    _py._HELPERS[_p.name] = _SHIFT_HELPERS[_p.name]
+
+
+def shift_left(x, y):
+    """x << y elementwise, 0 where y >= the bit width (XLA's semantics).
+
+    >>> int(shift_left(np.uint32(1), np.uint32(31)))
+    2147483648
+    """
+    return shift_left_p.bind(x, y)
+
+
+def shift_right_logical(x, y):
+    """x >> y filling with zeros (also for signed x), 0 where y >= the bit width.
+
+    >>> int(shift_right_logical(np.int8(-128), np.int8(4)))
+    8
+    """
+    return shift_right_logical_p.bind(x, y)
+
+
+def shift_right_arithmetic(x, y):
+    """x >> y filling with the sign bit; the sign fill where y >= the bit width.
+
+    >>> int(shift_right_arithmetic(np.int8(-128), np.int8(4)))
+    -8
+    """
+    return shift_right_arithmetic_p.bind(x, y)
+
+
+# ----------------------------------------------------------------- bitcast ----
+
+def _bitcast_aval(x, *, new_dtype):
+    new_dtype = np.dtype(new_dtype)
+    old = x.dtype
+    if old.kind == "b" or new_dtype.kind == "b":
+        raise type_error("bitcast_convert_type", f"cannot bitcast to or from bool (to {new_dtype})", x)
+    if old.itemsize == new_dtype.itemsize:
+        return ShapedArray(x.shape, new_dtype)
+    if old.itemsize > new_dtype.itemsize:
+        return ShapedArray(x.shape + (old.itemsize // new_dtype.itemsize,), new_dtype)
+    ratio = new_dtype.itemsize // old.itemsize
+    if not x.shape or x.shape[-1] != ratio:
+        raise type_error("bitcast_convert_type", f"to the wider {new_dtype} the last axis must have "
+                         f"size {ratio} (the number of {old} words in one {new_dtype})", x)
+    return ShapedArray(x.shape[:-1], new_dtype)
+
+
+def _bitcast_impl(x, *, new_dtype):
+    x = np.asarray(x)
+    new_dtype = np.dtype(new_dtype)
+    if x.dtype.itemsize == new_dtype.itemsize:
+        return x.view(new_dtype)  # (ascontiguousarray would make a 0-d array 1-d)
+    x = np.ascontiguousarray(x)
+    out_shape = _bitcast_aval(ShapedArray(x.shape, x.dtype), new_dtype=new_dtype).shape
+    return x.reshape(-1).view(new_dtype).reshape(out_shape)
+
+
+def _bitcast_batch(vals, dims, *, axis_size, new_dtype):
+    from .batching import _to0
+    (x,), (d,) = vals, dims
+    same = np.dtype(new_dtype).itemsize == np.dtype(x.dtype).itemsize
+    if same:
+        return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
+    return bitcast_convert_type_p.bind(_to0(x, d, axis_size), new_dtype=new_dtype), 0
+
+
+bitcast_convert_type_p = new_primitive("bitcast_convert_type", _bitcast_impl, _bitcast_aval)
+defzero(bitcast_convert_type_p)
+batch_rules[bitcast_convert_type_p] = _bitcast_batch
+_hlo.lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op1(
+    "stablehlo.bitcast_convert", [x], ctx.out_aval)
+_py.source_rules["bitcast_convert_type"] = lambda eqn, a: (
+    f"_bitcast({a[0]}, np.{eqn.params['new_dtype'].name}, {eqn.outvars[0].aval.shape})")
+_py._HELPERS["bitcast_convert_type"] = '''def _bitcast(x, dtype, shape):
+    return np.ascontiguousarray(x).reshape(-1).view(dtype).reshape(shape)
+'''
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """The same bits read as `new_dtype` (as jax.lax.bitcast_convert_type): a narrower
+    dtype adds a trailing axis, a wider one consumes it.
+
+    >>> hex(int(bitcast_convert_type(np.float32(1.0), np.uint32)))
+    '0x3f800000'
+    """
+    try:
+        new_dtype = np.dtype(new_dtype)
+    except TypeError:
+        raise FuncadTypeError(f"bitcast_convert_type: {new_dtype!r} is not a dtype") from None
+    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
+
+
+# ------------------------------------------------------------- bit counts ----
+
+def _int_unary_aval(name):
+    def rule(x):
+        if x.dtype.kind not in "iu":
+            raise type_error(name, "it needs an integer array; cast with .astype(...)", x)
+        return x
+    return rule
+
+
+def _popcount_impl(x):
+    x = np.asarray(x)  # the bits of the two's complement (NumPy's bitwise_count takes |x|)
+    return np.bitwise_count(x.view(f"u{x.dtype.itemsize}")).astype(x.dtype)
+
+
+def _clz_impl(x):
+    x = np.asarray(x)
+    u = _UNSIGNED[x.dtype.itemsize]
+    v = x.view(u).copy()
+    nbits = 8 * x.dtype.itemsize
+    n = np.zeros(x.shape, np.int64)
+    step = nbits // 2
+    while step:  # binary search for the highest set bit
+        top = (v >> u(nbits - step)) == 0
+        n += np.where(top, step, 0)
+        v = np.where(top, v << u(step), v)
+        step //= 2
+    n += (v == 0)
+    return n.astype(x.dtype)
+
+
+population_count_p = new_primitive("population_count", _popcount_impl, _int_unary_aval("population_count"))
+clz_p = new_primitive("clz", _clz_impl, _int_unary_aval("clz"))
+for _p, _op in [(population_count_p, "stablehlo.popcnt"), (clz_p, "stablehlo.count_leading_zeros")]:
+    defzero(_p)
+    _vectorized_batch(_p)
+    _hlo.lowering_rules[_p] = _hlo._unary(_op)
+_py.source_rules["population_count"] = lambda eqn, a: (
+    f"np.bitwise_count(np.asarray({a[0]}).view(f'u{{np.asarray({a[0]}).dtype.itemsize}}')).astype({a[0]}.dtype)")
+_py.source_rules["clz"] = lambda eqn, a: f"_clz({a[0]})"
+_py._HELPERS["clz"] = '''def _clz(x):
+    x = np.asarray(x); bits = 8 * x.dtype.itemsize
+    v = x.view(f"u{x.dtype.itemsize}").astype(object)
+    return np.vectorize(lambda t: bits - int(t).bit_length())(v).astype(x.dtype)
+'''
+
+
+def population_count(x):
+    """The number of set bits of each element.
+
+    >>> int(population_count(np.uint32(0xFF)))
+    8
+    """
+    return population_count_p.bind(x)
+
+
+def clz(x):
+    """The number of leading zero bits of each element.
+
+    >>> int(clz(np.uint32(1)))
+    31
+    """
+    return clz_p.bind(x)
+
+
+# ------------------------------------------------------------ threefry2x32 ----
+
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_PARITY = 0x1BD11BDA
+
+
+def _threefry_aval(*args):
+    if any(a.dtype != np.uint32 for a in args):
+        raise type_error("threefry2x32", "all four operands (key words and counts) must be uint32",
+                         *args)
+    try:
+        shape = broadcast_shapes(*[a.shape for a in args])
+    except ValueError:
+        raise type_error("threefry2x32", "shapes do not broadcast together", *args) from None
+    return [ShapedArray(shape, np.uint32)] * 2
+
+
+def _threefry_schedule(k1, k2):
+    """The key words added after each group of four rounds: (add to x0, add to x1)."""
+    ks = (k1, k2, k1 ^ k2 ^ np.uint32(_PARITY))
+    return [(ks[(i + 1) % 3], ks[(i + 2) % 3] + np.uint32(i + 1)) for i in range(5)]
+
+
+def _threefry_impl(k1, k2, x1, x2):
+    # In-place uint32 NumPy arithmetic: it wraps modulo 2**32 as the hash needs.
+    shape = np.broadcast_shapes(np.shape(k1), np.shape(k2), np.shape(x1), np.shape(x2))
+    k1, k2 = np.asarray(k1, np.uint32), np.asarray(k2, np.uint32)
+    a = np.array(np.broadcast_to(np.add(x1, k1, dtype=np.uint32), shape))
+    b = np.array(np.broadcast_to(np.add(x2, k2, dtype=np.uint32), shape))
+    t = np.empty(shape, np.uint32)
+    with np.errstate(over="ignore"):
+        for i, (add0, add1) in enumerate(_threefry_schedule(k1, k2)):
+            for r in _ROTATIONS[i % 2]:
+                a += b
+                np.left_shift(b, np.uint32(r), out=t)
+                b >>= np.uint32(32 - r)
+                b |= t
+                b ^= a
+            a += add0
+            b += add1
+    return [a, b]
+
+
+def _threefry_lowering(ctx, k1, k2, x1, x2):
+    shape = ctx.out_aval.shape
+    u32 = ShapedArray(shape, np.uint32)
+    k1, k2, x1, x2 = (_hlo.broadcast(ctx, v, shape) for v in (k1, k2, x1, x2))
+
+    def op(name, a, b):
+        return ctx.op1(name, [a, b], u32)
+
+    consts = {}
+
+    def const(v):  # each constant emitted once
+        if v not in consts:
+            consts[v] = ctx.full(v, np.uint32, shape)
+        return consts[v]
+
+    ks = (k1, k2, op("stablehlo.xor", op("stablehlo.xor", k1, k2), const(_PARITY)))
+    a, b = op("stablehlo.add", x1, k1), op("stablehlo.add", x2, k2)
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            a = op("stablehlo.add", a, b)
+            rot = op("stablehlo.or", op("stablehlo.shift_left", b, const(r)),
+                     op("stablehlo.shift_right_logical", b, const(32 - r)))
+            b = op("stablehlo.xor", a, rot)
+        a = op("stablehlo.add", a, ks[(i + 1) % 3])
+        b = op("stablehlo.add", b, op("stablehlo.add", ks[(i + 2) % 3], const(i + 1)))
+    return [a, b]
+
+
+threefry2x32_p = new_primitive("threefry2x32", _threefry_impl, _threefry_aval, multiple_results=True)
+defzero(threefry2x32_p)
+_broadcasting_batch(threefry2x32_p)
+_hlo.lowering_rules[threefry2x32_p] = _threefry_lowering
+_py.source_rules["threefry2x32"] = lambda eqn, a: f"_threefry2x32({', '.join(a)})"
+_py._HELPERS["threefry2x32"] = '''def _threefry2x32(k1, k2, x1, x2):
+    k1, k2 = np.uint32(k1), np.uint32(k2)
+    ks = [k1, k2, k1 ^ k2 ^ np.uint32(0x1BD11BDA)]
+    a, b = np.uint32(x1) + k1, np.uint32(x2) + k2
+    a, b = np.broadcast_arrays(a, b)
+    for i in range(5):
+        for r in [(13, 15, 26, 6), (17, 29, 16, 24)][i % 2]:
+            a = a + b
+            b = a ^ ((b << np.uint32(r)) | (b >> np.uint32(32 - r)))
+        a = a + ks[(i + 1) % 3]
+        b = b + ks[(i + 2) % 3] + np.uint32(i + 1)
+    return a, b
+'''
+
+
+def threefry2x32(k1, k2, x1, x2):
+    """The threefry-2x32 block hash (20 rounds) of the counter pairs (x1, x2) under the
+    key (k1, k2); all uint32, broadcast together. Returns the two output words.
+
+    >>> [hex(int(w)) for w in threefry2x32(*np.zeros(4, np.uint32))]
+    ['0x6b200159', '0x99ba4efe']
+    """
+    return threefry2x32_p.bind(k1, k2, x1, x2)

@@ -1,0 +1,33 @@
+"""funcad.random: JAX's counter-based random numbers, bit for bit.
+
+Keys are raw threefry-2x32 keys, uint32 arrays of shape (2,), made by
+`PRNGKey(seed)` and consumed by `split`, `fold_in` and the samplers. The
+values equal JAX's (with x64 enabled, whose default dtypes funcad shares)
+for the same key, eagerly and under jit, vmap, scan and grad.
+
+>>> import funcad.random as fr
+>>> key = fr.PRNGKey(0)
+>>> k1, k2 = fr.split(key)
+>>> fr.normal(k1, (2, 3)).shape
+(2, 3)
+"""
+from ._keys import PRNGKey, bits, clone, fold_in, key_data, key_impl, split
+from ._eager import eager_jit as _eager_jit
+from ._samplers import (bernoulli, cauchy, categorical, choice, double_sided_maxwell,
+                        exponential, geometric, gumbel, laplace, logistic,
+                        lognormal, maxwell, normal, pareto, permutation, rademacher, randint,
+                        rayleigh, triangular, truncated_normal, uniform, wald, weibull_min)
+
+# Eager calls compile each sampler once per static signature, as JAX does (see _eager.py).
+(bernoulli, cauchy, categorical, choice, double_sided_maxwell, exponential, geometric, gumbel,
+ laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint, rayleigh,
+ triangular, truncated_normal, uniform, wald, weibull_min) = map(_eager_jit, (
+    bernoulli, cauchy, categorical, choice, double_sided_maxwell, exponential, geometric, gumbel,
+    laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint,
+    rayleigh, triangular, truncated_normal, uniform, wald, weibull_min))
+
+__all__ = ["PRNGKey", "bits", "clone", "fold_in", "key_data", "key_impl", "split",
+           "bernoulli", "cauchy", "categorical", "choice", "double_sided_maxwell", "exponential",
+           "geometric", "gumbel", "laplace", "logistic", "lognormal",
+           "maxwell", "normal", "pareto", "permutation", "rademacher", "randint", "rayleigh",
+           "triangular", "truncated_normal", "uniform", "wald", "weibull_min"]

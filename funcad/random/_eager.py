@@ -1,0 +1,70 @@
+"""Eager sampler calls run as one compiled program, as JAX's do.
+
+An eager `normal(key, (10**6,))` traced op by op would run erf_inv through
+SciPy, whose float rounding differs from XLA's polynomial by a few ulps, and
+would pay funcad's per-op dispatch on every step. JAX's samplers are jitted
+functions even when called eagerly; funcad's are too, with the arguments
+that set shapes and dtypes static, so eager values equal JAX's bit for bit
+and large draws cost one compiled call. Inside a transformation the sampler
+is traced as it is.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from ..core.trace import ctx
+
+_DYNAMIC = (np.ndarray, np.generic, float, complex)
+
+
+def _is_dynamic(v) -> bool:
+    from ..lowering.array import Array
+    return (isinstance(v, _DYNAMIC) or type(v) is Array) and not isinstance(v, (bool, np.bool_))
+
+
+def _static(v):
+    if isinstance(v, list):
+        return tuple(_static(x) for x in v)
+    return v
+
+
+def _traceable_dtype(v) -> bool:
+    try:
+        return np.dtype(v).name != "bfloat16"  # not traceable yet: runs op by op
+    except TypeError:
+        return True
+
+
+def eager_jit(fn):
+    """`fn` compiled per (static arguments, argument types) when called eagerly."""
+    from ..transforms.jit import jit
+    sig = inspect.signature(fn)
+    compiled: dict = {}
+
+    @functools.wraps(fn)
+    def sampler(*args, **kwargs):
+        if ctx.trace is not None:
+            return fn(*args, **kwargs)
+        bound = sig.bind(*args, **kwargs)
+        names, values, statics = [], [], []
+        for name, v in bound.arguments.items():
+            if _is_dynamic(v):
+                names.append(name)
+                values.append(v)
+            else:
+                statics.append((name, _static(v)))
+        if not all(_traceable_dtype(v) for n, v in statics if n == "dtype" and v is not None):
+            return fn(*args, **kwargs)
+        try:
+            key = (tuple(names), tuple(statics))
+            f = compiled.get(key)
+        except TypeError:  # an unhashable static value: no cache, run op by op
+            return fn(*args, **kwargs)
+        if f is None:
+            kw = dict(statics)
+            f = compiled[key] = jit(lambda *vals: fn(**kw, **dict(zip(names, vals))))
+        return f(*values)
+    return sampler

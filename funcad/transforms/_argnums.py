@@ -1,0 +1,91 @@
+"""Which arguments of a jitted function are static, resolved through its signature.
+
+As in JAX: when only `static_argnames` is given, the names' positions become
+static argnums too (so `f(2.0, 3)` treats `n` as static in `jit(f,
+static_argnames="n")`); when only `static_argnums` is given, the names of
+those positions become static argnames (so `f(2.0, n=3)` does too). When both
+are given they are taken as they are. Functions without a signature (some
+builtins) keep what was given.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Callable
+
+from ..core.errors import FuncadValueError
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def _int_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    return (int(x),) if isinstance(x, int) else tuple(int(i) for i in x)
+
+
+def _str_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    return (x,) if isinstance(x, str) else tuple(x)
+
+
+def _signature(fun: Callable) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def resolve_static_args(fun: Callable, static_argnums, static_argnames) -> tuple[tuple, tuple]:
+    """(static argnums, static argnames) of `fun`, each completed from the other.
+
+    >>> def f(x, n, *, scale=1.0): ...
+    >>> resolve_static_args(f, None, "n")
+    ((1,), ('n',))
+    >>> resolve_static_args(f, 1, None)
+    ((1,), ('n',))
+    """
+    # An empty tuple counts as not given: funcad's jit defaults them to ().
+    static_argnums = static_argnums if static_argnums not in ((), []) else None
+    static_argnames = static_argnames if static_argnames not in ((), []) else None
+    nums, names = _int_tuple(static_argnums), _str_tuple(static_argnames)
+    if static_argnums is None and static_argnames is None:
+        return nums, names  # the common case: no signature needed
+    sig = _signature(fun)
+    if sig is None:
+        return nums, names
+    params = list(sig.parameters.values())
+    if static_argnums is None:
+        nums = tuple(i for i, p in enumerate(params)
+                     if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name in names)
+    elif static_argnames is None:
+        n = len(params)
+        names = tuple(p.name for i, p in enumerate(params)
+                      if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+                      and (i in nums or i - n in nums))
+    _validate(sig, nums, names)
+    if not any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        n_pos = sum(p.kind in _POSITIONAL for p in params)
+        if n_pos:  # a negative argnum counts from the signature's end, not the call's
+            nums = tuple(i % n_pos if i < 0 else i for i in nums)
+    return nums, names
+
+
+def _validate(sig: inspect.Signature, nums: tuple, names: tuple) -> None:
+    params = list(sig.parameters.values())
+    if not any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        n_pos = sum(p.kind in _POSITIONAL for p in params)
+        if nums and (-min(nums) > n_pos or max(nums) >= n_pos):
+            raise FuncadValueError(f"jit: static_argnums={nums}, but the function takes only {n_pos} "
+                             f"positional argument{'s' if n_pos != 1 else ''} ({sig})")
+    pos_only = {p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                      inspect.Parameter.VAR_POSITIONAL)}
+    if bad := pos_only & set(names):
+        raise FuncadValueError(f"jit: static_argnames {sorted(bad)} are positional-only in {sig}; "
+                         "use static_argnums for them")
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return
+    if bad := set(names) - {p.name for p in params if p.kind in _KEYWORD}:
+        raise FuncadValueError(f"jit: static_argnames {sorted(bad)} are not parameters of the function "
+                         f"{sig}")
