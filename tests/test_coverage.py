@@ -6,10 +6,11 @@ import jax.numpy as jnp
 import funcad.lax as flax
 import funcad.numpy as fnp
 
-# Measured against jax 0.12.0.1 (funcad.numpy 369/416, funcad.lax 123/220 non-primitive
-# names). linalg and fft are excluded: they are their own namespaces.
-NUMPY_FLOOR = 0.88
-LAX_FLOOR = 0.55
+# Measured against jax 0.12.0.1: funcad.numpy 370/416, funcad.lax 129/220 non-primitive
+# names (before issue 17: 196/416 and 91/220). linalg and fft are excluded: they are their
+# own namespaces. Raise the floors as names are added.
+NUMPY_FLOOR = 0.889
+LAX_FLOOR = 0.586
 
 
 def _public(mod):
