@@ -35,3 +35,4 @@ remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
 __version__ = "0.1.0"
+from . import nn, scipy  # noqa: E402,F401  (jax.nn and jax.scipy.{special,stats} are attributes after `import jax`)
