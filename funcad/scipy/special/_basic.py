@@ -16,7 +16,8 @@ __all__ = ["boxcox", "boxcox1p", "entr", "erf", "erfc", "erfinv", "expit", "kl_d
 
 def _real(name, *xs):
     """The arguments as one float dtype (integers become floats), as JAX's promote_args_inexact."""
-    xs = promote(*[to_inexact(asarray_or_tracer(x)) for x in xs])
+    # A Python int stays weak (as in JAX): 0 as loc must not turn float32 into float64.
+    xs = promote(*[float(x) if type(x) in (int, bool) else to_inexact(asarray_or_tracer(x)) for x in xs])
     if aval_of(xs[0]).dtype.kind != "f":
         raise FuncadTypeError(f"{name} needs real inputs, got {aval_of(xs[0]).str_short()}")
     return xs
@@ -171,7 +172,7 @@ def _rel_entr_value(p, q, kl):
         series = (sp - sq) * u * (0.5 - u * (1 / 6 - u * (1 / 12 - u * (1 / 20 - u / 30))))
         small = fnp.logical_and(near_one, fnp.less(fnp.abs(u), 0.05))
         val = fnp.where(small, series, val - (sp - sq))
-    return fnp.where(nan, np.nan, fnp.where(pos, val, fnp.where(zero, q if kl else 0.0, np.inf)))
+    return fnp.where(nan, np.nan, fnp.where(pos, val, fnp.where(zero, q if kl else fnp.zeros_like(q), np.inf)))
 
 
 def _rel_entr_jvp(kl, primals, tangents):
@@ -185,7 +186,7 @@ def _rel_entr_jvp(kl, primals, tangents):
     else:
         dp, dq = log_pq + 1.0, -ratio
     dp = fnp.where(nan, np.nan, fnp.where(pos, dp, 0.0))
-    dq = fnp.where(nan, np.nan, fnp.where(pos, dq, fnp.where(zero, 1.0 if kl else 0.0, 0.0)))
+    dq = fnp.where(nan, np.nan, fnp.where(pos, dq, fnp.where(zero, 1.0 if kl else 0.0, fnp.zeros_like(q))))
     return _rel_entr(p, q, kl), tp * dp + tq * dq
 
 

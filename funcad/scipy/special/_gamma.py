@@ -40,7 +40,8 @@ def gammasgn(x):
     pole = fnp.logical_or(fnp.logical_and(neg, fnp.equal(x, floor_x)), fnp.isnan(x))
     neg_zero = fnp.logical_and(fnp.equal(x, 0), fnp.less(fnp.divide(1.0, fnp.where(fnp.equal(x, 0), x, 1.0)), 0))
     odd = fnp.logical_and(neg, fnp.not_equal(fnp.remainder(floor_x, 2.0), 0))
-    return fnp.where(pole, np.nan, fnp.where(fnp.logical_or(odd, neg_zero), -1.0, 1.0)) * fnp.ones_like(x)
+    one = fnp.ones_like(x)
+    return fnp.where(pole, np.nan, fnp.where(fnp.logical_or(odd, neg_zero), -one, one))
 
 
 def gamma(x):

@@ -13,7 +13,7 @@ from ._basic import _real
 
 __all__ = ["erfcinv", "log_ndtr", "ndtr", "ndtri"]
 
-_LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
+_LOG_SQRT_2PI = float(0.5 * np.log(2 * np.pi))  # a Python float: weak, keeps float32
 # Where log_ndtr switches to the asymptotic series (below) and to -ndtr(-x) (above),
 # per dtype: the points where ndtr underflows and where log(ndtr) rounds to 0 (as JAX).
 _SEGMENTS = {np.dtype(np.float64): (-20.0, 8.0), np.dtype(np.float32): (-10.0, 5.0)}

@@ -39,7 +39,8 @@ def cdf(k, p):
     k, p = promote_inexact("bernoulli.cdf", k, p)
     bad = fnp.logical_or(fnp.logical_or(fnp.isnan(k), fnp.isnan(p)),
                          fnp.logical_or(fnp.less(p, 0), fnp.greater(p, 1)))
-    val = fnp.where(fnp.less(k, 0), 0.0, fnp.where(fnp.less(k, 1), 1.0 - p, 1.0))
+    one = fnp.ones_like(k + p)
+    val = fnp.where(fnp.less(k, 0), 0.0, fnp.where(fnp.less(k, 1), 1.0 - p, one))
     return fnp.where(bad, fnp.nan, val)
 
 
@@ -54,4 +55,5 @@ def ppf(q, p):
     bad = fnp.logical_or(fnp.logical_or(fnp.isnan(q), fnp.isnan(p)),
                          fnp.logical_or(fnp.logical_or(fnp.less(p, 0), fnp.greater(p, 1)),
                                         fnp.logical_or(fnp.less(q, 0), fnp.greater(q, 1))))
-    return fnp.where(bad, fnp.nan, fnp.where(fnp.less_equal(q, 1.0 - p), 0.0, 1.0))
+    one = fnp.ones_like(q + p)
+    return fnp.where(bad, fnp.nan, fnp.where(fnp.less_equal(q, 1.0 - p), 0.0, one))

@@ -80,7 +80,7 @@ def ppf(q, loc=0, scale=1):
     q, loc, scale = promote_inexact("cauchy.ppf", q, loc, scale)
     upper = fnp.greater(q, 0.5)
     arg = fnp.pi * fnp.where(upper, 1.0 - q, fnp.abs(q))
-    unscaled = fnp.where(fnp.equal(q, 0.5), 0.0, fnp.where(upper, 1.0, -1.0) / fnp.tan(arg))
+    unscaled = fnp.where(fnp.equal(q, 0.5), 0.0, fnp.where(upper, fnp.ones_like(q), -fnp.ones_like(q)) / fnp.tan(arg))
     return fnp.where(fnp.logical_or(fnp.less(q, 0), fnp.greater(q, 1)), fnp.nan, unscaled * scale + loc)
 
 

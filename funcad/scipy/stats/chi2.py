@@ -1,4 +1,6 @@
 """The chi-squared distribution (cdf/sf need the incomplete gamma function, which funcad lacks)."""
+import numpy as np
+
 from ... import numpy as fnp
 from ...primitives import elementwise as E
 from ..special import xlogy
@@ -18,7 +20,7 @@ def logpdf(x, df, loc=0, scale=1):
     y = (x - loc) / scale
     half_df = df / 2
     kernel = xlogy(half_df - 1, y) - y / 2
-    norm_const = -(E.lgamma(half_df) + fnp.log(2.0) * df / 2)
+    norm_const = -(E.lgamma(half_df) + float(np.log(2.0)) * df / 2)
     return fnp.where(fnp.less(x, loc), -fnp.inf, norm_const - fnp.log(scale) + kernel)
 
 
