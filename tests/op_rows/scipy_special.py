@@ -36,7 +36,7 @@ _UNARY = [
     ("digamma", POS, sps.digamma), ("loggamma", POS, sps.loggamma),
     ("erf", U(S23), sps.erf), ("erfc", U(S23), sps.erfc), ("erfinv", U(S23, lo=-0.8, hi=0.8), sps.erfinv),
     ("erfcinv", U(S23, lo=0.2, hi=1.8), sps.erfcinv),
-    ("expit", U(S23), sps.expit), ("logit", PROB, sps.logit),
+    ("expit", U(S23), sps.expit), ("logit", U(S23, lo=0.2, hi=0.8), sps.logit),
     ("ndtr", U(S23, lo=-3, hi=3), sps.ndtr), ("ndtri", PROB, sps.ndtri),
     ("log_ndtr", U(S23, lo=-5, hi=5), sps.log_ndtr), ("entr", POS, sps.entr),
     ("factorial", U(S23, lo=0.5, hi=4.0), lambda n: sps.factorial(n, exact=False)),
