@@ -111,7 +111,7 @@ def _ndtri_value(p):
     x = -(t - (2.515517 + t * (0.802853 + t * 0.010328))
           / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
     for _ in range(3):
-        lc = _log_ndtr(x, 3)
+        lc = _log_ndtr(x, 10)  # more terms than log_ndtr's default: the root must be exact
         x = x - (lc - log_q) * fnp.exp(lc - _norm_logpdf(x))
     x = fnp.where(upper, -x, x)
     return fnp.where(bad, np.nan, fnp.where(fnp.equal(p, 0), -np.inf, fnp.where(fnp.equal(p, 1), np.inf, x)))
