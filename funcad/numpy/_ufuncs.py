@@ -240,7 +240,7 @@ def hypot(x, y):
     """sqrt(x**2 + y**2) without overflow. The value is computed as JAX does; the
     derivative is a rule, (x dx + y dy) / hypot(x, y), so that it is also right
     to every order at |x| == |y|, where differentiating the max/min formula gives
-    a wrong second derivative (JAX's hypot'' is 0 there)."""
+    a wrong second derivative. At the origin each argument's derivative is 1/2."""
     from ..core.trace import bind_custom_jvp
     x, y = promote(to_inexact(x), to_inexact(y))
     return bind_custom_jvp(_hypot_value, _hypot_jvp, [x, y])[0]
@@ -256,8 +256,12 @@ def _hypot_value(x, y):
 
 def _hypot_jvp(primals, tangents):
     out = hypot(*primals)
-    # x / r is JAX's first derivative everywhere (NaN at the origin, as there).
-    terms = [multiply(t, divide(p, out)) for p, t in zip(primals, tangents) if t is not None]
+    # x / r, as JAX's first derivative; at the origin each argument counts 1/2 (the
+    # balanced subgradient of the max/min formula), where JAX 0.12 gives NaN.
+    zero = equal(out, 0.0)
+    safe = where(zero, 1.0, out)
+    terms = [multiply(t, where(zero, 0.5, divide(p, safe))) for p, t in zip(primals, tangents)
+             if t is not None]
     return [out], [terms[0] if len(terms) == 1 else add(*terms)]
 
 
