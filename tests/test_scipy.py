@@ -254,3 +254,18 @@ def test_namespaces():
         fsp.gammainc
     with pytest.raises(AttributeError):
         fst.multivariate_normal
+
+
+_DOC_MODULES = ["funcad.nn._activations", "funcad.nn._functions", "funcad.nn._attention",
+                "funcad.scipy.special._basic", "funcad.scipy.special._gamma", "funcad.scipy.special._normal",
+                "funcad.scipy.special", "funcad.scipy.integrate"] + [
+    f"funcad.scipy.stats.{m}" for m in fst.__all__]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("module", _DOC_MODULES)
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

@@ -156,7 +156,7 @@ def multigammaln(a, d: int):
 
     >>> from funcad.scipy.special import multigammaln
     >>> round(float(multigammaln(2.0, 2)), 6)
-    0.572365
+    0.451583
     """
     if isinstance(d, Tracer):
         raise ConcretizationError("multigammaln: the dimension d must be a concrete integer")

@@ -66,7 +66,7 @@ def isf(x, loc=0, scale=1):
 
     >>> from funcad.scipy.stats import logistic
     >>> float(logistic.isf(0.5))
-    -0.0
+    0.0
     """
     x, loc, scale = promote_inexact("logistic.isf", x, loc, scale)
     return -logit(x) * scale + loc
