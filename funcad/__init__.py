@@ -39,3 +39,4 @@ jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its ow
 
 __version__ = "0.1.0"
 from . import random  # noqa: E402,F401  (funcad.random, as jax.random)
+from . import nn, scipy  # noqa: E402,F401  (jax.nn and jax.scipy.{special,stats} are attributes after `import jax`)

@@ -2,7 +2,7 @@
 from ..primitives.elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atanh,
                                       bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt,
                                       ceil, clamp, convert_element_type, cos, cosh, digamma, div,
-                                      eq, erf, erf_inv, exp, exp2, expm1, floor, ge, gt,
+                                      eq, erf, erf_inv, erfc, exp, exp2, expm1, floor, ge, gt,
                                       integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt,
                                       max, min, mul, ne, neg, polygamma, pow, rem, round, rsqrt,
                                       select_n, sign, sin, sinh, sqrt, square, stop_gradient, sub,
@@ -21,7 +21,7 @@ from ._checked import checked as _checked
 # The user-facing functions check operand types eagerly too (see _checked.py).
 (abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_not, bitwise_or,
  bitwise_xor, cbrt, ceil, clamp, convert_element_type, cos, cosh, digamma, div, eq, erf, erf_inv,
- exp, exp2, expm1, floor, ge, gt, integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt, max,
+ erfc, exp, exp2, expm1, floor, ge, gt, integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt, max,
  min, mul, ne, neg, polygamma, pow, rem, round, rsqrt, select_n, sign, sin, sinh, sqrt, square,
  stop_gradient, sub, tanh, broadcast_in_dim, concatenate, expand_dims, iota, pad, reshape, rev, slice,
  squeeze, transpose, argmax, argmin, cummax, cummin, cumprod, cumsum, reduce_max, reduce_min,
@@ -29,7 +29,7 @@ from ._checked import checked as _checked
  sort) = _builtins.map(_checked, (
     abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_not, bitwise_or,
     bitwise_xor, cbrt, ceil, clamp, convert_element_type, cos, cosh, digamma, div, eq, erf, erf_inv,
-    exp, exp2, expm1, floor, ge, gt, integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt, max,
+    erfc, exp, exp2, expm1, floor, ge, gt, integer_pow, is_finite, le, lgamma, log, log1p, logistic, lt, max,
     min, mul, ne, neg, polygamma, pow, rem, round, rsqrt, select_n, sign, sin, sinh, sqrt, square,
     stop_gradient, sub, tanh, broadcast_in_dim, concatenate, expand_dims, iota, pad, reshape, rev,
     slice, squeeze, transpose, argmax, argmin, cummax, cummin, cumprod, cumsum, reduce_max, reduce_min,

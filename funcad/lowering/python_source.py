@@ -22,7 +22,7 @@ _UNARY = {
     "expm1": "np.expm1({0})", "logistic": "special.expit({0})", "sqrt": "np.sqrt({0})",
     "rsqrt": "1 / np.sqrt({0})", "cbrt": "np.cbrt({0})", "abs": "np.abs({0})",
     "sign": "np.sign({0})", "floor": "np.floor({0})", "ceil": "np.ceil({0})",
-    "round": "np.rint({0})", "erf": "special.erf({0})", "erf_inv": "special.erfinv({0})",
+    "round": "np.rint({0})", "erf": "special.erf({0})", "erfc": "special.erfc({0})", "erf_inv": "special.erfinv({0})",
     "lgamma": "special.gammaln({0})", "digamma": "special.digamma({0})",
     "is_finite": "np.isfinite({0})", "not": "np.invert({0})", "stop_gradient": "{0}",
 }

@@ -335,7 +335,7 @@ for _p, _name in [
         (E.logistic_p, "stablehlo.logistic"), (E.sqrt_p, "stablehlo.sqrt"),
         (E.rsqrt_p, "stablehlo.rsqrt"), (E.cbrt_p, "stablehlo.cbrt"),
         (E.floor_p, "stablehlo.floor"), (E.ceil_p, "stablehlo.ceil"),
-        (E.round_p, "stablehlo.round_nearest_even"), (E.erf_p, "chlo.erf"),
+        (E.round_p, "stablehlo.round_nearest_even"), (E.erf_p, "chlo.erf"), (E.erfc_p, "chlo.erfc"),
         (E.erf_inv_p, "chlo.erf_inv"), (E.lgamma_p, "chlo.lgamma"), (E.digamma_p, "chlo.digamma"),
         (E.is_finite_p, "stablehlo.is_finite"), (E.not_p, "stablehlo.not")]:
     lowering_rules[_p] = _unary(_name)

@@ -147,15 +147,50 @@ def cumprod(a, axis=None, dtype=None):
     return _cumulative(R.cumprod, a, axis, dtype)
 
 
-def logsumexp(a, axis=None, keepdims=False):
-    """log(sum(exp(a))) computed stably; finite gradients where the result is finite."""
-    from ._ufuncs import exp, isfinite, log, where
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+    """log(sum(b * exp(a))) over `axis`, computed stably (scipy.special.logsumexp).
+
+    The maximum is shifted out first and held constant under differentiation,
+    so gradients are finite wherever the result is, also with -inf entries.
+    `b` scales the terms (a zero drops its term); `where` masks entries out;
+    `return_sign=True` gives (log|sum|, sign(sum)), otherwise a negative sum
+    gives NaN.
+
+    >>> import funcad.numpy as fnp
+    >>> float(fnp.logsumexp(fnp.array([0.0, 0.0]), b=fnp.array([2.0, -1.0])))
+    0.0
+    """
+    from ._ufuncs import abs as _abs, exp, isfinite, log, not_equal, where as _where
+    from ._dtypes import promote, to_inexact
     a = asarray_or_tracer(a)
-    if aval_of(a).dtype.kind not in "fc":
-        a = cast(a, np.float64)
-    m = max(a, axis, keepdims=True)
-    m = E.stop_gradient(where(isfinite(m), m, np.zeros((), aval_of(m).dtype)))
-    out = E.add(log(sum(exp(E.sub(a, m)), axis, keepdims=True)), m)
-    shape = aval_of(a).shape
-    return out if keepdims else S.reshape(out, tuple(
-        s for i, s in enumerate(shape) if i not in _norm_axes(len(shape), axis)))
+    if where is not None:
+        a = _where(where, a, 0)
+    if b is not None:
+        a, b = promote(to_inexact(a), to_inexact(b))
+        a = _where(not_equal(b, 0), a, -np.inf)
+    else:
+        a = to_inexact(a)
+    if aval_of(a).dtype.kind != "f":
+        from ..core.errors import FuncadTypeError
+        raise FuncadTypeError(f"logsumexp needs real inputs, got {aval_of(a).str_short()}")
+    masked = a if where is None else _where(where, a, -np.inf)
+    amax = max(masked, axis, keepdims=True)
+    amax = E.stop_gradient(_where(isfinite(amax), amax, 0))
+    terms = exp(E.sub(a, amax))
+    if b is not None:
+        terms = E.mul(terms, b)
+    if where is not None:
+        terms = _where(where, terms, 0)
+    total = sum(terms, axis, keepdims=True)
+    sign = E.sign(total)
+    out = E.add(log(_abs(total)), amax)
+    if not keepdims:
+        shape = aval_of(out).shape
+        drop = _norm_axes(len(shape), axis)
+        out = S.reshape(out, tuple(s for i, s in enumerate(shape) if i not in drop))
+        sign = S.reshape(sign, aval_of(out).shape)
+    if return_sign:
+        return out, sign
+    if b is not None:
+        out = _where(E.lt(sign, np.zeros((), aval_of(sign).dtype)), np.nan, out)
+    return out

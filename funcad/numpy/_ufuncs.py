@@ -237,14 +237,32 @@ def divmod(x, y):
 
 
 def hypot(x, y):
-    """sqrt(x**2 + y**2) without overflow. Computed as JAX does, so values and
-    gradients match it, also at 0 (where sqrt(x*x + y*y) would give NaN gradients)."""
+    """sqrt(x**2 + y**2) without overflow. The value is computed as JAX does; the
+    derivative is a rule, (x dx + y dy) / hypot(x, y), so that it is also right
+    to every order at |x| == |y|, where differentiating the max/min formula gives
+    a wrong second derivative. At the origin each argument's derivative is 1/2."""
+    from ..core.trace import bind_custom_jvp
     x, y = promote(to_inexact(x), to_inexact(y))
+    return bind_custom_jvp(_hypot_value, _hypot_jvp, [x, y])[0]
+
+
+def _hypot_value(x, y):
     x, y = absolute(x), absolute(y)
     big, small = maximum(x, y), minimum(x, y)
     zero = equal(big, 0.0)
     r = where(zero, big, multiply(big, sqrt(add(1.0, square(divide(small, where(zero, 1.0, big)))))))
-    return where(logical_or(isinf(x), isinf(y)), np.inf, r)
+    return [where(logical_or(isinf(x), isinf(y)), np.inf, r)]
+
+
+def _hypot_jvp(primals, tangents):
+    out = hypot(*primals)
+    # x / r, as JAX's first derivative; at the origin each argument counts 1/2 (the
+    # balanced subgradient of the max/min formula), where JAX 0.12 gives NaN.
+    zero = equal(out, 0.0)
+    safe = where(zero, 1.0, out)
+    terms = [multiply(t, where(zero, 0.5, divide(p, safe))) for p, t in zip(primals, tangents)
+             if t is not None]
+    return [out], [terms[0] if len(terms) == 1 else add(*terms)]
 
 
 def logaddexp(x, y):

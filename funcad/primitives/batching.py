@@ -39,7 +39,7 @@ def _vectorized(prim):
 for _p in (E.neg_p, E.sin_p, E.cos_p, E.asin_p, E.acos_p, E.atan_p, E.sinh_p, E.cosh_p, E.tanh_p,
            E.asinh_p, E.acosh_p, E.atanh_p, E.exp_p, E.exp2_p, E.log_p, E.log1p_p, E.expm1_p,
            E.logistic_p, E.sqrt_p, E.rsqrt_p, E.cbrt_p, E.abs_p, E.sign_p, E.floor_p, E.ceil_p,
-           E.round_p, E.erf_p, E.erf_inv_p, E.lgamma_p, E.digamma_p, E.is_finite_p, E.not_p,
+           E.round_p, E.erf_p, E.erfc_p, E.erf_inv_p, E.lgamma_p, E.digamma_p, E.is_finite_p, E.not_p,
            E.polygamma_p, E.integer_pow_p, E.convert_element_type_p, E.stop_gradient_p):
     _vectorized(_p)
 

@@ -78,16 +78,22 @@ floor_p = unop("floor", np.floor, "f")
 ceil_p = unop("ceil", np.ceil, "f")
 round_p = unop("round", np.rint, "f")  # half to even, as NumPy's round
 erf_p = unop("erf", lambda x: sp.erf(x), "f")
+erfc_p = unop("erfc", lambda x: sp.erfc(x), "f")  # 1 - erf(x) loses every digit in the tail, where erfc is tiny
 erf_inv_p = unop("erf_inv", _erf_inv, "f")
 lgamma_p = unop("lgamma", lambda x: sp.gammaln(x), "f")
 digamma_p = unop("digamma", lambda x: sp.digamma(x), "f")
 is_finite_p = new_primitive("is_finite", np.isfinite,
                             lambda x: ShapedArray(x.shape, np.bool_))
 not_p = unop("not", np.invert, "biu")
-polygamma_p = new_primitive("polygamma", lambda x, *, m: sp.polygamma(m, x).astype(x.dtype),
+polygamma_p = new_primitive("polygamma", lambda x, *, m: _polygamma_impl(x, m),
                             _unary_aval("polygamma", "f"))
 integer_pow_p = new_primitive(
     "integer_pow", lambda x, *, y: _integer_pow_impl(x, y), _unary_aval("integer_pow", "fciu"))
+
+
+def _polygamma_impl(x, m):
+    # SciPy computes in float64; keep the operand's dtype (a Python float is float64).
+    return np.asarray(sp.polygamma(m, x)).astype(np.result_type(x))
 
 
 def _integer_pow_impl(x, y):
@@ -110,6 +116,7 @@ exp, exp2, log, log1p, expm1, logistic = map(_bind1, (exp_p, exp2_p, log_p, log1
 sqrt, rsqrt, cbrt, abs, sign = map(_bind1, (sqrt_p, rsqrt_p, cbrt_p, abs_p, sign_p))
 floor, ceil, round, erf, erf_inv = map(_bind1, (floor_p, ceil_p, round_p, erf_p, erf_inv_p))
 lgamma, digamma, is_finite, bitwise_not = map(_bind1, (lgamma_p, digamma_p, is_finite_p, not_p))
+erfc = _bind1(erfc_p)
 
 
 def polygamma(m: int, x):
@@ -151,6 +158,7 @@ defjvp(cbrt_p, lambda t, ans, x: mul(t, mul(const(x, 1 / 3), integer_pow(ans, -2
 # As in JAX, the derivative at 0 is taken from the right (+1), so norms and hinges get a subgradient.
 defjvp(abs_p, lambda t, ans, x: select_n(ge(x, const(x, 0)), neg(t), t))
 defjvp(erf_p, lambda t, ans, x: mul(t, mul(const(x, 2 / np.sqrt(np.pi)), exp(neg(square(x))))))
+defjvp(erfc_p, lambda t, ans, x: mul(t, mul(const(x, -2 / np.sqrt(np.pi)), exp(neg(square(x))))))
 defjvp(erf_inv_p, lambda t, ans, x: mul(t, mul(const(x, np.sqrt(np.pi) / 2), exp(square(ans)))))
 defjvp(lgamma_p, lambda t, ans, x: mul(t, digamma(x)))
 defjvp(digamma_p, lambda t, ans, x: mul(t, polygamma(1, x)))

@@ -1,0 +1,9 @@
+"""funcad.scipy: jax.scipy's special functions, distributions and integration.
+
+>>> import funcad.scipy.special as sps
+>>> float(sps.gammaln(1.0))
+0.0
+"""
+from . import integrate, special, stats  # noqa: F401
+
+__all__ = ["integrate", "special", "stats"]

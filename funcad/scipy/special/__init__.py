@@ -1,0 +1,45 @@
+"""funcad.scipy.special: jax.scipy.special's functions that compose from funcad's primitives.
+
+>>> import funcad, funcad.scipy.special as sps
+>>> float(sps.xlogy(0.0, 0.0))
+0.0
+"""
+from ...numpy._reductions import logsumexp
+from ._basic import (boxcox, boxcox1p, entr, erf, erfc, erfinv, expit, kl_div, logit, rel_entr,
+                     xlog1py, xlogy)
+from ._gamma import (beta, betaln, comb, digamma, factorial, gamma, gammaln, gammasgn, loggamma,
+                     multigammaln, poch, polygamma)
+from ._normal import erfcinv, log_ndtr, ndtr, ndtri
+
+
+def softmax(x, /, *, axis=None):
+    """exp(x) / sum(exp(x)) over `axis` (all axes by default), as funcad.nn.softmax.
+
+    >>> import numpy as np
+    >>> softmax(np.zeros(2)).tolist()
+    [0.5, 0.5]
+    """
+    from ...nn import softmax as _softmax
+    return _softmax(x, axis=axis)
+
+
+def log_softmax(x, /, *, axis=None):
+    """x - logsumexp(x) over `axis` (all axes by default), as funcad.nn.log_softmax.
+
+    >>> import numpy as np
+    >>> round(float(log_softmax(np.zeros(2))[0]), 6)
+    -0.693147
+    """
+    from ...nn import log_softmax as _log_softmax
+    return _log_softmax(x, axis=axis)
+
+
+__all__ = ["beta", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf", "erfc",
+           "erfcinv", "erfinv", "expit", "factorial", "gamma", "gammaln", "gammasgn", "kl_div",
+           "log_ndtr", "log_softmax", "logit", "loggamma", "logsumexp", "multigammaln", "ndtr",
+           "ndtri", "poch", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy"]
+
+
+def __getattr__(name):
+    from ...core.errors import unsupported_name
+    raise unsupported_name(__name__, name, globals(), None)

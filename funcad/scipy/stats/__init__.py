@@ -1,0 +1,16 @@
+"""funcad.scipy.stats: distributions as modules of functions, as jax.scipy.stats.
+
+>>> from funcad.scipy.stats import norm
+>>> round(float(norm.logpdf(0.0)), 6)
+-0.918939
+"""
+from . import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, geom, laplace,
+               logistic, norm, poisson, t, uniform)
+
+__all__ = ["bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "geom",
+           "laplace", "logistic", "norm", "poisson", "t", "uniform"]
+
+
+def __getattr__(name):
+    from ...core.errors import unsupported_name
+    raise unsupported_name(__name__, name, globals(), None)

@@ -1,0 +1,52 @@
+"""The uniform distribution on [loc, loc + scale]."""
+from ... import numpy as fnp
+from ._common import promote_inexact
+
+__all__ = ["cdf", "logpdf", "pdf", "ppf"]
+
+
+def logpdf(x, loc=0, scale=1):
+    """-log(scale) on the support, -inf outside it (NaN where z is NaN).
+
+    >>> from funcad.scipy.stats import uniform
+    >>> float(uniform.logpdf(0.5))
+    -0.0
+    """
+    x, loc, scale = promote_inexact("uniform.logpdf", x, loc, scale)
+    z = (x - loc) / scale
+    outside = fnp.logical_or(fnp.less(z, 0), fnp.greater(z, 1))
+    inside = fnp.logical_and(fnp.greater_equal(z, 0), fnp.less_equal(z, 1))
+    return fnp.where(outside, -fnp.inf, fnp.where(inside, -fnp.log(scale) * fnp.ones_like(z), fnp.nan))
+
+
+def pdf(x, loc=0, scale=1):
+    """1 / scale on the support, 0 outside it.
+
+    >>> from funcad.scipy.stats import uniform
+    >>> float(uniform.pdf(2.0))
+    0.0
+    """
+    return fnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    """clip((x - loc) / scale, 0, 1).
+
+    >>> from funcad.scipy.stats import uniform
+    >>> float(uniform.cdf(0.25))
+    0.25
+    """
+    x, loc, scale = promote_inexact("uniform.cdf", x, loc, scale)
+    return fnp.clip((x - loc) / scale, 0, 1)
+
+
+def ppf(q, loc=0, scale=1):
+    """loc + scale q; NaN outside [0, 1].
+
+    >>> from funcad.scipy.stats import uniform
+    >>> float(uniform.ppf(0.25))
+    0.25
+    """
+    q, loc, scale = promote_inexact("uniform.ppf", q, loc, scale)
+    bad = fnp.logical_or(fnp.isnan(q), fnp.logical_or(fnp.less(q, 0), fnp.greater(q, 1)))
+    return fnp.where(bad, fnp.nan, loc + scale * q)
