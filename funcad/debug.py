@@ -33,7 +33,7 @@ from .core.errors import FuncadError, NaNError
 from .core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from .core.pytree import tree_flatten, tree_unflatten
 from .core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, impl_rules, jvp_rules,
-                         transpose_rules)
+                         lowering_rules, transpose_rules)
 from .core.traceback_util import user_source
 
 __all__ = ["print"]
@@ -86,20 +86,21 @@ transpose_rules[debug_print_p] = lambda cts, *args, fmt, in_tree: [None] * len(a
 batch_rules[debug_print_p] = _print_batch
 
 
-def _register_effect_and_lowering():
-    from .lowering.stablehlo import lowering_rules
+def _print_lowering(ctx_, *args, fmt, in_tree):
+    # Top-level prints never reach the lowering: jit hoists them out (hoist_prints below).
+    raise FuncadError(
+        f"funcad.debug.print({fmt!r}) inside funcad.lax control flow (cond, switch, while_loop, "
+        "fori_loop, scan) cannot be compiled by jit. Print before or after the loop, return the "
+        "values you want to see from the body, or run the loop without jit.")
+
+
+def _register_effect():
     from .transforms.passes import register_effect
     register_effect(debug_print_p)
 
-    def lower(ctx_, *args, fmt, in_tree):
-        raise FuncadError(
-            f"funcad.debug.print({fmt!r}) inside funcad.lax control flow (cond, switch, while_loop, "
-            "fori_loop, scan) cannot be compiled by jit. Print before or after the loop, return the "
-            "values you want to see from the body, or run the loop without jit.")
-    lowering_rules[debug_print_p] = lower
 
-
-_register_effect_and_lowering()
+lowering_rules[debug_print_p] = _print_lowering
+_register_effect()
 
 
 # -- under jit: prints become extra outputs, printed after the call ----------

@@ -15,7 +15,7 @@ import numpy as np
 from .avals import ShapedArray, aval_of, float0, tangent_dtype
 from .errors import FuncadTypeError
 from .trace import (Primitive, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp, eval_jaxpr,
-                    impl_rules)
+                    impl_rules, lowering_rules)
 
 
 def _closed_over_error(kind):
@@ -110,9 +110,15 @@ def _call_aval(*avals, call_jaxpr, **_):
     return list(call_jaxpr.out_avals)
 
 
+def _call_lowering(ctx, *operands, call_jaxpr, **_):
+    # Compiled code needs only the body; the rules were used when differentiating.
+    return ctx.call(call_jaxpr, operands)
+
+
 for _p in (custom_jvp_call_p, custom_vjp_call_p):
     impl_rules[_p] = _call_impl
     abstract_eval_rules[_p] = _call_aval
+    lowering_rules[_p] = _call_lowering
 
 
 def _trace_body(fun, avals):

@@ -22,6 +22,10 @@ abstract_eval_rules: dict = {}   # prim -> f(*avals, **params) -> aval | list[av
 jvp_rules: dict = {}             # prim -> f(primals, tangents, **params) -> (out, tangent_out)
 transpose_rules: dict = {}       # prim -> f(ct, *args, **params) -> list of cts
 batch_rules: dict = {}           # prim -> f(args, dims, **params) -> (out, out_dim)
+# The backends' tables live here too, so a primitive registers every rule beside
+# its definition (see funcad/lowering for how they are read).
+lowering_rules: dict = {}        # prim -> f(ctx, *operand Values, **params) -> Value | list[Value]
+python_rules: dict = {}          # prim -> (template | f(eqn, args) -> str, helper source | None)
 
 
 class Primitive:

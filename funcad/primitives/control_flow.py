@@ -25,11 +25,12 @@ from ..core.errors import FuncadError, FuncadTypeError, MissingRuleError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.staging import StagingTrace, partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, eval_jaxpr,
-                          impl_rules, jvp_rules, set_trace, transpose_rules)
+                          impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
+from ..lowering.stablehlo import compare, convert
 from ._base import full, is_undefined
 from .elementwise import add, convert_element_type, select_n
 from .reductions import reduce_max
-from .structural import broadcast_in_dim
+from .structural import broadcast_in_dim, moveaxis, moveaxis0
 
 # ------------------------------------------------------- jaxpr utilities ----
 
@@ -194,7 +195,7 @@ def batch_jaxpr(closed: ClosedJaxpr, batched, axis_size: int, force_out):
     """`closed` over a batch: inputs flagged in `batched` carry a leading batch
     axis, and so do the outputs returned flagged (those that depend on a batched
     input, and those flagged in `force_out`). Returns (jaxpr, out_batched)."""
-    from ..transforms.vmap import batch_call, moveaxis0
+    from ..transforms.vmap import batch_call
     in_avals = [ShapedArray((axis_size,) + a.shape if b else a.shape, a.dtype)
                 for a, b in zip(closed.in_avals, batched)]
     out_b: list = []
@@ -209,7 +210,6 @@ def batch_jaxpr(closed: ClosedJaxpr, batched, axis_size: int, force_out):
 
 
 def _to0(x, d, axis_size):
-    from ..transforms.vmap import moveaxis0
     return moveaxis0(x, d, axis_size)
 
 
@@ -733,7 +733,6 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
 
 
 def _scan_batch(vals, dims, *, axis_size, jaxpr, length, reverse, num_consts, num_carry, unroll):
-    from ..transforms.vmap import moveaxis
     n, nc, nk = axis_size, num_consts, num_carry
     consts, init, xs = _split(vals, nc, nk)
     c_d, k_d, x_d = _split(list(dims), nc, nk)
@@ -760,3 +759,97 @@ jvp_rules[scan_p] = _scan_jvp
 partial_eval_rules[scan_p] = _scan_partial_eval
 transpose_rules[scan_p] = _scan_transpose
 batch_rules[scan_p] = _scan_batch
+
+
+# ------------------------------------------------------------------ lowering ----
+# cond is a stablehlo.case; while and scan are stablehlo.while loops. Branch and
+# body jaxprs are emitted inline into the regions. Regions may read values
+# defined outside them (the operands of a case, hoisted constants); a while
+# loop's constants travel in its carry, as its regions see only the carry.
+
+def _cond_lowering(ctx, index, *ops, branches):
+    index = convert(ctx, index, np.int32)
+    regions = [ctx.region([], lambda c, b=b: c.call(b, ops)) for b in branches]
+    return ctx.op("stablehlo.case", [index], ctx.out_avals, regions=regions)
+
+
+def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, max_steps):
+    ncc, nbc = cond_nconsts, body_nconsts
+    avals = [a.aval for a in args]
+
+    def cond_region(c, *xs):
+        return c.call(cond_jaxpr, list(xs[:ncc]) + list(xs[ncc + nbc:]))
+
+    def body_region(c, *xs):
+        return list(xs[:ncc + nbc]) + c.call(body_jaxpr, list(xs[ncc:]))
+
+    outs = ctx.op("stablehlo.while", args, avals,
+                  regions=[ctx.region(avals, cond_region), ctx.region(avals, body_region)])
+    return outs[ncc + nbc:]
+
+
+_I64 = ShapedArray((), np.int64)
+
+
+def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    """A while loop over a step counter; each iteration runs `unroll` steps, reading
+    xs with dynamic_slice and writing ys with dynamic_update_slice. The steps
+    left over (length % unroll) follow the loop, unrolled."""
+    nc, nk = num_consts, num_carry
+    consts, init, xs = list(args[:nc]), list(args[nc:nc + nk]), list(args[nc + nk:])
+    nx = len(xs)
+    y_avals = ctx.out_avals[nk:]
+    ys = [ctx.full(0, a.dtype, a.shape) for a in y_avals]
+    u = max(1, min(int(unroll), length)) if length else 1
+    trips, rest = divmod(length, u)
+
+    def step(c, t, consts, carry, xs, ys):
+        """One step at position t (an i64 Value): returns (carry, ys)."""
+        if reverse:
+            t = c.op1("stablehlo.subtract", [c.constant(length - 1, np.int64), t], _I64)
+        zero = c.constant(0, np.int64)
+        x_t = []
+        for x in xs:
+            shape = x.aval.shape
+            sl = c.op1("stablehlo.dynamic_slice", [x, t] + [zero] * (len(shape) - 1),
+                       ShapedArray((1,) + shape[1:], x.aval.dtype),
+                       f"slice_sizes = array<i64: {', '.join(map(str, (1,) + shape[1:]))}>")
+            x_t.append(c.op1("stablehlo.reshape", [sl], ShapedArray(shape[1:], x.aval.dtype)))
+        outs = c.call(jaxpr, consts + carry + x_t)
+        new_ys = []
+        for y, o in zip(ys, outs[nk:]):
+            shape = y.aval.shape
+            o1 = c.op1("stablehlo.reshape", [o], ShapedArray((1,) + shape[1:], y.aval.dtype))
+            new_ys.append(c.op1("stablehlo.dynamic_update_slice", [y, o1, t] + [zero] * (len(shape) - 1),
+                                y.aval))
+        return list(outs[:nk]), new_ys
+
+    carry = init
+    if trips:
+        loop_args = [ctx.constant(0, np.int64)] + consts + carry + xs + ys
+        avals = [a.aval for a in loop_args]
+
+        def cond_region(c, i, *rest_):
+            return [compare(c, i, c.constant(trips, np.int64), "LT")]
+
+        def body_region(c, i, *vals):
+            cs, k, x, y = (list(vals[:nc]), list(vals[nc:nc + nk]), list(vals[nc + nk:nc + nk + nx]),
+                           list(vals[nc + nk + nx:]))
+            base = c.op1("stablehlo.multiply", [i, c.constant(u, np.int64)], _I64)
+            for j in range(u):
+                t = base if j == 0 else c.op1("stablehlo.add", [base, c.constant(j, np.int64)], _I64)
+                k, y = step(c, t, cs, k, x, y)
+            i1 = c.op1("stablehlo.add", [i, c.constant(1, np.int64)], _I64)
+            return [i1] + cs + k + x + y
+
+        outs = ctx.op("stablehlo.while", loop_args, avals,
+                      regions=[ctx.region(avals, cond_region), ctx.region(avals, body_region)])
+        carry, ys = outs[1 + nc:1 + nc + nk], outs[1 + nc + nk + nx:]
+    for j in range(rest):
+        carry, ys = step(ctx, ctx.constant(trips * u + j, np.int64), consts, carry, xs, ys)
+    return list(carry) + list(ys)
+
+
+lowering_rules[cond_p] = _cond_lowering
+lowering_rules[while_p] = _while_lowering
+lowering_rules[scan_p] = _scan_lowering

@@ -17,9 +17,10 @@ from typing import Callable
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.staging import partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr, impl_rules,
-                          jvp_rules, set_trace, transpose_rules)
+                          jvp_rules, python_rules, set_trace, transpose_rules)
 from ..lowering.stablehlo import lower_closed_call, lowering_rules
 from ..primitives._base import is_undefined
+from ..primitives.structural import moveaxis0
 from ..primitives.control_flow import (backward, batch_jaxpr, jvp_jaxpr, nonzero_tangent,
                                        partial_eval, with_outputs)
 
@@ -70,7 +71,6 @@ def _transpose(cts, *args, jaxpr, prevent_cse):
 
 
 def _batch(vals, dims, *, axis_size, jaxpr, prevent_cse):
-    from .vmap import moveaxis0
     vals = [v if d is None else moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)]
     batched = [d is not None for d in dims]
     b_closed, out_b = batch_jaxpr(jaxpr, batched, axis_size, [False] * len(jaxpr.out_avals))
@@ -101,6 +101,7 @@ batch_rules[optimization_barrier_p] = lambda vals, dims, *, axis_size: (
     optimization_barrier_p.bind(*vals), list(dims))
 lowering_rules[optimization_barrier_p] = lambda c, *xs: c.op(
     "stablehlo.optimization_barrier", xs, [x.aval for x in xs])
+python_rules[optimization_barrier_p] = (lambda eqn, a: "(" + ", ".join(a) + ",)", None)  # XLA-only
 
 
 def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, static_argnums=()) -> Callable:

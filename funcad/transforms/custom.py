@@ -32,7 +32,7 @@ from ..core.errors import FuncadTypeError
 from ..core.pytree import flatten_up_to, tree_flatten, tree_unflatten
 from ..core.staging import StagingTrace
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
-                          ctx, impl_rules, jvp_rules, transpose_rules)
+                          ctx, impl_rules, jvp_rules, lowering_rules, transpose_rules)
 from ..primitives._base import full, is_undefined
 
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "custom_vjp_jvp"]
@@ -464,6 +464,7 @@ def _check_cotangent(g, aval, where):
 
 
 impl_rules[custom_lin_p] = _forward_error
+lowering_rules[custom_lin_p] = lambda ctx, *args, num_res, rule: _forward_error(rule=rule)
 abstract_eval_rules[custom_lin_p] = _custom_lin_abstract_eval
 jvp_rules[custom_lin_p] = lambda primals, tangents, **params: _forward_error(**params)
 transpose_rules[custom_lin_p] = _custom_lin_transpose

@@ -10,6 +10,7 @@ from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadTypeError
 from ..core.pytree import flatten_up_to, tree_flatten, tree_structure, tree_unflatten
 from ..core.trace import Trace, Tracer, batch_rules, check_alive, ctx, rule_for, set_trace
+from ..primitives.structural import moveaxis, moveaxis0  # noqa: F401  (jit and debug use them from here)
 
 
 class BatchTracer(Tracer):
@@ -170,29 +171,6 @@ def batch_subfun(fun, axis_size):
         with set_trace(trace.parent):
             return [moveaxis0(v, d, axis_size) for v, d in pairs]
     return batched
-
-
-def moveaxis0(x, bdim, axis_size):
-    """Put the batch axis first; an unbatched value is broadcast to the batch."""
-    from ..primitives.structural import broadcast_in_dim, transpose
-    if bdim is None:
-        shape = aval_of(x).shape
-        return broadcast_in_dim(x, (axis_size,) + tuple(shape), tuple(range(1, len(shape) + 1)))
-    if bdim == 0:
-        return x
-    nd = aval_of(x).ndim
-    perm = [bdim] + [i for i in range(nd) if i != bdim]
-    return transpose(x, perm)
-
-
-def moveaxis(x, src, dst):
-    from ..primitives.structural import transpose
-    if src == dst:
-        return x
-    nd = aval_of(x).ndim
-    perm = [i for i in range(nd) if i != src]
-    perm.insert(dst, src)
-    return transpose(x, perm)
 
 
 def batch_call(fun, args, in_dims, axis_size):
