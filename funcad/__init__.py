@@ -35,3 +35,11 @@ remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
 __version__ = "0.1.0"
+
+__all__ = ["Array", "BackendError", "ClosedJaxpr", "ConcretizationError", "FuncadError",
+           "FuncadTypeError", "Jaxpr", "MissingRuleError", "NaNError",
+           "ShapeDtypeStruct", "TracerLeakError", "UnsupportedError", "checkpoint",
+           "clear_caches", "custom_jvp", "custom_vjp", "device_put", "eval_jaxpr",
+           "float0", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp",
+           "linear_transpose", "linearize", "make_jaxpr", "optimize", "remat",
+           "stop_gradient", "to_python", "value_and_grad", "vjp", "vmap"]

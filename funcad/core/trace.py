@@ -28,6 +28,17 @@ lowering_rules: dict = {}        # prim -> f(ctx, *operand Values, **params) -> 
 python_rules: dict = {}          # prim -> (template | f(eqn, args) -> str, helper source | None)
 
 
+class _Hooks:
+    """Functions that higher layers install for core to call (core imports none of them)."""
+
+    # check_eager_nans(prim, args, params, out): raise NaNError if `out` has a NaN that
+    # `args` had not (installed by funcad/transforms/debugging.py, read when debug_nans is on).
+    check_eager_nans: Callable = staticmethod(lambda prim, args, params, out: None)
+
+
+hooks = _Hooks()
+
+
 class Primitive:
     """A named operation. Its meaning lives in the rule tables above."""
 
@@ -52,8 +63,7 @@ class Primitive:
                 _explain_impl_error(self, args, params, e)
                 raise
             if ctx.debug_nans:  # the one check debug_nans costs when it is off
-                from ..debug import check_eager_nans
-                check_eager_nans(self, args, params, out)
+                hooks.check_eager_nans(self, args, params, out)
             return out
         return trace.process_primitive(self, args, params)
 

@@ -2,7 +2,7 @@
 from ..primitives import elementwise as _elementwise, indexing as _indexing, linalg as _linalg
 from ..primitives import reductions as _reductions, structural as _structural
 from ._checked import checked as _checked
-from .control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
+from ._control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
 
 # The functions funcad.lax takes from the primitive modules, by module: the one
 # list to extend when a primitive is added. Each is wrapped so that it checks

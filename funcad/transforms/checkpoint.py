@@ -127,7 +127,7 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, static_
     def wrapped(*args, **kwargs):
         if ctx.trace is None:
             return fun(*args, **kwargs)
-        from ..lax.control_flow import _leaves_into, _lift_consts
+        from ..lax._control_flow import _leaves_into, _lift_consts
         from ..core.avals import aval_of
         n = len(args)
         static_pos = {i % n for i in static if -n <= i < n}

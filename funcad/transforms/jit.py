@@ -30,7 +30,7 @@ from ..lowering.array import Array
 from ..lowering.stablehlo import lower_closed_call, lower_jaxpr, lowering_rules
 from .passes import optimize, register_call
 from ..core.traceback_util import api_boundary
-from ..debug import check_jit_nans, hoist_prints
+from .debugging import check_jit_nans, hoist_prints
 
 # ------------------------------------------------------------- executables ----
 
