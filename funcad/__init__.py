@@ -6,10 +6,10 @@
 """
 from . import numpy, tree_util, lax  # noqa: F401  (numpy installs tracer methods)
 from .core import (ClosedJaxpr, ConcretizationError, FuncadError, FuncadTypeError, Jaxpr,
-                   ShapeDtypeStruct, TracerLeakError, eval_jaxpr, make_jaxpr)
+                   ShapeDtypeStruct, TracerLeakError, eval_jaxpr)
 from .core.avals import float0
 from .primitives.elementwise import stop_gradient
-from .transforms.api import (grad, jvp, linear_transpose, linearize, value_and_grad, vjp)
+from .transforms.api import (grad, jvp, linear_transpose, linearize, make_jaxpr, value_and_grad, vjp)
 from .transforms.custom import custom_jvp, custom_vjp
 from .transforms.checkpoint import checkpoint, remat
 from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev

@@ -21,9 +21,10 @@ True
 import contextlib as _contextlib
 import difflib as _difflib
 import os as _os
-from typing import Any as _Any, Callable as _Callable, Iterator as _Iterator
+from typing import Callable as _Callable, Iterator as _Iterator
 
 from .core.errors import FuncadTypeError as _FuncadTypeError
+from .core import traceback_util as _traceback_util
 from .core.trace import ctx as _ctx
 
 
@@ -90,8 +91,6 @@ def _get_cache_size() -> int:
     return jit.CACHE_SIZE
 
 
-_values: dict[str, _Any] = {"traceback_filtering": "on"}
-
 # name -> (validate(name, value), get(), set(value), environment variable, doc)
 _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
     "debug_nans": (_bool, lambda: _ctx.debug_nans, _set_debug_nans, "FUNCAD_DEBUG_NANS",
@@ -100,8 +99,8 @@ _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
                         "backend jit uses when none is given: 'cpu', 'gpu' or None (automatic)"),
     "jit_cache_size": (_cache_size, _get_cache_size, _set_cache_size, "FUNCAD_JIT_CACHE_SIZE",
                        "compiled argument signatures kept per jitted function (LRU)"),
-    "traceback_filtering": (_filtering, lambda: _values["traceback_filtering"],
-                            lambda v: _values.__setitem__("traceback_filtering", v),
+    "traceback_filtering": (_filtering, lambda: _traceback_util.filtering,
+                            lambda v: setattr(_traceback_util, "filtering", v),
                             "FUNCAD_TRACEBACK_FILTERING",
                             "'on' hides funcad's internal frames from tracebacks, 'off' shows them"),
 }

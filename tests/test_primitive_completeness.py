@@ -76,7 +76,8 @@ HIGHER_ORDER = {"jit", "checkpoint", "cond", "while", "scan"}
 
 def test_the_registry_is_found():
     assert len(PRIMS) > 80
-    assert {"sin", "add", "reduce_sum", "dot_general", "gather", "scan", "jit", "custom_jvp_call"} <= set(BY_NAME)
+    assert {"sin", "add", "reduce_sum", "dot_general", "gather", "scan", "jit",
+            "custom_jvp_call"} <= set(BY_NAME)
     assert len(BY_NAME) == len(PRIMS), "two primitives share a name"
 
 

@@ -34,6 +34,11 @@ class _Hooks:
     # check_eager_nans(prim, args, params, out): raise NaNError if `out` has a NaN that
     # `args` had not (installed by funcad/transforms/debugging.py, read when debug_nans is on).
     check_eager_nans: Callable = staticmethod(lambda prim, args, params, out: None)
+    # stage_custom_jvp(trace, fun, jvp, args) / stage_custom_vjp(trace, fun, fwd, bwd, args):
+    # record a custom-derivative function as one equation of a staging trace, keeping
+    # its rules (installed by funcad/transforms/custom_calls.py).
+    stage_custom_jvp: Callable
+    stage_custom_vjp: Callable
 
 
 hooks = _Hooks()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import ShapedArray, aval_of
+from ..core.avals import ShapedArray, aval_of, float0, tangent_dtype
 from ..core.errors import AxisError, FuncadTypeError
 from ..core.trace import (Primitive, abstract_eval_rules, impl_rules, jvp_rules, python_rules,
                           transpose_rules)
@@ -133,6 +133,17 @@ def deflinear(prim: Primitive, transpose) -> None:
         return ans, prim.bind(*ts, **params)
     jvp_rules[prim] = rule
     transpose_rules[prim] = transpose
+
+
+def zeros_tangent(x):
+    """A materialised zero tangent (or cotangent) for a value or aval `x`: zeros of
+    its tangent dtype, built with one broadcast (float0 zeros for integer values).
+    The one place funcad makes zero tangents."""
+    a = x if isinstance(x, ShapedArray) else aval_of(x)
+    dt = tangent_dtype(a.dtype)
+    if dt == float0:
+        return np.zeros(a.shape, float0)
+    return full(a.shape, 0, dt)
 
 
 def zeros_like(x):

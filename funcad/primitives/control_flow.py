@@ -27,7 +27,7 @@ from ..core.staging import StagingTrace, partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, eval_jaxpr,
                           impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
 from ..lowering.stablehlo import compare, convert
-from ._base import full, is_undefined
+from ._base import full, is_undefined, zeros_tangent
 from .elementwise import add, convert_element_type, select_n
 from .reductions import reduce_max
 from .structural import broadcast_in_dim, moveaxis, moveaxis0
@@ -42,10 +42,6 @@ def _inexact(aval) -> bool:
 def nonzero_tangent(primal, tangent) -> bool:
     """Whether a tangent is a real (not symbolically zero) one worth carrying."""
     return tangent is not None and _inexact(aval_of(primal)) and aval_of(tangent).dtype != float0
-
-
-def _zeros(aval):
-    return full(aval.shape, 0, aval.dtype)
 
 
 def _split(xs, *sizes):
@@ -125,7 +121,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, in_nz, instantiate):
     outputs flagged in `instantiate` get a tangent even when it is zero
     (integer outputs never do).
     """
-    from ..transforms.jvp import jvp_flat, zeros_tangent
+    from ..transforms.jvp import jvp_flat
     n = len(closed.in_avals)
     out_nz: list = []
 
@@ -308,7 +304,7 @@ def _cond_transpose(cts, index, *ops, branches):
         def fun(*xs):
             it = iter(xs[len(res):])
             cts_in = backward(b, undefined, xs[:len(res)], [next(it) if m else None for m in ct_mask])
-            return [_zeros(a) if c is None else c for c, a, w in zip(cts_in, lin_avals, wanted) if w]
+            return [zeros_tangent(a) if c is None else c for c, a, w in zip(cts_in, lin_avals, wanted) if w]
         return trace_to_jaxpr(fun, [_strip(aval_of(x)) for x in res + present], name="transpose")
 
     outs = iter(cond_p.bind(index, *res, *present, branches=tuple(transposed(b) for b in branches)))
@@ -383,7 +379,6 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     t_avals = [_strip(a) for a, nz in zip(body_jaxpr.in_avals[nbc:], carry_nz) if nz]
     cond_jvp = ClosedJaxpr(Jaxpr(cj.constvars, cj.invars + [Var(a) for a in t_avals], cj.eqns, cj.outvars),
                            cond_jaxpr.consts)
-    from ..transforms.jvp import zeros_tangent
     t0 = [t if nonzero_tangent(p, t) else zeros_tangent(p) for p, t, nz in zip(init, t_init, carry_nz) if nz]
     outs = while_p.bind(*cc, *bc, *[t for t, nz in zip(t_bc, bc_nz) if nz], *init, *t0,
                         cond_jaxpr=cond_jvp, body_jaxpr=body_jvp, cond_nconsts=ncc,
@@ -598,7 +593,6 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
     out_order = list(r(nk)) + list(r(nk + ny, nk + ny + tk)) + list(r(nk, nk + ny)) + \
         list(r(nk + ny + tk, nk + ny + tk + ty))
     body_jvp = _permute(body_jvp, in_order, out_order)
-    from ..transforms.jvp import zeros_tangent
     consts, init, xs = _split(primals, nc, nk)
     t_consts, t_init, t_xs = _split(tangents, nc, nk)
     t0 = [t if nonzero_tangent(p, t) else zeros_tangent(p) for p, t, z in zip(init, t_init, carry_nz) if z]
@@ -698,7 +692,7 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
     x_ct_avals = [_unstack(x.aval) for x in xs if is_undefined(x) and _inexact(x.aval)]
     ct_carry, ct_ys = cts[:nk], cts[nk:]
     y_mask = [c is not None for c in ct_ys]
-    ct_carry0 = [_zeros(a) if c is None else c for c, a, w in zip(ct_carry, carry_avals, k_ct) if w]
+    ct_carry0 = [zeros_tangent(a) if c is None else c for c, a, w in zip(ct_carry, carry_avals, k_ct) if w]
     undefined = c_lin + [True] * nk + x_lin
     n_rc, n_acc, n_k, n_rx = len(res_c), len(acc_avals), len(ct_carry0), len(res_x)
 
@@ -711,9 +705,9 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
         lin_c_avals = [c.aval for c in consts if is_undefined(c)]
         ct_c = [c for c, a in zip(ct_c, lin_c_avals) if _inexact(a)]
         new_acc = [a if c is None else add(a, c) for a, c in zip(acc, ct_c)]
-        new_k = [_zeros(a) if c is None else c for c, a, w in zip(ct_k, carry_avals, k_ct) if w]
+        new_k = [zeros_tangent(a) if c is None else c for c, a, w in zip(ct_k, carry_avals, k_ct) if w]
         lin_x_avals = [_unstack(x.aval) for x in xs if is_undefined(x)]
-        ct_x = [_zeros(a) if c is None else c for c, a in zip(ct_x, lin_x_avals) if _inexact(a)]
+        ct_x = [zeros_tangent(a) if c is None else c for c, a in zip(ct_x, lin_x_avals) if _inexact(a)]
         return new_acc + new_k + ct_x
 
     present = [c for c in ct_ys if c is not None]
@@ -721,7 +715,7 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
                 + [_strip(a) for a, w in zip(carry_avals, k_ct) if w]
                 + [_unstack(aval_of(x)) for x in res_x] + [_unstack(aval_of(c)) for c in present])
     body_t = trace_to_jaxpr(body, in_avals, name="transpose")
-    outs = scan_p.bind(*res_c, *[_zeros(a) for a in acc_avals], *ct_carry0, *res_x, *present,
+    outs = scan_p.bind(*res_c, *[zeros_tangent(a) for a in acc_avals], *ct_carry0, *res_x, *present,
                        jaxpr=body_t, length=length, reverse=not reverse, num_consts=n_rc,
                        num_carry=n_acc + n_k, unroll=unroll)
     acc, ctk, ctx_ = _split(outs, n_acc, n_k)

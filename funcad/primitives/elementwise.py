@@ -11,7 +11,7 @@ import scipy.special as sp
 
 import builtins
 
-from ..core.avals import ShapedArray, aval_of
+from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError
 from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
 from ..lowering.stablehlo import (binary, broadcast_operands, compare, compare_rule, convert,

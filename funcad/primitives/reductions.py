@@ -1,8 +1,6 @@
 """Reductions (sum, max, min, prod, argmax, argmin) and cumulative reductions."""
 from __future__ import annotations
 
-import builtins
-
 import numpy as np
 
 from ..core.avals import ShapedArray

@@ -15,7 +15,8 @@ import functools
 from typing import Callable
 
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.staging import partial_eval_rules, trace_to_jaxpr
+from ..core.avals import aval_of
+from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr, impl_rules,
                           jvp_rules, python_rules, set_trace, transpose_rules)
 from ..lowering.stablehlo import lower_closed_call, lowering_rules
@@ -127,8 +128,6 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, static_
     def wrapped(*args, **kwargs):
         if ctx.trace is None:
             return fun(*args, **kwargs)
-        from ..lax._control_flow import _leaves_into, _lift_consts
-        from ..core.avals import aval_of
         n = len(args)
         static_pos = {i % n for i in static if -n <= i < n}
         dyn = [a for i, a in enumerate(args) if i not in static_pos]
@@ -139,10 +138,12 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, static_
             d, kw = tree_unflatten(in_tree, xs)
             it = iter(d)
             full = [args[i] if i in static_pos else next(it) for i in range(n)]
-            return _leaves_into(store)(fun(*full, **kw))
+            leaves, out_tree = tree_flatten(fun(*full, **kw))
+            store.append(out_tree)
+            return leaves
 
         closed = trace_to_jaxpr(flat_fun, [aval_of(x) for x in flat], name="checkpoint", parent=ctx.trace)
-        closed, consts = _lift_consts(closed)
+        closed, consts = lift_traced_consts(closed)
         outs = checkpoint_p.bind(*consts, *flat, jaxpr=closed, prevent_cse=bool(prevent_cse))
         return tree_unflatten(store[0], outs)
 

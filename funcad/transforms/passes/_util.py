@@ -7,6 +7,8 @@ from typing import Callable
 import numpy as np
 
 from ...core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from ...core.trace import Primitive
+from ...primitives import elementwise as E
 
 # Call primitives: prim -> the name of the param holding the callee ClosedJaxpr,
 # plus an optional fix-up for params that depend on the arity (see register_call).
@@ -17,8 +19,6 @@ effectful: set = set()
 
 
 def _elementwise():
-    from ...core.trace import Primitive
-    from ...primitives import elementwise as E
     return frozenset(v for k, v in vars(E).items() if k.endswith("_p") and isinstance(v, Primitive))
 
 
