@@ -7,7 +7,9 @@ Lower layers never import higher ones, at module level or inside a function:
               to_python emitter, the XLA client, device arrays; they know no
               primitive (each primitive registers its rules beside itself)
   primitives  each primitive with all its rules
-  transforms  jvp, linearize, transpose, vmap, jit, custom derivatives, passes
+  transforms  jvp, linearize, transpose, vmap, the jaxpr-level transforms, the
+              higher-order primitives (jit, checkpoint, cond/while/scan, custom
+              derivative calls), passes
   api         the public namespaces (funcad, funcad.numpy, funcad.lax, ...)
 
 Imports inside one layer are free. Where a lower layer needs a higher one at
@@ -29,12 +31,6 @@ ALLOWED = {
     ("funcad.primitives._base", "funcad.transforms.jvp"):
         "jvp_of_composition: a jvp rule stated as the derivative of another algorithm "
         "(cumprod's prefix scan) runs the jvp transform on it, as JAX's lax does",
-    ("funcad.primitives.control_flow", "funcad.transforms.jvp"):
-        "control-flow rules transform their bodies; issue 19 §1 moves control flow above transforms",
-    ("funcad.primitives.control_flow", "funcad.transforms.transpose"):
-        "as above",
-    ("funcad.primitives.control_flow", "funcad.transforms.vmap"):
-        "as above",
     ("funcad.lowering.array", "funcad.numpy._methods"):
         "device Arrays take funcad.numpy's methods (x.sum(), x.T, ...) on first use, as tracers do",
 }

@@ -2,7 +2,7 @@
 
 Each function traces its branch or body functions once (pytrees in and out,
 closures allowed), checks their types, and binds a control-flow primitive
-(funcad.primitives.control_flow) that holds the traced jaxprs. Values of
+(funcad.transforms.control_flow) that holds the traced jaxprs. Values of
 outer transformations that a body closes over (say the parameters being
 differentiated) become explicit operands of the primitive, so grad, jvp,
 vmap and jit see them.
@@ -19,7 +19,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.staging import lift_traced_consts, trace_to_jaxpr
 from ..core.trace import Tracer, ctx, eval_jaxpr
-from ..primitives.control_flow import cond_p, scan_p, while_p
+from ..transforms.control_flow import cond_p, scan_p, while_p
 from ..primitives.elementwise import add, bitwise_and, clamp, convert_element_type, lt, ne
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]

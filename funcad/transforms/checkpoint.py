@@ -22,8 +22,8 @@ from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval
 from ..lowering.stablehlo import lower_closed_call, lowering_rules
 from ..primitives._base import is_undefined
 from ..primitives.structural import moveaxis0
-from ..primitives.control_flow import (backward, batch_jaxpr, jvp_jaxpr, nonzero_tangent,
-                                       partial_eval, with_outputs)
+from .passes.dce import dce
+from .jaxpr_transforms import backward, batch_jaxpr, jvp_jaxpr, nonzero_tangent, partial_eval_jaxpr
 
 checkpoint_p = Primitive("checkpoint", multiple_results=True)
 
@@ -46,17 +46,17 @@ def _partial_eval(trace, args, params):
     closed = params["jaxpr"]
     unknowns = [trace.is_own(x) for x in args]
     n = len(closed.out_avals)
-    known, _, out_uk, _ = partial_eval(closed, unknowns, [False] * n)
+    known, _, out_uk, _ = partial_eval_jaxpr(closed, unknowns, [False] * n)
     n_known = out_uk.count(False)
     k_outs = []
     if n_known:  # the known outputs, computed now; no residuals kept
-        k_only = with_outputs(known, known.jaxpr.outvars[:n_known])
+        k_only = dce(known.with_outputs(known.jaxpr.outvars[:n_known]))
         with set_trace(trace.parent):
             k_outs = checkpoint_p.bind(*[x for x, u in zip(args, unknowns) if not u],
                                        **dict(params, jaxpr=k_only))
     u_outs = []
     if n_known < n:  # the rest reads the inputs and recomputes everything it needs
-        u_jaxpr = with_outputs(closed, [v for v, u in zip(closed.jaxpr.outvars, out_uk) if u])
+        u_jaxpr = dce(closed.with_outputs([v for v, u in zip(closed.jaxpr.outvars, out_uk) if u]))
         u_outs = trace.stage(checkpoint_p, list(args), dict(params, jaxpr=u_jaxpr))
     k_it, u_it = iter(k_outs), iter(u_outs)
     return [next(u_it) if u else next(k_it) for u in out_uk]

@@ -197,7 +197,7 @@ def _split_call(closed: ClosedJaxpr, unknowns):
     Returns (known, unknown, out_unknowns, res_sources) where res_sources[i] is
     ("in", k) for the k-th known argument or ("out", k) for known output k.
     """
-    from .partial_eval import partial_eval_jaxpr
+    from .jaxpr_transforms import partial_eval_jaxpr
     known, unknown, out_unknowns, nres = partial_eval_jaxpr(closed, unknowns)
     kj = known.jaxpr
     nk = len(kj.outvars) - nres
