@@ -16,7 +16,6 @@ import pytest
 import funcad
 from funcad.core import trace as T
 from funcad.core.staging import partial_eval_rules
-from funcad.transforms.passes._util import call_primitives
 
 
 def _import_all():
@@ -48,9 +47,8 @@ NO_BATCH = {
 }
 # Primitives that to_python writes without a template of their own, and why.
 NO_PYTHON = {
-    # Call primitives: to_python writes their bodies inline.
-    *(p.name for p in call_primitives),
-    "checkpoint", "custom_jvp_call", "custom_vjp_call",
+    # Call primitives (register_call): to_python writes their bodies inline.
+    *(p.name for p in T.call_rules),
     # Control flow: to_python prints straight-line NumPy programs only; it raises a
     # clear NotImplementedError naming the primitive.
     "cond", "while", "scan",
@@ -79,6 +77,7 @@ def test_the_registry_is_found():
     assert {"sin", "add", "reduce_sum", "dot_general", "gather", "scan", "jit",
             "custom_jvp_call"} <= set(BY_NAME)
     assert len(BY_NAME) == len(PRIMS), "two primitives share a name"
+    assert {p.name for p in T.call_rules} == {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call"}
 
 
 def test_exception_lists_name_real_primitives():
@@ -128,3 +127,25 @@ def test_a_rule_missing_is_reported():
             test_primitive_has_every_rule(p)
     finally:
         del T.impl_rules[p], T.abstract_eval_rules[p]
+
+
+def test_a_new_unary_primitive_is_one_block():
+    # What a new standard primitive takes: this block (in primitives/elementwise.py),
+    # plus its name in funcad.lax's list. Everything else follows from the tables.
+    import numpy as np
+    from funcad.primitives.elementwise import _bind1, cosh, defjvp, mul, unop
+
+    probe_p = unop("probe_sinh", np.sinh, hlo="chlo.sinh", py="np.sinh({0})")
+    probe = _bind1(probe_p)
+    defjvp(probe_p, lambda t, ans, x: mul(t, cosh(x)))
+    try:
+        test_primitive_has_every_rule(probe_p)
+        x = np.linspace(-1.0, 1.0, 4)
+        np.testing.assert_allclose(funcad.jit(probe)(x), np.sinh(x), rtol=1e-12)
+        np.testing.assert_allclose(funcad.vmap(probe)(x), np.sinh(x), rtol=1e-12)
+        np.testing.assert_allclose(funcad.vmap(funcad.grad(funcad.grad(probe)))(x), np.sinh(x), rtol=1e-12)
+        assert "np.sinh(a)" in funcad.to_python(funcad.make_jaxpr(probe)(x))
+    finally:
+        for table in (T.impl_rules, T.abstract_eval_rules, T.jvp_rules, T.batch_rules, T.lowering_rules,
+                      T.python_rules):
+            table.pop(probe_p, None)

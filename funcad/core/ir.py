@@ -140,6 +140,26 @@ class ClosedJaxpr:
         return pp_jaxpr_html(self.jaxpr)
 
 
+def inline_jaxpr(jaxpr: Jaxpr, consts, args) -> tuple[list, list]:
+    """The equations of `jaxpr` with fresh variables, for writing its body into another
+    jaxpr: its constvars read the atoms `consts`, its invars the atoms `args`.
+    Returns (equations, output atoms). Fresh variables let one body be inlined at
+    several call sites. The one inliner: the passes and funcad.to_python use it.
+    """
+    sub = {id(v): a for v, a in zip(jaxpr.constvars, consts)}
+    sub.update((id(v), a) for v, a in zip(jaxpr.invars, args))
+
+    def read(a):
+        return sub.get(id(a), a) if type(a) is Var else a
+
+    eqns = []
+    for e in jaxpr.eqns:
+        outs = [Var(v.aval) for v in e.outvars]
+        eqns.append(e._replace(inputs=[read(a) for a in e.inputs], outvars=outs))
+        sub.update((id(v), w) for v, w in zip(e.outvars, outs))
+    return eqns, [read(a) for a in jaxpr.outvars]
+
+
 def typecheck(jaxpr: Jaxpr) -> None:
     """Check that every variable is bound once before use and that every
     equation's output types are what its primitive's shape rule says."""

@@ -8,7 +8,7 @@ with its parent trace current, so rules are ordinary funcad code and nest.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -26,6 +26,28 @@ batch_rules: dict = {}           # prim -> f(args, dims, **params) -> (out, out_
 # its definition (see funcad/lowering for how they are read).
 lowering_rules: dict = {}        # prim -> f(ctx, *operand Values, **params) -> Value | list[Value]
 python_rules: dict = {}          # prim -> (template | f(eqn, args) -> str, helper source | None)
+
+
+class CallRule(NamedTuple):
+    """How a call-like primitive holds its callee (see register_call)."""
+    param: str                      # the param holding the callee, a ClosedJaxpr
+    optimizable: bool               # the passes may inline the call, prune it, count it as its body
+    prune_params: Callable | None   # params of the call pruned to fewer inputs and outputs
+
+
+call_rules: dict = {}            # prim -> CallRule, for the call-like primitives
+
+
+def register_call(prim: "Primitive", param: str = "jaxpr", *, optimizable: bool = True,
+                  prune_params: Callable | None = None) -> None:
+    """Declare `prim` a call: its outputs are `params[param]` (a ClosedJaxpr) applied to
+    its inputs. Then `funcad.to_python` writes the body inline, debug_nans looks inside
+    it, and, if `optimizable`, the passes may inline it, drop its unused outputs and
+    inputs, and count it as its body. (checkpoint is a call the passes must leave whole:
+    its meaning is in being one.) `prune_params(params, keep_in, keep_out)` returns the
+    params of a pruned call when some depend on the arity (e.g. donation flags).
+    """
+    call_rules[prim] = CallRule(param, optimizable, prune_params)
 
 
 class _Hooks:

@@ -12,9 +12,9 @@ import keyword
 
 import numpy as np
 
-from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var, inline_jaxpr
 from ..core.pretty import _Namer
-from ..core.trace import python_rules
+from ..core.trace import call_rules, python_rules
 
 
 def np_dtype(d) -> str:
@@ -43,33 +43,23 @@ def _literal(lit) -> str:
     return f"{np_dtype(dt)}({text})"
 
 
-# Call primitives and the param holding their body: their equations are
-# written out inline (a custom_jvp function's value is its body's).
-_CALLS = {"jit": "jaxpr", "checkpoint": "jaxpr", "custom_jvp_call": "call_jaxpr",
-          "custom_vjp_call": "call_jaxpr"}
-
-
 def _inline_calls(jaxpr: Jaxpr) -> Jaxpr:
-    """The jaxpr with the calls of constant-free bodies replaced by the bodies' equations."""
+    """The jaxpr with the calls (see register_call) of constant-free bodies replaced by
+    the bodies' equations (a custom_jvp function's value is its body's)."""
     eqns, sub = [], {}
 
     def s(a):
         return sub.get(id(a), a) if type(a) is Var else a
 
     for eqn in jaxpr.eqns:
-        body = eqn.params.get(_CALLS.get(eqn.prim.name, ""))
+        rule = call_rules.get(eqn.prim)
+        body = eqn.params.get(rule.param) if rule is not None else None
         if not isinstance(body, ClosedJaxpr) or body.consts:
             eqns.append(eqn._replace(inputs=[s(a) for a in eqn.inputs]))
             continue
-        inner = _inline_calls(body.jaxpr)
-        for v, a in zip(inner.invars, eqn.inputs):
-            sub[id(v)] = s(a)
-        for e in inner.eqns:  # fresh variables: the same body may be inlined twice
-            fresh = [Var(v.aval) for v in e.outvars]
-            eqns.append(e._replace(inputs=[s(a) for a in e.inputs], outvars=fresh))
-            sub.update((id(v), f) for v, f in zip(e.outvars, fresh))
-        for v, a in zip(eqn.outvars, inner.outvars):
-            sub[id(v)] = s(a)
+        body_eqns, outs = inline_jaxpr(_inline_calls(body.jaxpr), [], [s(a) for a in eqn.inputs])
+        eqns += body_eqns
+        sub.update((id(v), a) for v, a in zip(eqn.outvars, outs))
     return Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, [s(a) for a in jaxpr.outvars])
 
 

@@ -18,8 +18,8 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.avals import aval_of
 from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr, impl_rules,
-                          jvp_rules, python_rules, set_trace, transpose_rules)
-from ..lowering.stablehlo import lower_closed_call, lowering_rules
+                          jvp_rules, python_rules, register_call, set_trace, transpose_rules)
+from ..lowering.stablehlo import call_rule, lowering_rules
 from ..primitives._base import is_undefined
 from ..primitives.structural import moveaxis0
 from .passes.dce import dce
@@ -86,7 +86,8 @@ partial_eval_rules[checkpoint_p] = _partial_eval
 transpose_rules[checkpoint_p] = _transpose
 batch_rules[checkpoint_p] = _batch
 
-lowering_rules[checkpoint_p] = lambda c, *args, jaxpr, prevent_cse: lower_closed_call(c, jaxpr, args)
+lowering_rules[checkpoint_p] = call_rule("jaxpr")
+register_call(checkpoint_p, optimizable=False)  # the passes must not inline away the remat
 
 # optimization_barrier: the identity, opaque to XLA. The backward pass reads
 # its recomputation's inputs through it, so that XLA cannot merge the

@@ -17,7 +17,8 @@ from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
 from ..core.staging import convert_constvars, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp, eval_jaxpr,
-                          hooks, impl_rules, lowering_rules)
+                          hooks, impl_rules, lowering_rules, register_call)
+from ..lowering.stablehlo import call_rule
 from ..primitives._base import zeros_tangent
 
 
@@ -106,15 +107,12 @@ def _call_aval(*avals, call_jaxpr, **_):
     return list(call_jaxpr.out_avals)
 
 
-def _call_lowering(ctx, *operands, call_jaxpr, **_):
-    # Compiled code needs only the body; the rules were used when differentiating.
-    return ctx.call(call_jaxpr, operands)
-
-
 for _p in (custom_jvp_call_p, custom_vjp_call_p):
     impl_rules[_p] = _call_impl
     abstract_eval_rules[_p] = _call_aval
-    lowering_rules[_p] = _call_lowering
+    # Compiled code needs only the body; the rules were used when differentiating.
+    lowering_rules[_p] = call_rule("call_jaxpr")
+    register_call(_p, "call_jaxpr", optimizable=False)  # the passes keep the user's rules
 
 
 def _trace_body(fun, avals):

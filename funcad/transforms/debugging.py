@@ -33,12 +33,12 @@ from ..core.avals import aval_of
 from ..core.errors import FuncadError, NaNError
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, hooks, impl_rules,
-                          jvp_rules, lowering_rules, transpose_rules)
+from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, call_rules, ctx, hooks,
+                          impl_rules, jvp_rules, lowering_rules, transpose_rules)
 from ..core.traceback_util import user_source
 from ..primitives.structural import moveaxis
 from .passes import register_effect
-from .passes._util import call_primitives, subjaxprs
+from .passes._util import subjaxprs
 
 __all__ = ["print", "check_eager_nans", "check_jit_nans", "find_first_nan", "hoist_prints"]
 
@@ -120,11 +120,9 @@ class PrintPlan:
 
 
 def _call_param(prim) -> str | None:
-    """The param holding the body of a call primitive (jit, checkpoint), or None."""
-    entry = call_primitives.get(prim)
-    if entry is not None:
-        return entry[0]
-    return "jaxpr" if prim.name == "checkpoint" else None
+    """The param holding the body of a call primitive (jit, checkpoint, ...), or None."""
+    rule = call_rules.get(prim)
+    return None if rule is None else rule.param
 
 
 def _has_print(jaxpr: Jaxpr) -> bool:
