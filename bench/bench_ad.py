@@ -14,42 +14,21 @@ all in one process.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/bench/", 1)[0])
 
 from _models import mlp_data, mlp_loss  # noqa: E402
+from _timing import best_of  # noqa: E402
 import funcad  # noqa: E402
 import funcad.numpy as fnp  # noqa: E402
 
 
 def best_times(fns, repeats=5, min_time=0.2):
-    """Seconds per call of each function: the best of `repeats` timed loops (each about
-    `min_time` long). The loops of the different functions are interleaved, so that a
-    change in machine load affects them alike."""
-    loops = []
-    for fn in fns:
-        fn()  # warm up (caches, first-call compilation)
-        n = 1
-        while True:
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            t = time.perf_counter() - t0
-            if t >= min_time / 5:
-                break
-            n *= 2
-        loops.append(max(1, int(n * min_time / max(t, 1e-9))))
-    best = [float("inf")] * len(fns)
-    for _ in range(repeats):
-        for i, (fn, n) in enumerate(zip(fns, loops)):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            best[i] = min(best[i], (time.perf_counter() - t0) / n)
-    return best
+    """Seconds per call of each function: the best of `repeats` interleaved loops of about
+    `min_time` seconds each."""
+    return best_of(fns, repeat=repeats, number=None, min_time=min_time)
 
 
 # ---------------------------------------------------------------- workloads ----

@@ -13,9 +13,10 @@
 """
 from __future__ import annotations
 
-import time
 
 import numpy as np
+
+from _timing import best_of
 
 import funcad
 import funcad.numpy as fnp
@@ -41,20 +42,11 @@ def make_loss(np_, scan, checkpoint, ck: bool):
 
 
 def best(f, *args, repeat=15, number=3, sync=np.asarray):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        for _ in range(number):
-            out = f(*args)
-        sync(out)
-        times.append((time.perf_counter() - t) / number)
-    return min(times)
+    return best_of([lambda: f(*args)], repeat=repeat, number=number, sync=sync, warmup=False)[0]
 
 
 def first_call(f, *args, sync=np.asarray):
-    t = time.perf_counter()
-    sync(f(*args))
-    return time.perf_counter() - t
+    return best_of([lambda: f(*args)], repeat=1, number=1, sync=sync, warmup=False)[0]
 
 
 def residual_bytes(f, *args) -> tuple[int, int]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
 
 from _models import mlp_data, mlp_loss as _mlp
+from _timing import best_of
 
 import funcad
 import funcad.numpy as fnp
@@ -29,30 +29,19 @@ from funcad.lowering import xla
 
 
 def best_pair(f, g, rounds=15, number=20):
-    """Best per-call times of f and g, measured in alternating rounds so that a
-    change in machine load hits both alike."""
-    f(), g()
-    tf, tg = [], []
-    for _ in range(rounds):
-        for fn, out in ((f, tf), (g, tg)):
-            t = time.perf_counter()
-            for _ in range(number):
-                fn()
-            out.append((time.perf_counter() - t) / number)
-    return min(tf), min(tg)
+    """Best per-call times of f and g, measured in alternating rounds."""
+    return tuple(best_of([f, g], repeat=rounds, number=number))
 
 
 def first_result(make, args, sync, clear, repeat=5):
     """Best time from a fresh jitted function to its synchronised first result."""
-    times = []
-    for _ in range(repeat):
+    fresh = {}
+
+    def setup():
         clear()
         gc.collect()
-        f = make()
-        t = time.perf_counter()
-        sync(f(*args))
-        times.append(time.perf_counter() - t)
-    return min(times)
+        fresh["f"] = make()
+    return best_of([lambda: fresh["f"](*args)], repeat=repeat, sync=sync, setup=setup, warmup=False)[0]
 
 
 def main():

@@ -21,6 +21,8 @@ import time
 
 import numpy as np
 
+from _timing import best_of
+
 import funcad
 import funcad.numpy as fnp
 from funcad.transforms.passes import count_eqns
@@ -168,17 +170,16 @@ def timings(trials=15):
     cases = [(name, f, args) for name, f, args in suite(fnp)]
     cases += [(name + " 1e6", f, (big,)) for name, f, args in suite(fnp)
               if isinstance(args[0], np.ndarray) and args[0].shape == V.shape]
+    def run_with(lin, g, args):
+        api.linearize_flat = lin
+        g(*args)
+
     rows = []
     for name, f, args in cases:
         g = funcad.grad(f)
-        best = [float("inf")] * 2
         try:
-            for _ in range(trials):
-                for k, lin in enumerate((orig, optimised)):
-                    api.linearize_flat = lin
-                    t0 = time.process_time()
-                    g(*args)
-                    best[k] = min(best[k], time.process_time() - t0)
+            best = best_of([lambda: run_with(orig, g, args), lambda: run_with(optimised, g, args)],
+                           repeat=trials, timer=time.process_time, warmup=False)
         finally:
             api.linearize_flat = orig
         rows.append((name, best[0] * 1e3, best[1] * 1e3))

@@ -10,23 +10,20 @@ from __future__ import annotations
 import pathlib
 import sys
 import time
-import timeit
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # run from a checkout
 import funcad.numpy as fnp  # noqa: E402
+from _timing import best_of  # noqa: E402
 
 
 def per_call_us(fns, args, number=20000, repeat=15) -> list[float]:
     """Best-of-`repeat` time per call in microseconds for each of `fns`: CPU time of this
     process, measured in alternation, so that other processes' load affects them alike."""
-    best = [float("inf")] * len(fns)
-    for _ in range(repeat):
-        for i, fn in enumerate(fns):
-            t = timeit.Timer(lambda: fn(*args), timer=time.process_time).timeit(number)
-            best[i] = min(best[i], t / number * 1e6)
-    return best
+    calls = [lambda fn=fn: fn(*args) for fn in fns]
+    return [t * 1e6 for t in best_of(calls, repeat=repeat, number=number, timer=time.process_time,
+                                     warmup=False)]
 
 
 CASES = [

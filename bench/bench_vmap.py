@@ -8,24 +8,21 @@ Steady-state times (best of repeats, results synchronised), float32 and float64.
 """
 from __future__ import annotations
 
-import time
 
 import numpy as np
+
+from _timing import best_of
 
 import funcad
 import funcad.numpy as fnp
 
 
+def _sync(out):
+    np.asarray(funcad.tree_util.tree_leaves(out)[0] if not hasattr(out, "shape") else out)
+
+
 def best(f, *args, repeat=30, number=5):
-    f(*args)
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        for _ in range(number):
-            out = f(*args)
-        np.asarray(funcad.tree_util.tree_leaves(out)[0] if not hasattr(out, "shape") else out)
-        times.append((time.perf_counter() - t) / number)
-    return min(times)
+    return best_of([lambda: f(*args)], repeat=repeat, number=number, sync=_sync)[0]
 
 
 def sync_jax(f):

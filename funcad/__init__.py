@@ -6,10 +6,10 @@
 """
 from . import numpy, tree_util, tree, lax  # noqa: F401  (numpy installs tracer methods)
 from .core import (ClosedJaxpr, ConcretizationError, FuncadError, FuncadTypeError, Jaxpr,
-                   ShapeDtypeStruct, TracerLeakError, eval_jaxpr, make_jaxpr)
+                   ShapeDtypeStruct, TracerLeakError, eval_jaxpr)
 from .core.avals import float0
 from .primitives.elementwise import stop_gradient
-from .transforms.api import (grad, jvp, linear_transpose, linearize, value_and_grad, vjp)
+from .transforms.api import (grad, jvp, linear_transpose, linearize, make_jaxpr, value_and_grad, vjp)
 from .transforms.custom import custom_jvp, custom_vjp
 from .transforms.checkpoint import checkpoint, remat
 from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
@@ -40,3 +40,14 @@ jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its ow
 __version__ = "0.1.0"
 from . import random  # noqa: E402,F401  (funcad.random, as jax.random)
 from . import nn, scipy  # noqa: E402,F401  (jax.nn and jax.scipy.{special,stats} are attributes after `import jax`)
+
+__all__ = ["Array", "BackendError", "ClosedJaxpr", "ConcretizationError", "FuncadError",
+           "FuncadTypeError", "Jaxpr", "MissingRuleError", "NaNError",
+           "ShapeDtypeStruct", "TracerLeakError", "UnsupportedError", "block_until_ready",
+           "checkpoint", "clear_caches", "custom_jvp", "custom_vjp", "default_backend",
+           "device_count", "device_get", "device_put", "devices", "disable_jit",
+           "ensure_compile_time_eval", "eval_jaxpr", "eval_shape", "float0", "grad", "hessian",
+           "jacfwd", "jacobian", "jacrev", "jit", "jvp", "linear_transpose", "linearize",
+           "local_device_count", "local_devices", "make_jaxpr", "named_call", "named_scope",
+           "optimize", "process_count", "process_index", "remat", "stop_gradient", "to_python",
+           "value_and_grad", "vjp", "vmap"]

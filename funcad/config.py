@@ -18,15 +18,14 @@ True
 64
 >>> funcad.config.update("jit_cache_size", 128)
 """
-from __future__ import annotations
+import contextlib as _contextlib
+import difflib as _difflib
+import os as _os
+from typing import Callable as _Callable, Iterator as _Iterator
 
-import contextlib
-import difflib
-import os
-from typing import Any, Callable, Iterator
-
-from .core.errors import FuncadTypeError
-from .core.trace import ctx
+from .core.errors import FuncadTypeError as _FuncadTypeError
+from .core import traceback_util as _traceback_util
+from .core.trace import ctx as _ctx
 
 
 def _bool(name: str, v) -> bool:
@@ -34,7 +33,7 @@ def _bool(name: str, v) -> bool:
         return v.lower() in ("1", "true", "on", "yes")
     if isinstance(v, (bool, int)) and v in (0, 1):
         return bool(v)
-    raise FuncadTypeError(f"config option {name} takes True or False, got {v!r}")
+    raise _FuncadTypeError(f"config option {name} takes True or False, got {v!r}")
 
 
 def _filtering(name: str, v) -> str:
@@ -42,7 +41,7 @@ def _filtering(name: str, v) -> str:
         return "on" if v else "off"
     if isinstance(v, str) and v.lower() in ("on", "off", "auto", "1", "0", "true", "false"):
         return "off" if v.lower() in ("off", "0", "false") else "on"
-    raise FuncadTypeError(f"config option {name} takes 'on' or 'off', got {v!r}")
+    raise _FuncadTypeError(f"config option {name} takes 'on' or 'off', got {v!r}")
 
 
 def _backend(name: str, v):
@@ -56,14 +55,14 @@ def _cache_size(name: str, v) -> int:
     if isinstance(v, str) and v.strip().isdigit():
         v = int(v)
     if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise FuncadTypeError(f"config option {name} takes a positive int, got {v!r}")
+        raise _FuncadTypeError(f"config option {name} takes a positive int, got {v!r}")
     return v
 
 
 # -- where each option lives: its reader and writer ---------------------------
 
 def _set_debug_nans(v: bool) -> None:
-    type(ctx).debug_nans = v
+    type(_ctx).debug_nans = v
 
 
 def _set_backend(v) -> None:
@@ -92,18 +91,16 @@ def _get_cache_size() -> int:
     return jit.CACHE_SIZE
 
 
-_values: dict[str, Any] = {"traceback_filtering": "on"}
-
 # name -> (validate(name, value), get(), set(value), environment variable, doc)
-_OPTIONS: dict[str, tuple[Callable, Callable, Callable, str, str]] = {
-    "debug_nans": (_bool, lambda: ctx.debug_nans, _set_debug_nans, "FUNCAD_DEBUG_NANS",
+_OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
+    "debug_nans": (_bool, lambda: _ctx.debug_nans, _set_debug_nans, "FUNCAD_DEBUG_NANS",
                    "raise NaNError at the first primitive that produces a NaN"),
     "default_backend": (_backend, _get_backend, _set_backend, "FUNCAD_BACKEND",
                         "backend jit uses when none is given: 'cpu', 'gpu' or None (automatic)"),
     "jit_cache_size": (_cache_size, _get_cache_size, _set_cache_size, "FUNCAD_JIT_CACHE_SIZE",
                        "compiled argument signatures kept per jitted function (LRU)"),
-    "traceback_filtering": (_filtering, lambda: _values["traceback_filtering"],
-                            lambda v: _values.__setitem__("traceback_filtering", v),
+    "traceback_filtering": (_filtering, lambda: _traceback_util.filtering,
+                            lambda v: setattr(_traceback_util, "filtering", v),
                             "FUNCAD_TRACEBACK_FILTERING",
                             "'on' hides funcad's internal frames from tracebacks, 'off' shows them"),
 }
@@ -112,7 +109,7 @@ _OPTIONS: dict[str, tuple[Callable, Callable, Callable, str, str]] = {
 def _option(name: str):
     opt = _OPTIONS.get(name)
     if opt is None:
-        near = difflib.get_close_matches(name, list(_OPTIONS), n=3)
+        near = _difflib.get_close_matches(name, list(_OPTIONS), n=3)
         hint = f" Did you mean {', '.join(repr(n) for n in near)}?" if near else ""
         raise AttributeError(f"funcad.config has no option {name!r}.{hint} Options: "
                              f"{', '.join(_OPTIONS)}.")
@@ -137,8 +134,8 @@ def read(name: str):
     return _option(name)[1]()
 
 
-@contextlib.contextmanager
-def override(**values) -> Iterator[None]:
+@_contextlib.contextmanager
+def override(**values) -> _Iterator[None]:
     """Set options for the duration of a `with` block, then restore them.
 
     >>> import funcad, funcad.numpy as fnp
@@ -168,6 +165,9 @@ def describe() -> str:
     return "\n".join(f"{k} = {read(k)!r}  ({env}; {doc})" for k, (_, _, _, env, doc) in _OPTIONS.items())
 
 
+__all__ = ["update", "read", "override", "values", "describe", *_OPTIONS]
+
+
 def __getattr__(name: str):
     if name.startswith("__"):
         raise AttributeError(name)
@@ -180,7 +180,7 @@ def __dir__():
 
 def _from_environment() -> None:
     for name, (check, _, set_, env, _) in _OPTIONS.items():
-        raw = os.environ.get(env)
+        raw = _os.environ.get(env)
         if raw and name != "default_backend":  # xla reads FUNCAD_BACKEND itself, lazily
             set_(check(name, raw))
 

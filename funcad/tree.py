@@ -6,9 +6,8 @@
 >>> funcad.tree.leaves({"a": 1, "b": (2, None)})
 [1, 2]
 """
-from __future__ import annotations
 
-import dataclasses
+import dataclasses as _dataclasses
 
 from .core.pytree import (tree_flatten as flatten, tree_flatten_with_path as flatten_with_path,
                           tree_leaves as leaves, tree_leaves_with_path as leaves_with_path,
@@ -37,4 +36,4 @@ def static(**kwargs):
     [1.0]
     """
     metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}
-    return dataclasses.field(metadata=metadata, **kwargs)
+    return _dataclasses.field(metadata=metadata, **kwargs)

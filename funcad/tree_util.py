@@ -7,14 +7,13 @@
 >>> [keystr(p) for p, _ in tree_flatten_with_path({"w": [1, 2], "b": 3})[0]]
 ["['b']", "['w'][0]", "['w'][1]"]
 """
-from __future__ import annotations
 
-import functools
-from typing import Any, Callable, Iterable, TypeVar
+import functools as _functools
+from typing import Any as _Any, Callable as _Callable, Iterable as _Iterable, TypeVar as _TypeVar
 
 from .core.pytree import (DictKey, FlattenedIndexKey, GetAttrKey, PyTreeDef, PyTreeError,
                           SequenceKey, _node_of, flatten_one_level, flatten_one_level_with_keys,
-                          flatten_up_to, is_tree_node, keystr, one_level, register_dataclass,
+                          flatten_up_to as _flatten_up_to, is_tree_node, keystr, one_level as _one_level, register_dataclass,
                           register_pytree_node, register_pytree_node_class,
                           register_pytree_with_keys, register_pytree_with_keys_class,
                           register_static, tree_flatten, tree_flatten_with_path, tree_leaves,
@@ -31,7 +30,7 @@ __all__ = ["DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath", 
            "tree_reduce_associative", "tree_structure", "tree_transpose", "tree_unflatten",
            "treedef_children", "treedef_is_leaf", "treedef_tuple"]
 
-KeyEntry = TypeVar("KeyEntry", bound=Any)
+KeyEntry = _TypeVar("KeyEntry", bound=_Any)
 KeyPath = tuple[KeyEntry, ...]
 
 
@@ -43,8 +42,8 @@ class _Unspecified:
 _UNSPECIFIED = _Unspecified()
 
 
-def tree_reduce(function: Callable, tree, initializer=_UNSPECIFIED,
-                is_leaf: Callable[[Any], bool] | None = None):
+def tree_reduce(function: _Callable, tree, initializer=_UNSPECIFIED,
+                is_leaf: _Callable[[_Any], bool] | None = None):
     """Fold `function` over the leaves from left to right (as functools.reduce).
 
     >>> tree_reduce(lambda a, b: a + b, {"a": 1, "b": (2, 3)}, 10)
@@ -52,12 +51,12 @@ def tree_reduce(function: Callable, tree, initializer=_UNSPECIFIED,
     """
     leaves = tree_leaves(tree, is_leaf)
     if initializer is _UNSPECIFIED:
-        return functools.reduce(function, leaves)
-    return functools.reduce(function, leaves, initializer)
+        return _functools.reduce(function, leaves)
+    return _functools.reduce(function, leaves, initializer)
 
 
-def tree_reduce_associative(operation: Callable, tree, *, identity=_UNSPECIFIED,
-                            is_leaf: Callable[[Any], bool] | None = None):
+def tree_reduce_associative(operation: _Callable, tree, *, identity=_UNSPECIFIED,
+                            is_leaf: _Callable[[_Any], bool] | None = None):
     """Reduce the leaves with an associative `operation` as a balanced binary tree
     (halves first, as JAX does); `identity` is the result for no leaves.
 
@@ -78,7 +77,7 @@ def tree_reduce_associative(operation: Callable, tree, *, identity=_UNSPECIFIED,
     return reduce(leaves)
 
 
-def tree_all(tree, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+def tree_all(tree, *, is_leaf: _Callable[[_Any], bool] | None = None) -> bool:
     """Whether every leaf is truthy.
 
     >>> tree_all([True, (1, {"a": True})]), tree_all([True, (0,)])
@@ -95,13 +94,13 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, py
     >>> tree_transpose(outer, inner, [(1, 2), (3, 4)])
     ([1, 3], [2, 4])
     """
-    flat = flatten_up_to(outer_treedef, pytree_to_transpose, "tree_transpose")
+    flat = _flatten_up_to(outer_treedef, pytree_to_transpose, "tree_transpose")
     if inner_treedef is None:
         if not flat:
             raise PyTreeError("tree_transpose: cannot infer inner_treedef from an outer tree "
                               "without leaves; pass inner_treedef")
         inner_treedef = tree_structure(flat[0])
-    cols = [flatten_up_to(inner_treedef, x, "tree_transpose") for x in flat]
+    cols = [_flatten_up_to(inner_treedef, x, "tree_transpose") for x in flat]
     if not cols:
         cols_t = [[] for _ in range(inner_treedef.num_leaves)]
     else:
@@ -109,14 +108,14 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, py
     return inner_treedef.unflatten(outer_treedef.unflatten(col) for col in cols_t)
 
 
-def tree_broadcast(prefix_tree, full_tree, is_leaf: Callable[[Any], bool] | None = None):
+def tree_broadcast(prefix_tree, full_tree, is_leaf: _Callable[[_Any], bool] | None = None):
     """Repeat each leaf of `prefix_tree` over the matching subtree of `full_tree`.
 
     >>> tree_broadcast([1, {"a": 2}], [[3, 4], {"a": (5, 6)}])
     [[1, 1], {'a': (2, 2)}]
     """
     leaves, treedef = tree_flatten(prefix_tree, is_leaf)
-    subtrees = flatten_up_to(treedef, full_tree, "tree_broadcast (prefix_tree must be a prefix "
+    subtrees = _flatten_up_to(treedef, full_tree, "tree_broadcast (prefix_tree must be a prefix "
                                                  "of full_tree)")
     out: list = []
     for x, sub in zip(leaves, subtrees):
@@ -124,7 +123,7 @@ def tree_broadcast(prefix_tree, full_tree, is_leaf: Callable[[Any], bool] | None
     return tree_structure(full_tree).unflatten(out)
 
 
-def all_leaves(iterable: Iterable, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+def all_leaves(iterable: _Iterable, is_leaf: _Callable[[_Any], bool] | None = None) -> bool:
     """Whether every element is a leaf (not a pytree node; None is a node).
 
     >>> all_leaves([1, 2.0]), all_leaves([1, (2,)]), all_leaves([None])
@@ -157,7 +156,7 @@ class _CallableShim:
         return f"_CallableShim({self.fun!r})"
 
 
-class Partial(functools.partial):
+class Partial(_functools.partial):
     """functools.partial as a pytree: the bound arguments are children (traced
     under transformations), the function is static aux data.
 
@@ -168,7 +167,7 @@ class Partial(functools.partial):
     """
 
     def __new__(cls, func, *args, **kwargs):
-        if isinstance(func, functools.partial):
+        if isinstance(func, _functools.partial):
             shim = _CallableShim(func)
             out = super().__new__(cls, shim, *args, **kwargs)
             shim.func, shim.args, shim.keywords = func.func, func.args, func.keywords
@@ -180,22 +179,22 @@ register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
                      lambda func, c: Partial(func, *c[0], **c[1]))
 
 
-class PyTreeRegistry:
+class _PyTreeRegistry:
     """The pytree node registry (`default_registry`), with JAX's methods."""
 
-    def flatten(self, tree, leaf_predicate: Callable | None = None):
+    def flatten(self, tree, leaf_predicate: _Callable | None = None):
         return tree_flatten(tree, leaf_predicate)
 
-    def flatten_with_path(self, tree, leaf_predicate: Callable | None = None):
+    def flatten_with_path(self, tree, leaf_predicate: _Callable | None = None):
         """`leaf_predicate(path, x)` stops the descent where it is true."""
         return tree_flatten_with_path(tree, leaf_predicate, is_leaf_takes_path=True)
 
     def flatten_one_level(self, tree):
         """(children, aux data), or None for a leaf."""
-        return one_level(tree)
+        return _one_level(tree)
 
     def flatten_one_level_with_keys(self, tree):
-        return one_level(tree, with_keys=True)
+        return _one_level(tree, with_keys=True)
 
     def is_node(self, type: type) -> bool:  # noqa: A002 (JAX's parameter name)
         return is_tree_node(type)
@@ -210,4 +209,4 @@ class PyTreeRegistry:
         return "<funcad pytree registry>"
 
 
-default_registry = PyTreeRegistry()
+default_registry = _PyTreeRegistry()

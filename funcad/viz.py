@@ -4,16 +4,17 @@ Inputs are green, outputs red, constants grey; each equation is a box named
 after its primitive; nested jaxprs (jit calls, control flow) are clusters.
 Needs the `graphviz` Python package, and Graphviz's `dot` program to render.
 """
-from __future__ import annotations
+import shutil as _shutil
 
-import shutil
-
-from .core.errors import FuncadError
-from .core.ir import ClosedJaxpr, Jaxpr, Literal
+from .core.errors import FuncadError as _FuncadError
+from .core.ir import ClosedJaxpr as _ClosedJaxpr, Jaxpr as _Jaxpr, Literal as _Literal
 from .core.pretty import _literal
 
 
-class GraphvizMissingError(FuncadError, RuntimeError):
+__all__ = ["graph", "GraphvizMissingError"]
+
+
+class GraphvizMissingError(_FuncadError, RuntimeError):
     """Graphviz (the `dot` program or the `graphviz` package) is not installed."""
 
 
@@ -27,7 +28,7 @@ def _graphviz():
 
 
 def _check_dot():
-    if shutil.which("dot") is None:
+    if _shutil.which("dot") is None:
         raise GraphvizMissingError(
             "rendering needs Graphviz's `dot` program, which is not on PATH. Install it "
             "(apt-get install graphviz, brew install graphviz, or conda install graphviz); "
@@ -63,9 +64,9 @@ def graph(jaxpr, name: str = "jaxpr", rankdir: str = "TB"):
     >>> "sin" in g.source
     True
     """
-    if isinstance(jaxpr, ClosedJaxpr):
+    if isinstance(jaxpr, _ClosedJaxpr):
         jaxpr = jaxpr.jaxpr
-    if not isinstance(jaxpr, Jaxpr):
+    if not isinstance(jaxpr, _Jaxpr):
         raise TypeError(f"graph needs a jaxpr (from funcad.make_jaxpr), got {type(jaxpr).__name__}")
     g = _make_class()(name=name, graph_attr={"rankdir": rankdir, "fontname": "Helvetica"},
                       node_attr={"fontname": "Helvetica", "fontsize": "11"})
@@ -95,19 +96,19 @@ def _draw(g, jaxpr, env, prefix, counter, top):
     for eqn in jaxpr.eqns:
         eid = new_id("e")
         params = [f"{k}={v}" for k, v in sorted(eqn.params.items())
-                  if not isinstance(v, (Jaxpr, ClosedJaxpr)) and len(str(v)) < 40]
+                  if not isinstance(v, (_Jaxpr, _ClosedJaxpr)) and len(str(v)) < 40]
         label = eqn.prim.name + ("\n" + "\n".join(params) if params else "")
         g.node(eid, label, shape="box", style="rounded,filled", fillcolor="lightyellow")
         for x in eqn.inputs:
-            if isinstance(x, Literal):
+            if isinstance(x, _Literal):
                 lid = new_id("l")
                 g.node(lid, _literal(x), shape="plaintext", fontsize="9")
                 g.edge(lid, eid)
             else:
                 g.edge(env[id(x)], eid, label=x.aval.str_short(), fontsize="9")
         for sub_name, sub in sorted(eqn.params.items()):
-            if isinstance(sub, (Jaxpr, ClosedJaxpr)):
-                inner = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
+            if isinstance(sub, (_Jaxpr, _ClosedJaxpr)):
+                inner = sub.jaxpr if isinstance(sub, _ClosedJaxpr) else sub
                 with g.subgraph(name=f"cluster_{eid}_{sub_name}") as c:
                     c.attr(label=f"{eqn.prim.name}: {sub_name}", style="dashed", color="grey50")
                     head = _draw(c, inner, {}, f"{eid}_{sub_name}_", counter, top=True)
@@ -118,7 +119,7 @@ def _draw(g, jaxpr, env, prefix, counter, top):
     if top:
         for i, v in enumerate(jaxpr.outvars):
             oid = new_id("out")
-            if isinstance(v, Literal):
+            if isinstance(v, _Literal):
                 g.node(oid, f"out {i} = {_literal(v)}", shape="ellipse", style="filled", fillcolor="lightpink")
             else:
                 g.node(oid, f"out {i}: {v.aval.str_short()}", shape="ellipse", style="filled",

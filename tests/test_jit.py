@@ -15,7 +15,7 @@ from funcad.core.trace import Primitive, abstract_eval_rules, impl_rules
 from funcad.lowering import xla
 from funcad.lowering.array import Array
 from funcad.transforms import jit as jit_mod
-from funcad.transforms.partial_eval import partial_eval_jaxpr
+from funcad.transforms.jaxpr_transforms import partial_eval_jaxpr
 from funcad.tree_util import tree_leaves
 
 from tests.op_table import OPS

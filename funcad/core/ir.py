@@ -92,6 +92,36 @@ class ClosedJaxpr:
     out_avals = property(lambda self: self.jaxpr.out_avals)
     eqns = property(lambda self: self.jaxpr.eqns)
 
+    # -- surgery: the same program with other inputs, outputs or equations ----
+    def replace(self, *, constvars=None, invars=None, eqns=None, outvars=None,
+                consts=None) -> "ClosedJaxpr":
+        """A copy with the given parts replaced (the Vars are shared, not renamed)."""
+        j = self.jaxpr
+        return ClosedJaxpr(Jaxpr(j.constvars if constvars is None else constvars,
+                                 j.invars if invars is None else invars,
+                                 j.eqns if eqns is None else eqns,
+                                 j.outvars if outvars is None else outvars),
+                           self.consts if consts is None else consts)
+
+    def with_outputs(self, outvars) -> "ClosedJaxpr":
+        """The program returning `outvars` (variables of this jaxpr) instead; equations
+        no output needs stay until a DCE (funcad.transforms.passes.dce) drops them."""
+        return self.replace(outvars=list(outvars))
+
+    def permute(self, in_order, out_order) -> "ClosedJaxpr":
+        """The program with its inputs and outputs listed in another order:
+        new input k is old input in_order[k], likewise for outputs."""
+        j = self.jaxpr
+        return self.replace(invars=[j.invars[i] for i in in_order],
+                            outvars=[j.outvars[i] for i in out_order])
+
+    def with_extra_inputs(self, avals, position: int | None = None) -> "ClosedJaxpr":
+        """The program taking unused inputs of types `avals` too, inserted before input
+        `position` (at the end by default)."""
+        invars = list(self.jaxpr.invars)
+        k = len(invars) if position is None else position
+        return self.replace(invars=invars[:k] + [Var(a) for a in avals] + invars[k:])
+
     def __call__(self, *args):
         from .trace import eval_jaxpr
         return eval_jaxpr(self.jaxpr, self.consts, *args)
@@ -108,6 +138,26 @@ class ClosedJaxpr:
     def _repr_html_(self):
         from .pretty import pp_jaxpr_html
         return pp_jaxpr_html(self.jaxpr)
+
+
+def inline_jaxpr(jaxpr: Jaxpr, consts, args) -> tuple[list, list]:
+    """The equations of `jaxpr` with fresh variables, for writing its body into another
+    jaxpr: its constvars read the atoms `consts`, its invars the atoms `args`.
+    Returns (equations, output atoms). Fresh variables let one body be inlined at
+    several call sites. The one inliner: the passes and funcad.to_python use it.
+    """
+    sub = {id(v): a for v, a in zip(jaxpr.constvars, consts)}
+    sub.update((id(v), a) for v, a in zip(jaxpr.invars, args))
+
+    def read(a):
+        return sub.get(id(a), a) if type(a) is Var else a
+
+    eqns = []
+    for e in jaxpr.eqns:
+        outs = [Var(v.aval) for v in e.outvars]
+        eqns.append(e._replace(inputs=[read(a) for a in e.inputs], outvars=outs))
+        sub.update((id(v), w) for v, w in zip(e.outvars, outs))
+    return eqns, [read(a) for a in jaxpr.outvars]
 
 
 def typecheck(jaxpr: Jaxpr) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 from .avals import ShapedArray, aval_of
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, literal_value
 from .trace import (Trace, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
-                    check_alive, ctx, rule_for, set_trace)
+                    check_alive, ctx, hooks, rule_for, set_trace)
 from .traceback_util import user_source
 from .errors import FuncadTypeError
 
@@ -106,15 +106,13 @@ class StagingTrace(Trace):
             with set_trace(self.parent):
                 return bind_custom_jvp(fun, jvp, args, symbolic_zeros)
         # Staged as one equation that keeps the rule, so grad(jit(f)) uses it.
-        from .custom_calls import stage_custom_jvp
-        return stage_custom_jvp(self, fun, jvp, args)
+        return hooks.stage_custom_jvp(self, fun, jvp, args)
 
     def process_custom_vjp(self, fun, fwd, bwd, args):
         if self.known_passthrough and not any(self.is_own(x) for x in args):
             with set_trace(self.parent):
                 return bind_custom_vjp(fun, fwd, bwd, args)
-        from .custom_calls import stage_custom_vjp
-        return stage_custom_vjp(self, fun, fwd, bwd, args)
+        return hooks.stage_custom_vjp(self, fun, fwd, bwd, args)
 
     def to_jaxpr(self, outs) -> ClosedJaxpr:
         outvars = [self.atom(x) for x in outs]
@@ -145,9 +143,23 @@ def convert_constvars(closed: ClosedJaxpr):
     return Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), closed.consts
 
 
-def make_jaxpr(fun, static_argnums=(), return_shape: bool = False, optimize: bool = False):
-    """A function that returns the jaxpr of `fun` at the given arguments.
-    With `optimize=True` the jaxpr is simplified first (see funcad.optimize).
+def lift_traced_consts(closed: ClosedJaxpr):
+    """Closure conversion: constants of `closed` that are tracers of outer
+    transformations become its leading inputs. Returns (jaxpr, their values);
+    concrete constants stay constants."""
+    j = closed.jaxpr
+    traced = [isinstance(c, Tracer) for c in closed.consts]
+    if not any(traced):
+        return closed, []
+    lifted_vars = [v for v, t in zip(j.constvars, traced) if t]
+    keep = [(v, c) for v, c, t in zip(j.constvars, closed.consts, traced) if not t]
+    jaxpr = Jaxpr([v for v, _ in keep], lifted_vars + j.invars, j.eqns, j.outvars)
+    return ClosedJaxpr(jaxpr, [c for _, c in keep]), [c for c, t in zip(closed.consts, traced) if t]
+
+
+def make_jaxpr(fun, static_argnums=(), return_shape: bool = False):
+    """A function that returns the jaxpr of `fun` at the given arguments
+    (funcad.make_jaxpr adds `optimize=`: see funcad/transforms/api.py).
 
     >>> import funcad, funcad.numpy as fnp
     >>> print(funcad.make_jaxpr(lambda x: fnp.sin(x) * 2.0)(1.0))
@@ -177,10 +189,6 @@ def make_jaxpr(fun, static_argnums=(), return_shape: bool = False, optimize: boo
             return out_flat
 
         closed = trace_to_jaxpr(flat_fun, avals)
-        if optimize:
-            # Imported here: core does not depend on transforms at import time.
-            from ..transforms.passes import optimize as optimize_jaxpr
-            closed = optimize_jaxpr(closed)
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
             return closed, tree_unflatten(out_tree[0], shapes)

@@ -8,7 +8,7 @@ with its parent trace current, so rules are ordinary funcad code and nest.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -22,6 +22,48 @@ abstract_eval_rules: dict = {}   # prim -> f(*avals, **params) -> aval | list[av
 jvp_rules: dict = {}             # prim -> f(primals, tangents, **params) -> (out, tangent_out)
 transpose_rules: dict = {}       # prim -> f(ct, *args, **params) -> list of cts
 batch_rules: dict = {}           # prim -> f(args, dims, **params) -> (out, out_dim)
+# The backends' tables live here too, so a primitive registers every rule beside
+# its definition (see funcad/lowering for how they are read).
+lowering_rules: dict = {}        # prim -> f(ctx, *operand Values, **params) -> Value | list[Value]
+python_rules: dict = {}          # prim -> (template | f(eqn, args) -> str, helper source | None)
+
+
+class CallRule(NamedTuple):
+    """How a call-like primitive holds its callee (see register_call)."""
+    param: str                      # the param holding the callee, a ClosedJaxpr
+    optimizable: bool               # the passes may inline the call, prune it, count it as its body
+    prune_params: Callable | None   # params of the call pruned to fewer inputs and outputs
+
+
+call_rules: dict = {}            # prim -> CallRule, for the call-like primitives
+
+
+def register_call(prim: "Primitive", param: str = "jaxpr", *, optimizable: bool = True,
+                  prune_params: Callable | None = None) -> None:
+    """Declare `prim` a call: its outputs are `params[param]` (a ClosedJaxpr) applied to
+    its inputs. Then `funcad.to_python` writes the body inline, debug_nans looks inside
+    it, and, if `optimizable`, the passes may inline it, drop its unused outputs and
+    inputs, and count it as its body. (checkpoint is a call the passes must leave whole:
+    its meaning is in being one.) `prune_params(params, keep_in, keep_out)` returns the
+    params of a pruned call when some depend on the arity (e.g. donation flags).
+    """
+    call_rules[prim] = CallRule(param, optimizable, prune_params)
+
+
+class _Hooks:
+    """Functions that higher layers install for core to call (core imports none of them)."""
+
+    # check_eager_nans(prim, args, params, out): raise NaNError if `out` has a NaN that
+    # `args` had not (installed by funcad/transforms/debugging.py, read when debug_nans is on).
+    check_eager_nans: Callable = staticmethod(lambda prim, args, params, out: None)
+    # stage_custom_jvp(trace, fun, jvp, args) / stage_custom_vjp(trace, fun, fwd, bwd, args):
+    # record a custom-derivative function as one equation of a staging trace, keeping
+    # its rules (installed by funcad/transforms/custom_calls.py).
+    stage_custom_jvp: Callable
+    stage_custom_vjp: Callable
+
+
+hooks = _Hooks()
 
 
 class Primitive:
@@ -48,8 +90,7 @@ class Primitive:
                 _explain_impl_error(self, args, params, e)
                 raise
             if ctx.debug_nans:  # the one check debug_nans costs when it is off
-                from ..debug import check_eager_nans
-                check_eager_nans(self, args, params, out)
+                hooks.check_eager_nans(self, args, params, out)
             return out
         return trace.process_primitive(self, args, params)
 

@@ -61,9 +61,12 @@ def user_source() -> str:
     return describe_frame(user_frame(sys._getframe(1)))
 
 
+# funcad.config's traceback_filtering ("on" or "off"); config sets it.
+filtering = "on"
+
+
 def filtering_enabled() -> bool:
-    from .. import config
-    return config.traceback_filtering == "on"
+    return filtering == "on"
 
 
 def _filter_tb(tb: types.TracebackType | None) -> tuple[types.TracebackType | None, int]:

@@ -256,7 +256,7 @@ def reduce(operands, init_values, computation, dimensions):
 def _fold(ops, inits, computation, dims, tree):
     from ..numpy._shape import moveaxis, reshape
     from ..transforms.vmap import vmap
-    from .control_flow import scan
+    from ._control_flow import scan
     nd = len(_shape(ops[0]))
     keep = [d for d in range(nd) if d not in dims]
     out_shape = tuple(_shape(ops[0])[d] for d in keep)

@@ -1,10 +1,14 @@
 """Lowering of jaxprs to StableHLO, as textual MLIR.
 
-One lowering rule per primitive, in the table `lowering_rules`. A rule is
+One lowering rule per primitive, in the table `lowering_rules` (kept in
+core with the other rule tables); each primitive registers its rule beside
+its definition, mostly through the factories at the end of this module
+(`elementwise_rule("stablehlo.sine")`). A rule is
 `rule(ctx, *operands, **params) -> Value | list[Value]`: the operands are
 `Value`s (an SSA name and an aval), `ctx.out_avals` holds the avals of the
 equation's outputs, and `ctx.op(...)` emits one operation in MLIR's generic
-syntax. The emitted text is compiled by XLA (see `xla.py`).
+syntax. This module knows no primitive; it sits below `funcad/primitives`.
+The emitted text is compiled by XLA (see `xla.py`).
 
 Non-scalar constants of the jaxpr (NumPy arrays closed over by the traced
 function, device Arrays) are not written into the text: they become leading
@@ -28,14 +32,7 @@ import numpy as np
 from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import MissingRuleError
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, literal_value
-from ..core.trace import Tracer
-from ..primitives import elementwise as E
-from ..primitives import indexing as I
-from ..primitives import linalg as LA
-from ..primitives import reductions as R
-from ..primitives import structural as S
-
-lowering_rules: dict = {}   # Primitive -> rule(ctx, *operands, **params)
+from ..core.trace import Tracer, lowering_rules  # noqa: F401  (the table lives beside the others)
 
 
 class Value(NamedTuple):
@@ -71,11 +68,11 @@ def i64_array(xs) -> str:
     return f"array<i64: {', '.join(map(str, xs))}>" if xs else "array<i64>"
 
 
-def _ints(xs) -> str:
+def ints(xs) -> str:
     return "[" + ", ".join(map(str, xs)) + "]"
 
 
-def _scalar(aval) -> ShapedArray:
+def scalar_aval(aval) -> ShapedArray:
     return ShapedArray((), aval.dtype)
 
 
@@ -152,6 +149,10 @@ class LoweringContext:
         pad = " " * (self.indent + 2)
         return "{\n" + f"{pad}^bb0({head}):\n" + "\n".join(inner.lines) + "\n" + " " * self.indent + "}"
 
+    def call(self, closed: ClosedJaxpr, args: Sequence[Value]) -> list[Value]:
+        """Inline a closed jaxpr (the body of a call primitive) here; return its outputs."""
+        return lower_jaxpr_body(self, closed.jaxpr, closed.consts, args)
+
     # -- constants -----------------------------------------------------------
     def constant(self, value, dtype) -> Value:
         """A 0-d constant."""
@@ -205,8 +206,8 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, consts, args: Sequence[
         if rule is None:
             raise MissingRuleError(
                 f"primitive `{eqn.prim.name}` has no StableHLO lowering rule, so it cannot be used "
-                f"under jit. Run the function without jit, or add a rule for `{eqn.prim.name}` to "
-                "funcad.lowering.stablehlo.lowering_rules.")
+                f"under jit. Run the function without jit, or register a rule for `{eqn.prim.name}` "
+                "beside its definition (funcad.core.trace.lowering_rules).")
         ctx.out_avals = [v.aval for v in eqn.outvars]
         outs = rule(ctx, *[read(a) for a in eqn.inputs], **eqn.params)
         outs = list(outs) if eqn.prim.multiple_results else [outs]
@@ -312,172 +313,15 @@ def binary(ctx, name: str, x: Value, y: Value, out_aval=None) -> Value:
     return ctx.op1(name, [x, y], ShapedArray(out_aval.shape, out_aval.dtype))
 
 
-def _broadcast_operands(ctx, *xs):
+def broadcast_operands(ctx, *xs):
     shape = np.broadcast_shapes(*[x.aval.shape for x in xs])
     return [broadcast(ctx, x, shape) for x in xs], shape
 
 
-# --------------------------------------------------------------- elementwise ----
+# ------------------------------------------------------ reductions' algebra ----
 
-def _unary(name):
-    def rule(ctx, x):
-        return ctx.op1(name, [x], ctx.out_aval)
-    return rule
-
-
-for _p, _name in [
-        (E.neg_p, "stablehlo.negate"), (E.sin_p, "stablehlo.sine"), (E.cos_p, "stablehlo.cosine"),
-        (E.asin_p, "chlo.asin"), (E.acos_p, "chlo.acos"), (E.atan_p, "chlo.atan"),
-        (E.sinh_p, "chlo.sinh"), (E.cosh_p, "chlo.cosh"), (E.tanh_p, "stablehlo.tanh"),
-        (E.asinh_p, "chlo.asinh"), (E.acosh_p, "chlo.acosh"), (E.atanh_p, "chlo.atanh"),
-        (E.exp_p, "stablehlo.exponential"), (E.log_p, "stablehlo.log"),
-        (E.log1p_p, "stablehlo.log_plus_one"), (E.expm1_p, "stablehlo.exponential_minus_one"),
-        (E.logistic_p, "stablehlo.logistic"), (E.sqrt_p, "stablehlo.sqrt"),
-        (E.rsqrt_p, "stablehlo.rsqrt"), (E.cbrt_p, "stablehlo.cbrt"),
-        (E.floor_p, "stablehlo.floor"), (E.ceil_p, "stablehlo.ceil"),
-        (E.round_p, "stablehlo.round_nearest_even"), (E.erf_p, "chlo.erf"), (E.erfc_p, "chlo.erfc"),
-        (E.erf_inv_p, "chlo.erf_inv"), (E.lgamma_p, "chlo.lgamma"), (E.digamma_p, "chlo.digamma"),
-        (E.is_finite_p, "stablehlo.is_finite"), (E.not_p, "stablehlo.not")]:
-    lowering_rules[_p] = _unary(_name)
-
-
-def _exp2(ctx, x):
-    ln2 = ctx.full(np.log(2.0), x.aval.dtype, x.aval.shape)
-    return ctx.op1("stablehlo.exponential", [binary(ctx, "stablehlo.multiply", x, ln2)], x.aval)
-
-
-def _abs(ctx, x):
-    return x if x.aval.dtype.kind == "u" else ctx.op1("stablehlo.abs", [x], x.aval)
-
-
-def _sign(ctx, x):
-    if x.aval.dtype.kind == "u":  # 0 or 1
-        zero = ctx.full(0, x.aval.dtype, x.aval.shape)
-        return convert(ctx, compare(ctx, x, zero, "NE"), x.aval.dtype)
-    return ctx.op1("stablehlo.sign", [x], x.aval)
-
-
-def _polygamma(ctx, x, *, m):
-    n = ctx.full(m, x.aval.dtype, x.aval.shape)
-    return ctx.op1("chlo.polygamma", [n, x], x.aval)
-
-
-def _integer_pow(ctx, x, *, y):
-    # Square-and-multiply, as XLA has no integer power of a float.
-    if y == 0:
-        return ctx.full(1, x.aval.dtype, x.aval.shape)
-    acc, base, n = None, x, abs(y)
-    while n:
-        if n & 1:
-            acc = base if acc is None else binary(ctx, "stablehlo.multiply", acc, base)
-        n >>= 1
-        if n:
-            base = binary(ctx, "stablehlo.multiply", base, base)
-    if y < 0:
-        acc = binary(ctx, "stablehlo.divide", ctx.full(1, x.aval.dtype, x.aval.shape), acc)
-    return acc
-
-
-lowering_rules[E.exp2_p] = _exp2
-lowering_rules[E.abs_p] = _abs
-lowering_rules[E.sign_p] = _sign
-lowering_rules[E.polygamma_p] = _polygamma
-lowering_rules[E.integer_pow_p] = _integer_pow
-lowering_rules[E.stop_gradient_p] = lambda ctx, x: x
-
-
-def _convert_element_type(ctx, x, *, new_dtype, weak_type=False):
-    new_dtype = np.dtype(new_dtype)
-    src = x.aval.dtype
-    if new_dtype == src:
-        return x
-    if src.kind == "c" and new_dtype.kind != "c":  # NumPy keeps the real part
-        x = ctx.op1("stablehlo.real", [x], ShapedArray(x.aval.shape, np.finfo(src).dtype))
-    if new_dtype == np.bool_:  # nonzero -> True, whatever the source type
-        return compare(ctx, x, ctx.full(0, x.aval.dtype, x.aval.shape), "NE")
-    return convert(ctx, x, new_dtype)
-
-
-lowering_rules[E.convert_element_type_p] = _convert_element_type
-
-
-def _binop(name, bool_name=None):
-    def rule(ctx, x, y):
-        (x, y), _ = _broadcast_operands(ctx, x, y)
-        op = bool_name if bool_name and x.aval.dtype == np.bool_ else name
-        return binary(ctx, op, x, y, ctx.out_aval)
-    return rule
-
-
-for _p, _name, _bool in [
-        (E.add_p, "stablehlo.add", "stablehlo.or"), (E.sub_p, "stablehlo.subtract", None),
-        (E.mul_p, "stablehlo.multiply", "stablehlo.and"), (E.div_p, "stablehlo.divide", None),
-        (E.rem_p, "stablehlo.remainder", None), (E.pow_p, "stablehlo.power", None),
-        (E.max_p, "stablehlo.maximum", "stablehlo.or"), (E.min_p, "stablehlo.minimum", "stablehlo.and"),
-        (E.atan2_p, "stablehlo.atan2", None), (E.and_p, "stablehlo.and", None),
-        (E.or_p, "stablehlo.or", None), (E.xor_p, "stablehlo.xor", None)]:
-    lowering_rules[_p] = _binop(_name, _bool)
-
-
-def _cmp(direction):
-    def rule(ctx, x, y):
-        (x, y), _ = _broadcast_operands(ctx, x, y)
-        return compare(ctx, x, y, direction)
-    return rule
-
-
-for _p, _dir in [(E.eq_p, "EQ"), (E.ne_p, "NE"), (E.lt_p, "LT"), (E.le_p, "LE"),
-                 (E.gt_p, "GT"), (E.ge_p, "GE")]:
-    lowering_rules[_p] = _cmp(_dir)
-
-
-def _select_n(ctx, which, *cases):
-    (which, *cases), shape = _broadcast_operands(ctx, which, *cases)
-    if len(cases) == 1:
-        return cases[0]
-    if which.aval.dtype == np.bool_:
-        return select(ctx, which, cases[1], cases[0])
-    # Integer selector, clipped like np.choose(mode="clip"): later cases win from i on.
-    out = cases[0]
-    for i, c in enumerate(cases[1:], 1):
-        ge = compare(ctx, which, ctx.full(i, which.aval.dtype, shape), "GE")
-        out = select(ctx, ge, c, out)
-    return out
-
-
-lowering_rules[E.select_n_p] = _select_n
-lowering_rules[E.clamp_p] = lambda ctx, lo, x, hi: ctx.op1("stablehlo.clamp", [lo, x, hi], x.aval)
-
-# ----------------------------------------------------------------- structural ----
-
-lowering_rules[S.broadcast_in_dim_p] = lambda ctx, x, *, shape, broadcast_dimensions: (
-    ctx.op1("stablehlo.broadcast_in_dim", [x], ctx.out_aval,
-            f"broadcast_dimensions = {i64_array(broadcast_dimensions)}"))
-lowering_rules[S.reshape_p] = lambda ctx, x, *, new_sizes: ctx.op1("stablehlo.reshape", [x], ctx.out_aval)
-lowering_rules[S.squeeze_p] = lambda ctx, x, *, dimensions: ctx.op1("stablehlo.reshape", [x], ctx.out_aval)
-lowering_rules[S.transpose_p] = lambda ctx, x, *, permutation: ctx.op1(
-    "stablehlo.transpose", [x], ctx.out_aval, f"permutation = {i64_array(permutation)}")
-lowering_rules[S.rev_p] = lambda ctx, x, *, dimensions: ctx.op1(
-    "stablehlo.reverse", [x], ctx.out_aval, f"dimensions = {i64_array(dimensions)}")
-lowering_rules[S.slice_p] = lambda ctx, x, *, start_indices, limit_indices, strides: ctx.op1(
-    "stablehlo.slice", [x], ctx.out_aval,
-    f"start_indices = {i64_array(start_indices)}, limit_indices = {i64_array(limit_indices)}, "
-    f"strides = {i64_array(strides)}")
-lowering_rules[S.pad_p] = lambda ctx, x, v, *, padding_config: ctx.op1(
-    "stablehlo.pad", [x, v], ctx.out_aval,
-    f"edge_padding_low = {i64_array(c[0] for c in padding_config)}, "
-    f"edge_padding_high = {i64_array(c[1] for c in padding_config)}, "
-    f"interior_padding = {i64_array(c[2] for c in padding_config)}")
-lowering_rules[S.concatenate_p] = lambda ctx, *xs, dimension: ctx.op1(
-    "stablehlo.concatenate", xs, ctx.out_aval, f"dimension = {dimension} : i64")
-lowering_rules[S.iota_p] = lambda ctx, *, dtype, shape, dimension: ctx.op1(
-    "stablehlo.iota", [], ctx.out_aval, f"iota_dimension = {dimension} : i64")
-
-# ----------------------------------------------------------------- reductions ----
-
-
-def _identity(kind: str, dtype):
-    """The identity element of a reduction, for `dtype`."""
+def reduction_identity(kind: str, dtype):
+    """The identity element of a reduction (add, mul, max, min) for `dtype`."""
     dtype = np.dtype(dtype)
     if kind in ("add", "mul"):
         return 0 if kind == "add" else 1
@@ -493,205 +337,46 @@ _REDUCERS = {"add": ("stablehlo.add", "stablehlo.or"), "mul": ("stablehlo.multip
              "max": ("stablehlo.maximum", "stablehlo.or"), "min": ("stablehlo.minimum", "stablehlo.and")}
 
 
-def _reducer_op(kind, dtype):
+def reducer_op(kind: str, dtype) -> str:
+    """The StableHLO op combining two elements in a reduction of `kind`."""
     op, bool_op = _REDUCERS[kind]
     return bool_op if np.dtype(dtype) == np.bool_ else op
 
 
-def _reduce(kind):
-    def rule(ctx, x, *, axes):
-        if not axes:
-            return x
-        dtype = x.aval.dtype
-        init = ctx.constant(_identity(kind, dtype), dtype)
-        s = _scalar(x.aval)
-        op = _reducer_op(kind, dtype)
-        body = ctx.region([s, s], lambda c, a, b: [binary(c, op, a, b)])
-        return ctx.op1("stablehlo.reduce", [x, init], ctx.out_aval,
-                       f"dimensions = {i64_array(axes)}", [body])
+def reducer_region(ctx, kind: str, aval) -> str:
+    """The two-scalar region of a reduce/reduce_window/scatter combining with `kind`."""
+    s = scalar_aval(aval)
+    op = reducer_op(kind, aval.dtype)
+    return ctx.region([s, s], lambda c, a, b: [binary(c, op, a, b)])
+
+
+# ------------------------------------------------------------ rule factories ----
+
+def elementwise_rule(name: str, bool_name: str | None = None) -> Callable:
+    """The rule of an elementwise primitive that is one StableHLO op: operands are
+    broadcast NumPy-style to the result's shape; `bool_name` is the op for booleans.
+
+    >>> rule = elementwise_rule("stablehlo.sine")  # lowering_rules[sin_p] = rule
+    """
+    def rule(ctx, *xs):
+        if len(xs) > 1:
+            xs, _ = broadcast_operands(ctx, *xs)
+        op = bool_name if bool_name and xs[0].aval.dtype == np.bool_ else name
+        out = ctx.out_aval
+        return ctx.op1(op, xs, ShapedArray(out.shape, out.dtype))
     return rule
 
 
-lowering_rules[R.reduce_sum_p] = _reduce("add")
-lowering_rules[R.reduce_prod_p] = _reduce("mul")
-lowering_rules[R.reduce_max_p] = _reduce("max")
-lowering_rules[R.reduce_min_p] = _reduce("min")
-
-
-def _arg_extremum(direction):
-    kind = "max" if direction == "GT" else "min"
-
-    def rule(ctx, x, *, axis, index_dtype):
-        dtype = x.aval.dtype
-        idx = ctx.op1("stablehlo.iota", [], ShapedArray(x.aval.shape, index_dtype),
-                      f"iota_dimension = {axis} : i64")
-        inits = [ctx.constant(_identity(kind, dtype), dtype), ctx.constant(0, index_dtype)]
-        s, si = _scalar(x.aval), ShapedArray((), index_dtype)
-
-        def body(c, a, ia, b, ib):
-            better = compare(c, a, b, direction)
-            tie = compare(c, a, b, "EQ")
-            if dtype.kind == "f":  # NaN wins (first NaN), as in NumPy
-                a_nan, b_nan = compare(c, a, a, "NE"), compare(c, b, b, "NE")
-                not_b_nan = c.op1("stablehlo.not", [b_nan], b_nan.aval)
-                better = binary(c, "stablehlo.or", better, binary(c, "stablehlo.and", a_nan, not_b_nan))
-                tie = binary(c, "stablehlo.or", tie, binary(c, "stablehlo.and", a_nan, b_nan))
-            first = binary(c, "stablehlo.and", tie, compare(c, ia, ib, "LT"))
-            pick_a = binary(c, "stablehlo.or", better, first)
-            return [select(c, pick_a, a, b), select(c, pick_a, ia, ib)]
-
-        region = ctx.region([s, si, s, si], body)
-        outs = ctx.op("stablehlo.reduce", [x, idx, *inits],
-                      [ShapedArray(ctx.out_aval.shape, dtype), ctx.out_aval],
-                      f"dimensions = {i64_array([axis])}", [region])
-        return outs[1]
+def compare_rule(direction: str) -> Callable:
+    """The rule of a comparison primitive: `stablehlo.compare` in `direction` (EQ, LT, ...)."""
+    def rule(ctx, x, y):
+        (x, y), _ = broadcast_operands(ctx, x, y)
+        return compare(ctx, x, y, direction)
     return rule
 
 
-lowering_rules[R.argmax_p] = _arg_extremum("GT")
-lowering_rules[R.argmin_p] = _arg_extremum("LT")
-
-
-def _cumulative(kind):
-    def rule(ctx, x, *, axis, reverse):
-        shape, nd = x.aval.shape, len(x.aval.shape)
-        n = shape[axis]
-        window = [n if d == axis else 1 for d in range(nd)]
-        pad = [[0, 0] for _ in range(nd)]
-        pad[axis] = [0, n - 1] if reverse else [n - 1, 0]
-        dtype = x.aval.dtype
-        init = ctx.constant(_identity(kind, dtype), dtype)
-        s = _scalar(x.aval)
-        op = _reducer_op(kind, dtype)
-        body = ctx.region([s, s], lambda c, a, b: [binary(c, op, a, b)])
-        attrs = (f"padding = dense<{_ints(_ints(p) for p in pad)}> : tensor<{nd}x2xi64>, "
-                 f"window_dimensions = {i64_array(window)}, window_strides = {i64_array([1] * nd)}")
-        return ctx.op1("stablehlo.reduce_window", [x, init], x.aval, attrs, [body])
+def call_rule(param: str) -> Callable:
+    """The rule of a call primitive whose body is the ClosedJaxpr `params[param]`: inlined."""
+    def rule(ctx, *args, **params):
+        return ctx.call(params[param], args)
     return rule
-
-
-lowering_rules[R.cumsum_p] = _cumulative("add")
-lowering_rules[R.cumprod_p] = _cumulative("mul")
-lowering_rules[R.cummax_p] = _cumulative("max")
-lowering_rules[R.cummin_p] = _cumulative("min")
-
-# --------------------------------------------------------------------- linalg ----
-
-
-def _dot_general(ctx, x, y, *, dimension_numbers):
-    (xc, yc), (xb, yb) = dimension_numbers
-    dn = (f"#stablehlo.dot<lhs_batching_dimensions = {_ints(xb)}, rhs_batching_dimensions = {_ints(yb)}, "
-          f"lhs_contracting_dimensions = {_ints(xc)}, rhs_contracting_dimensions = {_ints(yc)}>")
-    if x.aval.dtype == np.bool_:  # XLA has no boolean dot: count in int8, then test != 0
-        x8, y8 = convert(ctx, x, np.int32), convert(ctx, y, np.int32)
-        out = ctx.op1("stablehlo.dot_general", [x8, y8], ShapedArray(ctx.out_aval.shape, np.int32),
-                      f"dot_dimension_numbers = {dn}")
-        return compare(ctx, out, ctx.full(0, np.int32, out.aval.shape), "NE")
-    return ctx.op1("stablehlo.dot_general", [x, y], ctx.out_aval, f"dot_dimension_numbers = {dn}")
-
-
-lowering_rules[LA.dot_general_p] = _dot_general
-
-# ------------------------------------------------------------------- indexing ----
-
-
-def _same_index_type(ctx, idx):
-    dts = {i.aval.dtype for i in idx}
-    if len(dts) <= 1:
-        return list(idx)
-    return [convert(ctx, i, np.int64) for i in idx]
-
-
-lowering_rules[I.dynamic_slice_p] = lambda ctx, x, *idx, slice_sizes: ctx.op1(
-    "stablehlo.dynamic_slice", [x, *_same_index_type(ctx, idx)], ctx.out_aval,
-    f"slice_sizes = {i64_array(slice_sizes)}")
-lowering_rules[I.dynamic_update_slice_p] = lambda ctx, x, u, *idx: ctx.op1(
-    "stablehlo.dynamic_update_slice", [x, u, *_same_index_type(ctx, idx)], ctx.out_aval)
-
-
-def _gather(ctx, x, idx):
-    k = idx.aval.shape[-1]
-    nb = len(idx.aval.shape) - 1
-    offset = list(range(nb, nb + len(x.aval.shape) - k))
-    dn = (f"#stablehlo.gather<offset_dims = {_ints(offset)}, collapsed_slice_dims = {_ints(range(k))}, "
-          f"start_index_map = {_ints(range(k))}, index_vector_dim = {nb}>")
-    sizes = [1] * k + list(x.aval.shape[k:])
-    return ctx.op1("stablehlo.gather", [x, idx], ctx.out_aval,
-                   f"dimension_numbers = {dn}, indices_are_sorted = false, slice_sizes = {i64_array(sizes)}")
-
-
-def _scatter_add(ctx, x, idx, u):
-    k = idx.aval.shape[-1]
-    nb = len(idx.aval.shape) - 1
-    window = list(range(nb, nb + len(x.aval.shape) - k))
-    dn = (f"#stablehlo.scatter<update_window_dims = {_ints(window)}, "
-          f"inserted_window_dims = {_ints(range(k))}, "
-          f"scatter_dims_to_operand_dims = {_ints(range(k))}, index_vector_dim = {nb}>")
-    s = _scalar(x.aval)
-    op = _reducer_op("add", x.aval.dtype)
-    body = ctx.region([s, s], lambda c, a, b: [binary(c, op, a, b)])
-    return ctx.op1("stablehlo.scatter", [x, idx, u], ctx.out_aval,
-                   f"indices_are_sorted = false, scatter_dimension_numbers = {dn}, unique_indices = false",
-                   [body])
-
-
-lowering_rules[I.gather_p] = _gather
-lowering_rules[I.scatter_add_p] = _scatter_add
-
-
-def _sort_key(c, a):
-    """Make float keys sort like NumPy under a total order: -0.0 equals 0.0, NaNs last."""
-    if a.aval.dtype.kind != "f":
-        return a
-    zero = c.constant(0, a.aval.dtype)
-    a = select(c, compare(c, a, zero, "EQ"), zero, a)
-    return select(c, compare(c, a, a, "NE"), c.constant(np.nan, a.aval.dtype), a)
-
-
-def _sort(ctx, *xs, dimension, num_keys):
-    scalars = []
-    for x in xs:
-        scalars += [_scalar(x.aval), _scalar(x.aval)]
-
-    def body(c, *args):
-        # Lexicographic less-than over the keys: lt0 or (eq0 and (lt1 or ...)).
-        result = None
-        for k in reversed(range(num_keys)):
-            a, b = _sort_key(c, args[2 * k]), _sort_key(c, args[2 * k + 1])
-            ctype = "TOTALORDER" if a.aval.dtype.kind == "f" else None
-            lt = compare(c, a, b, "LT", ctype)
-            if result is not None:
-                eq = compare(c, a, b, "EQ", ctype)
-                lt = binary(c, "stablehlo.or", lt, binary(c, "stablehlo.and", eq, result))
-            result = lt
-        return [result]
-
-    region = ctx.region(scalars, body)
-    return ctx.op("stablehlo.sort", xs, [x.aval for x in xs],
-                  f"dimension = {dimension} : i64, is_stable = true", [region])
-
-
-lowering_rules[I.sort_p] = _sort
-
-from . import control_flow as _control_flow  # noqa: E402,F401  (registers cond/while/scan rules)
-
-
-def _lower_custom_call(ctx, *operands, call_jaxpr, **_):
-    # Compiled code needs only the body; the rules were used when differentiating.
-    return lower_closed_call(ctx, call_jaxpr, operands)
-
-
-from ..core.custom_calls import custom_jvp_call_p, custom_vjp_call_p  # noqa: E402
-
-lowering_rules[custom_jvp_call_p] = _lower_custom_call
-lowering_rules[custom_vjp_call_p] = _lower_custom_call
-
-
-def _lower_custom_lin(ctx, *args, num_res, rule):
-    from ..transforms.custom import _forward_error
-    _forward_error(rule=rule)
-
-
-from ..transforms.custom import custom_lin_p  # noqa: E402
-
-lowering_rules[custom_lin_p] = _lower_custom_lin

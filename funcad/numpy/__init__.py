@@ -61,6 +61,36 @@ def array_equal(a, b):
     return bool(_np.array_equal(_np.asarray(a), _np.asarray(b)))
 
 
+__all__ = ["abs", "absolute", "acos", "acosh", "add", "all", "allclose", "amax", "amin", "any",
+           "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
+           "arctanh", "argmax", "argmin", "argsort", "around", "array", "array_equal",
+           "array_split", "asarray", "asin", "asinh", "astype", "atan", "atan2", "atanh",
+           "atleast_1d", "atleast_2d", "bitwise_and", "bitwise_not", "bitwise_or",
+           "bitwise_xor", "bool_", "broadcast_arrays", "broadcast_to", "cbrt", "ceil",
+           "clip", "column_stack", "complex128", "complex64", "concatenate", "copysign",
+           "cos", "cosh", "cumprod", "cumsum", "deg2rad", "degrees", "diag", "diagonal",
+           "divide", "divmod", "dot", "dtype", "e", "einsum", "empty", "empty_like",
+           "equal", "euler_gamma", "exp", "exp2", "expand_dims", "expm1", "eye", "finfo",
+           "fix", "flip", "fliplr", "flipud", "float0", "float16", "float32", "float64",
+           "float_power", "floating", "floor", "floor_divide", "fmod", "full",
+           "full_like", "greater", "greater_equal", "heaviside", "hsplit", "hstack",
+           "hypot", "identity", "iinfo", "inexact", "inf", "inner", "int16", "int32",
+           "int64", "int8", "integer", "invert", "isclose", "isfinite", "isinf", "isnan",
+           "issubdtype", "less", "less_equal", "linspace", "log", "log10", "log1p",
+           "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or",
+           "logical_xor", "logsumexp", "matmul", "matrix_transpose", "max", "maximum",
+           "mean", "min", "minimum", "mod", "moveaxis", "multiply", "nan", "ndarray",
+           "ndim", "negative", "newaxis", "nonzero", "not_equal", "number", "ones",
+           "ones_like", "outer", "pi", "positive", "power", "prod", "rad2deg", "radians",
+           "ravel", "reciprocal", "remainder", "repeat", "reshape", "result_type",
+           "rint", "roll", "round", "shape", "sign", "sin", "sinc", "sinh", "size",
+           "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "subtract",
+           "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh", "tensordot",
+           "tile", "trace", "transpose", "tri", "tril", "triu", "true_divide", "trunc",
+           "uint32", "uint64", "uint8", "var", "vdot", "vsplit", "vstack", "where",
+           "zeros", "zeros_like"]
+
+
 def __getattr__(name):
     from ..core.errors import unsupported_name
     raise unsupported_name("funcad.numpy", name, globals(), _np)
@@ -76,3 +106,9 @@ from ._setops import *  # noqa: E402,F401,F403
 from ._stats import *  # noqa: E402,F401,F403
 from ._ufuncs_more import *  # noqa: E402,F401,F403
 from ._ndarray import ndarray  # noqa: E402,F811  (isinstance true for tracers too, as jnp.ndarray)
+
+from . import _calculus, _construct, _dtype_names, _manip, _setops, _stats, _ufuncs_more  # noqa: E402
+__all__ = sorted(set(__all__).union(
+    ["bitwise_count", "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift"],
+    *(m.__all__ for m in (_calculus, _construct, _dtype_names, _manip, _setops, _stats,
+                          _ufuncs_more))))

@@ -164,7 +164,7 @@ def ldexp(x1, x2, /):
 
 def gcd(x1, x2):
     """Greatest common divisor of integers (Euclid's algorithm in a while_loop)."""
-    from ..lax.control_flow import while_loop
+    from ..lax._control_flow import while_loop
     x1, x2 = promote(x1, x2)
     d = aval_of(x1).dtype
     if d.kind not in "iub":

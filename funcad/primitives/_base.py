@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import ShapedArray, aval_of
+from ..core.avals import ShapedArray, aval_of, float0, tangent_dtype
 from ..core.errors import AxisError, FuncadTypeError
-from ..core.trace import (Primitive, abstract_eval_rules, impl_rules, jvp_rules,
+from ..core.trace import (Primitive, abstract_eval_rules, impl_rules, jvp_rules, python_rules,
                           transpose_rules)
 
 
@@ -78,6 +78,13 @@ def new_primitive(name: str, impl, abstract_eval, multiple_results: bool = False
     return p
 
 
+def defpython(prim: Primitive, template, helper: str | None = None) -> None:
+    """The NumPy source `funcad.to_python` writes for `prim`: a format string over
+    the input expressions {0}, {1}, ... and the params by name, or a function
+    (eqn, inputs) -> str; `helper` is the source of a function the template calls."""
+    python_rules[prim] = (template, helper)
+
+
 def defjvp(prim: Primitive, *fns) -> None:
     """Jvp from one function per input: fns[i](t, ans, *primals, **params) -> tangent.
 
@@ -94,6 +101,14 @@ def defjvp(prim: Primitive, *fns) -> None:
             out = c if out is None else _add_tangents(out, c)
         return ans, out
     jvp_rules[prim] = rule
+
+
+def jvp_of_composition(fun, primals, tangents):
+    """The jvp of `fun` (flat lists in and out), a composition of primitives that
+    computes what a primitive computes; for jvp rules that are easiest to state
+    as the derivative of another algorithm (cumprod's is a prefix scan's)."""
+    from ..transforms.jvp import jvp_flat  # allowed up-import: see tests/test_layers.py
+    return jvp_flat(fun, primals, tangents)
 
 
 def _add_tangents(a, b):
@@ -118,6 +133,17 @@ def deflinear(prim: Primitive, transpose) -> None:
         return ans, prim.bind(*ts, **params)
     jvp_rules[prim] = rule
     transpose_rules[prim] = transpose
+
+
+def zeros_tangent(x):
+    """A materialised zero tangent (or cotangent) for a value or aval `x`: zeros of
+    its tangent dtype, built with one broadcast (float0 zeros for integer values).
+    The one place funcad makes zero tangents."""
+    a = x if isinstance(x, ShapedArray) else aval_of(x)
+    dt = tangent_dtype(a.dtype)
+    if dt == float0:
+        return np.zeros(a.shape, float0)
+    return full(a.shape, 0, dt)
 
 
 def zeros_like(x):

@@ -13,10 +13,10 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError
-from ..core.trace import batch_rules
-from ..lowering import python_source as _py
-from ..lowering import stablehlo as _hlo
-from ._base import broadcast_shapes, defzero, new_primitive, type_error
+from ..core.trace import batch_rules, lowering_rules
+from ..lowering.stablehlo import binary, broadcast, broadcast_operands, elementwise_rule
+from ._base import broadcast_shapes, defpython, defzero, new_primitive, type_error
+from .structural import moveaxis0, reshape
 
 __all__ = ["shift_left", "shift_right_logical", "shift_right_arithmetic", "bitcast_convert_type",
            "population_count", "clz", "threefry2x32"]
@@ -32,15 +32,12 @@ def _vectorized_batch(prim):
 
 def _broadcasting_batch(prim):
     """Batch axes moved to the front and ranks padded, so NumPy broadcasting lines them up."""
-    from .batching import _to0
-    from .structural import reshape
-
     def rule(vals, dims, *, axis_size, **params):
         rank = max(np.ndim(v) - (d is not None) for v, d in zip(vals, dims))
         out = []
         for v, d in zip(vals, dims):
             if d is not None:
-                v = _to0(v, d, axis_size)
+                v = moveaxis0(v, d, axis_size)
                 s = np.shape(v)
                 pad = rank - (len(s) - 1)
                 v = reshape(v, (s[0],) + (1,) * pad + tuple(s[1:])) if pad else v
@@ -91,8 +88,8 @@ def _shift_impl(kind):
 
 def _shift_lowering(name):
     def rule(ctx, x, y):
-        (x, y), _ = _hlo._broadcast_operands(ctx, x, y)
-        return _hlo.binary(ctx, name, x, y, ctx.out_aval)
+        (x, y), _ = broadcast_operands(ctx, x, y)
+        return binary(ctx, name, x, y, ctx.out_aval)
     return rule
 
 
@@ -122,9 +119,8 @@ for _p, _op in [(shift_left_p, "stablehlo.shift_left"),
                 (shift_right_arithmetic_p, "stablehlo.shift_right_arithmetic")]:
     defzero(_p)
     _broadcasting_batch(_p)
-    _hlo.lowering_rules[_p] = _shift_lowering(_op)
-    _py.source_rules[_p.name] = (lambda n: lambda eqn, a: f"_{n}({a[0]}, {a[1]})")(_p.name)
-    _py._HELPERS[_p.name] = _SHIFT_HELPERS[_p.name]
+    lowering_rules[_p] = _shift_lowering(_op)
+    defpython(_p, "_" + _p.name + "({0}, {1})", _SHIFT_HELPERS[_p.name])
 
 
 def shift_left(x, y):
@@ -183,24 +179,22 @@ def _bitcast_impl(x, *, new_dtype):
 
 
 def _bitcast_batch(vals, dims, *, axis_size, new_dtype):
-    from .batching import _to0
     (x,), (d,) = vals, dims
     same = np.dtype(new_dtype).itemsize == np.dtype(x.dtype).itemsize
     if same:
         return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
-    return bitcast_convert_type_p.bind(_to0(x, d, axis_size), new_dtype=new_dtype), 0
+    return bitcast_convert_type_p.bind(moveaxis0(x, d, axis_size), new_dtype=new_dtype), 0
 
 
 bitcast_convert_type_p = new_primitive("bitcast_convert_type", _bitcast_impl, _bitcast_aval)
 defzero(bitcast_convert_type_p)
 batch_rules[bitcast_convert_type_p] = _bitcast_batch
-_hlo.lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op1(
+lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op1(
     "stablehlo.bitcast_convert", [x], ctx.out_aval)
-_py.source_rules["bitcast_convert_type"] = lambda eqn, a: (
-    f"_bitcast({a[0]}, np.{eqn.params['new_dtype'].name}, {eqn.outvars[0].aval.shape})")
-_py._HELPERS["bitcast_convert_type"] = '''def _bitcast(x, dtype, shape):
+defpython(bitcast_convert_type_p, lambda eqn, a: (
+    f"_bitcast({a[0]}, np.{eqn.params['new_dtype'].name}, {eqn.outvars[0].aval.shape})"), '''def _bitcast(x, dtype, shape):
     return np.ascontiguousarray(x).reshape(-1).view(dtype).reshape(shape)
-'''
+''')
 
 
 def bitcast_convert_type(operand, new_dtype):
@@ -253,15 +247,14 @@ clz_p = new_primitive("clz", _clz_impl, _int_unary_aval("clz"))
 for _p, _op in [(population_count_p, "stablehlo.popcnt"), (clz_p, "stablehlo.count_leading_zeros")]:
     defzero(_p)
     _vectorized_batch(_p)
-    _hlo.lowering_rules[_p] = _hlo._unary(_op)
-_py.source_rules["population_count"] = lambda eqn, a: (
-    f"np.bitwise_count(np.asarray({a[0]}).view(f'u{{np.asarray({a[0]}).dtype.itemsize}}')).astype({a[0]}.dtype)")
-_py.source_rules["clz"] = lambda eqn, a: f"_clz({a[0]})"
-_py._HELPERS["clz"] = '''def _clz(x):
+    lowering_rules[_p] = elementwise_rule(_op)
+defpython(population_count_p, lambda eqn, a: (
+    f"np.bitwise_count(np.asarray({a[0]}).view(f'u{{np.asarray({a[0]}).dtype.itemsize}}')).astype({a[0]}.dtype)"))
+defpython(clz_p, "_clz({0})", '''def _clz(x):
     x = np.asarray(x); bits = 8 * x.dtype.itemsize
     v = x.view(f"u{x.dtype.itemsize}").astype(object)
     return np.vectorize(lambda t: bits - int(t).bit_length())(v).astype(x.dtype)
-'''
+''')
 
 
 def population_count(x):
@@ -328,7 +321,7 @@ def _threefry_impl(k1, k2, x1, x2):
 def _threefry_lowering(ctx, k1, k2, x1, x2):
     shape = ctx.out_aval.shape
     u32 = ShapedArray(shape, np.uint32)
-    k1, k2, x1, x2 = (_hlo.broadcast(ctx, v, shape) for v in (k1, k2, x1, x2))
+    k1, k2, x1, x2 = (broadcast(ctx, v, shape) for v in (k1, k2, x1, x2))
 
     def op(name, a, b):
         return ctx.op1(name, [a, b], u32)
@@ -356,9 +349,8 @@ def _threefry_lowering(ctx, k1, k2, x1, x2):
 threefry2x32_p = new_primitive("threefry2x32", _threefry_impl, _threefry_aval, multiple_results=True)
 defzero(threefry2x32_p)
 _broadcasting_batch(threefry2x32_p)
-_hlo.lowering_rules[threefry2x32_p] = _threefry_lowering
-_py.source_rules["threefry2x32"] = lambda eqn, a: f"_threefry2x32({', '.join(a)})"
-_py._HELPERS["threefry2x32"] = '''def _threefry2x32(k1, k2, x1, x2):
+lowering_rules[threefry2x32_p] = _threefry_lowering
+defpython(threefry2x32_p, lambda eqn, a: f"_threefry2x32({', '.join(a)})", '''def _threefry2x32(k1, k2, x1, x2):
     k1, k2 = np.uint32(k1), np.uint32(k2)
     ks = [k1, k2, k1 ^ k2 ^ np.uint32(0x1BD11BDA)]
     a, b = np.uint32(x1) + k1, np.uint32(x2) + k2
@@ -370,7 +362,7 @@ _py._HELPERS["threefry2x32"] = '''def _threefry2x32(k1, k2, x1, x2):
         a = a + ks[(i + 1) % 3]
         b = b + ks[(i + 2) % 3] + np.uint32(i + 1)
     return a, b
-'''
+''')
 
 
 def threefry2x32(k1, k2, x1, x2):

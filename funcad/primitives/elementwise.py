@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
+import builtins
+
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError
-from ..core.trace import transpose_rules
-from ._base import broadcast_shapes
-from ._base import (const, defjvp, deflinear, defzero, full, is_undefined, new_primitive,
-                    shape_of, type_error, unbroadcast, broadcast_to, zeros_like, dtype_of)
-
-
+from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
+from ..lowering.stablehlo import (binary, broadcast_operands, compare, compare_rule, convert,
+                                  elementwise_rule, select)
+from ._base import (broadcast_shapes, broadcast_to, const, defjvp, deflinear, defpython, defzero,
+                    dtype_of, full, is_undefined, new_primitive, shape_of, type_error, unbroadcast,
+                    zeros_like)
+from .structural import moveaxis0, reshape
 
 
 class _LazyScipySpecial:
@@ -30,7 +33,8 @@ class _LazyScipySpecial:
 
 sp = _LazyScipySpecial()
 
-# ---------------------------------------------------------------- unary ----
+
+# ------------------------------------------------------------ combinators ----
 
 def _unary_aval(name, kinds):
     def rule(x, **_):
@@ -42,65 +46,39 @@ def _unary_aval(name, kinds):
     return rule
 
 
-def unop(name, impl, kinds="fc"):
-    return new_primitive(name, impl, _unary_aval(name, kinds))
+def _vectorized_batch(prim):
+    """The batching rule of a unary elementwise primitive: apply it to the batch as is."""
+    def rule(vals, dims, *, axis_size, **params):
+        return prim.bind(*vals, **params), dims[0]
+    return rule
 
 
-def _erf_inv(x):
-    out, dtype = sp.erfinv(x), np.result_type(x)
-    return out if out.dtype == dtype else out.astype(dtype)  # SciPy gives float32 for float16
+def _broadcasting_batch(prim):
+    """The batching rule of an n-ary NumPy-broadcasting primitive: batch axes first, ranks padded."""
+    def rule(vals, dims, *, axis_size, **params):
+        rank = builtins.max(len(shape_of(v)) - (d is not None) for v, d in zip(vals, dims))
+        out = []
+        for v, d in zip(vals, dims):
+            if d is None:
+                out.append(v)
+                continue
+            v = moveaxis0(v, d, axis_size)
+            s = shape_of(v)
+            pad = rank - (len(s) - 1)
+            out.append(reshape(v, (s[0],) + (1,) * pad + tuple(s[1:])) if pad else v)
+        return prim.bind(*out, **params), 0
+    return rule
 
 
-neg_p = unop("neg", np.negative, "fciu")
-sin_p = unop("sin", np.sin)
-cos_p = unop("cos", np.cos)
-asin_p = unop("asin", np.arcsin)
-acos_p = unop("acos", np.arccos)
-atan_p = unop("atan", np.arctan)
-sinh_p = unop("sinh", np.sinh)
-cosh_p = unop("cosh", np.cosh)
-tanh_p = unop("tanh", np.tanh)
-asinh_p = unop("asinh", np.arcsinh)
-acosh_p = unop("acosh", np.arccosh)
-atanh_p = unop("atanh", np.arctanh)
-exp_p = unop("exp", np.exp)
-exp2_p = unop("exp2", np.exp2)
-log_p = unop("log", np.log)
-log1p_p = unop("log1p", np.log1p)
-expm1_p = unop("expm1", np.expm1)
-logistic_p = unop("logistic", lambda x: sp.expit(x))
-sqrt_p = unop("sqrt", np.sqrt)
-rsqrt_p = unop("rsqrt", lambda x: np.reciprocal(np.sqrt(x)))
-cbrt_p = unop("cbrt", np.cbrt, "f")
-abs_p = unop("abs", np.abs, "fiu")
-sign_p = unop("sign", np.sign, "fiu")
-floor_p = unop("floor", np.floor, "f")
-ceil_p = unop("ceil", np.ceil, "f")
-round_p = unop("round", np.rint, "f")  # half to even, as NumPy's round
-erf_p = unop("erf", lambda x: sp.erf(x), "f")
-erfc_p = unop("erfc", lambda x: sp.erfc(x), "f")  # 1 - erf(x) loses every digit in the tail, where erfc is tiny
-erf_inv_p = unop("erf_inv", _erf_inv, "f")
-lgamma_p = unop("lgamma", lambda x: sp.gammaln(x), "f")
-digamma_p = unop("digamma", lambda x: sp.digamma(x), "f")
-is_finite_p = new_primitive("is_finite", np.isfinite,
-                            lambda x: ShapedArray(x.shape, np.bool_))
-not_p = unop("not", np.invert, "biu")
-polygamma_p = new_primitive("polygamma", lambda x, *, m: _polygamma_impl(x, m),
-                            _unary_aval("polygamma", "f"))
-integer_pow_p = new_primitive(
-    "integer_pow", lambda x, *, y: _integer_pow_impl(x, y), _unary_aval("integer_pow", "fciu"))
-
-
-def _polygamma_impl(x, m):
-    # SciPy computes in float64; keep the operand's dtype (a Python float is float64).
-    return np.asarray(sp.polygamma(m, x)).astype(np.result_type(x))
-
-
-def _integer_pow_impl(x, y):
-    x = np.asarray(x)
-    if y < 0 and x.dtype.kind in "iu":
-        raise ValueError("integer_pow of an integer array to a negative power")
-    return x ** y if y >= 0 else 1 / x ** -y
+def unop(name, impl, kinds="fc", *, hlo, py, aval=None):
+    """A unary elementwise primitive with its shape rule (operand dtype kinds
+    `kinds`, or the rule `aval`), batching rule, StableHLO rule (`hlo`: an op
+    name or a rule) and to_python template (`py`). Add its jvp with `defjvp`."""
+    p = new_primitive(name, impl, aval or _unary_aval(name, kinds))
+    batch_rules[p] = _vectorized_batch(p)
+    lowering_rules[p] = elementwise_rule(hlo) if isinstance(hlo, str) else hlo
+    defpython(p, py)
+    return p
 
 
 def _bind1(p):
@@ -110,17 +88,220 @@ def _bind1(p):
     return f
 
 
-neg, sin, cos, asin, acos, atan = map(_bind1, (neg_p, sin_p, cos_p, asin_p, acos_p, atan_p))
-sinh, cosh, tanh, asinh, acosh, atanh = map(_bind1, (sinh_p, cosh_p, tanh_p, asinh_p, acosh_p, atanh_p))
-exp, exp2, log, log1p, expm1, logistic = map(_bind1, (exp_p, exp2_p, log_p, log1p_p, expm1_p, logistic_p))
-sqrt, rsqrt, cbrt, abs, sign = map(_bind1, (sqrt_p, rsqrt_p, cbrt_p, abs_p, sign_p))
-floor, ceil, round, erf, erf_inv = map(_bind1, (floor_p, ceil_p, round_p, erf_p, erf_inv_p))
-lgamma, digamma, is_finite, bitwise_not = map(_bind1, (lgamma_p, digamma_p, is_finite_p, not_p))
+# ---------------------------------------------------------------- unary ----
+# One block per primitive: the primitive, its function, its jvp.
+
+neg_p = unop("neg", np.negative, "fciu", hlo="stablehlo.negate", py="-{0}")
+neg = _bind1(neg_p)
+deflinear(neg_p, lambda ct, x: [neg(ct)])
+
+sin_p = unop("sin", np.sin, hlo="stablehlo.sine", py="np.sin({0})")
+sin = _bind1(sin_p)
+defjvp(sin_p, lambda t, ans, x: mul(t, cos(x)))
+
+cos_p = unop("cos", np.cos, hlo="stablehlo.cosine", py="np.cos({0})")
+cos = _bind1(cos_p)
+defjvp(cos_p, lambda t, ans, x: neg(mul(t, sin(x))))
+
+asin_p = unop("asin", np.arcsin, hlo="chlo.asin", py="np.arcsin({0})")
+asin = _bind1(asin_p)
+defjvp(asin_p, lambda t, ans, x: mul(t, rsqrt(sub(const(x, 1), square(x)))))
+
+acos_p = unop("acos", np.arccos, hlo="chlo.acos", py="np.arccos({0})")
+acos = _bind1(acos_p)
+defjvp(acos_p, lambda t, ans, x: neg(mul(t, rsqrt(sub(const(x, 1), square(x))))))
+
+atan_p = unop("atan", np.arctan, hlo="chlo.atan", py="np.arctan({0})")
+atan = _bind1(atan_p)
+defjvp(atan_p, lambda t, ans, x: div(t, add(const(x, 1), square(x))))
+
+sinh_p = unop("sinh", np.sinh, hlo="chlo.sinh", py="np.sinh({0})")
+sinh = _bind1(sinh_p)
+defjvp(sinh_p, lambda t, ans, x: mul(t, cosh(x)))
+
+cosh_p = unop("cosh", np.cosh, hlo="chlo.cosh", py="np.cosh({0})")
+cosh = _bind1(cosh_p)
+defjvp(cosh_p, lambda t, ans, x: mul(t, sinh(x)))
+
+tanh_p = unop("tanh", np.tanh, hlo="stablehlo.tanh", py="np.tanh({0})")
+tanh = _bind1(tanh_p)
+defjvp(tanh_p, lambda t, ans, x: mul(t, sub(const(x, 1), square(ans))))
+
+asinh_p = unop("asinh", np.arcsinh, hlo="chlo.asinh", py="np.arcsinh({0})")
+asinh = _bind1(asinh_p)
+defjvp(asinh_p, lambda t, ans, x: mul(t, rsqrt(add(square(x), const(x, 1)))))
+
+acosh_p = unop("acosh", np.arccosh, hlo="chlo.acosh", py="np.arccosh({0})")
+acosh = _bind1(acosh_p)
+defjvp(acosh_p, lambda t, ans, x: mul(t, mul(rsqrt(sub(x, const(x, 1))), rsqrt(add(x, const(x, 1))))))
+
+atanh_p = unop("atanh", np.arctanh, hlo="chlo.atanh", py="np.arctanh({0})")
+atanh = _bind1(atanh_p)
+defjvp(atanh_p, lambda t, ans, x: div(t, sub(const(x, 1), square(x))))
+
+exp_p = unop("exp", np.exp, hlo="stablehlo.exponential", py="np.exp({0})")
+exp = _bind1(exp_p)
+defjvp(exp_p, lambda t, ans, x: mul(t, ans))
+
+
+def _exp2_lowering(ctx, x):
+    # As XLA has no exp2: exp(x · ln 2), which is also what JAX emits.
+    ln2 = ctx.full(np.log(2.0), x.aval.dtype, x.aval.shape)
+    return ctx.op1("stablehlo.exponential", [binary(ctx, "stablehlo.multiply", x, ln2)], x.aval)
+
+
+# A primitive, not exp(x · ln 2) eagerly: NumPy's exp2 is exact at integers (exp2(3) == 8), as XLA's is.
+exp2_p = unop("exp2", np.exp2, hlo=_exp2_lowering, py="np.exp2({0})")
+exp2 = _bind1(exp2_p)
+defjvp(exp2_p, lambda t, ans, x: mul(t, mul(ans, const(x, np.log(2)))))
+
+log_p = unop("log", np.log, hlo="stablehlo.log", py="np.log({0})")
+log = _bind1(log_p)
+defjvp(log_p, lambda t, ans, x: div(t, x))
+
+log1p_p = unop("log1p", np.log1p, hlo="stablehlo.log_plus_one", py="np.log1p({0})")
+log1p = _bind1(log1p_p)
+defjvp(log1p_p, lambda t, ans, x: div(t, add(x, const(x, 1))))
+
+expm1_p = unop("expm1", np.expm1, hlo="stablehlo.exponential_minus_one", py="np.expm1({0})")
+expm1 = _bind1(expm1_p)
+defjvp(expm1_p, lambda t, ans, x: mul(t, add(ans, const(x, 1))))
+
+logistic_p = unop("logistic", lambda x: sp.expit(x), hlo="stablehlo.logistic", py="special.expit({0})")
+logistic = _bind1(logistic_p)
+defjvp(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(const(x, 1), ans))))
+
+sqrt_p = unop("sqrt", np.sqrt, hlo="stablehlo.sqrt", py="np.sqrt({0})")
+sqrt = _bind1(sqrt_p)
+defjvp(sqrt_p, lambda t, ans, x: div(t, mul(const(x, 2), ans)))
+
+rsqrt_p = unop("rsqrt", lambda x: np.reciprocal(np.sqrt(x)), hlo="stablehlo.rsqrt", py="1 / np.sqrt({0})")
+rsqrt = _bind1(rsqrt_p)
+defjvp(rsqrt_p, lambda t, ans, x: mul(t, mul(const(x, -0.5), div(ans, x))))
+
+cbrt_p = unop("cbrt", np.cbrt, "f", hlo="stablehlo.cbrt", py="np.cbrt({0})")
+cbrt = _bind1(cbrt_p)
+defjvp(cbrt_p, lambda t, ans, x: mul(t, mul(const(x, 1 / 3), integer_pow(ans, -2))))
+
+
+def _abs_lowering(ctx, x):
+    return x if x.aval.dtype.kind == "u" else ctx.op1("stablehlo.abs", [x], x.aval)
+
+
+abs_p = unop("abs", np.abs, "fiu", hlo=_abs_lowering, py="np.abs({0})")
+abs = _bind1(abs_p)
+# As in JAX, the derivative at 0 is taken from the right (+1), so norms and hinges get a subgradient.
+defjvp(abs_p, lambda t, ans, x: select_n(ge(x, const(x, 0)), neg(t), t))
+
+
+def _sign_lowering(ctx, x):
+    if x.aval.dtype.kind == "u":  # 0 or 1
+        zero = ctx.full(0, x.aval.dtype, x.aval.shape)
+        return convert(ctx, compare(ctx, x, zero, "NE"), x.aval.dtype)
+    return ctx.op1("stablehlo.sign", [x], x.aval)
+
+
+sign_p = unop("sign", np.sign, "fiu", hlo=_sign_lowering, py="np.sign({0})")
+sign = _bind1(sign_p)
+defzero(sign_p)
+
+floor_p = unop("floor", np.floor, "f", hlo="stablehlo.floor", py="np.floor({0})")
+floor = _bind1(floor_p)
+defzero(floor_p)
+
+ceil_p = unop("ceil", np.ceil, "f", hlo="stablehlo.ceil", py="np.ceil({0})")
+ceil = _bind1(ceil_p)
+defzero(ceil_p)
+
+round_p = unop("round", np.rint, "f", hlo="stablehlo.round_nearest_even", py="np.rint({0})")  # half to even
+round = _bind1(round_p)
+defzero(round_p)
+
+erf_p = unop("erf", lambda x: sp.erf(x), "f", hlo="chlo.erf", py="special.erf({0})")
+erf = _bind1(erf_p)
+defjvp(erf_p, lambda t, ans, x: mul(t, mul(const(x, 2 / np.sqrt(np.pi)), exp(neg(square(x))))))
+
+# 1 - erf(x) loses every digit in the tail, where erfc is tiny.
+erfc_p = unop("erfc", lambda x: sp.erfc(x), "f", hlo="chlo.erfc", py="special.erfc({0})")
 erfc = _bind1(erfc_p)
+defjvp(erfc_p, lambda t, ans, x: mul(t, mul(const(x, -2 / np.sqrt(np.pi)), exp(neg(square(x))))))
+
+
+def _erf_inv(x):
+    out, dtype = sp.erfinv(x), np.result_type(x)
+    return out if out.dtype == dtype else out.astype(dtype)  # SciPy gives float32 for float16
+
+
+erf_inv_p = unop("erf_inv", _erf_inv, "f", hlo="chlo.erf_inv", py="special.erfinv({0})")
+erf_inv = _bind1(erf_inv_p)
+defjvp(erf_inv_p, lambda t, ans, x: mul(t, mul(const(x, np.sqrt(np.pi) / 2), exp(square(ans)))))
+
+lgamma_p = unop("lgamma", lambda x: sp.gammaln(x), "f", hlo="chlo.lgamma", py="special.gammaln({0})")
+lgamma = _bind1(lgamma_p)
+defjvp(lgamma_p, lambda t, ans, x: mul(t, digamma(x)))
+
+digamma_p = unop("digamma", lambda x: sp.digamma(x), "f", hlo="chlo.digamma", py="special.digamma({0})")
+digamma = _bind1(digamma_p)
+defjvp(digamma_p, lambda t, ans, x: mul(t, polygamma(1, x)))
+
+is_finite_p = unop("is_finite", np.isfinite, hlo="stablehlo.is_finite", py="np.isfinite({0})",
+                   aval=lambda x: ShapedArray(x.shape, np.bool_))
+is_finite = _bind1(is_finite_p)
+defzero(is_finite_p)
+
+not_p = unop("not", np.invert, "biu", hlo="stablehlo.not", py="np.invert({0})")
+bitwise_not = _bind1(not_p)
+defzero(not_p)
+
+
+def _polygamma_lowering(ctx, x, *, m):
+    n = ctx.full(m, x.aval.dtype, x.aval.shape)
+    return ctx.op1("chlo.polygamma", [n, x], x.aval)
+
+
+def _polygamma_impl(x, m):
+    # SciPy computes in float64; keep the operand's dtype (a Python float is float64).
+    return np.asarray(sp.polygamma(m, x)).astype(np.result_type(x))
+
+
+polygamma_p = unop("polygamma", lambda x, *, m: _polygamma_impl(x, m), "f",
+                   hlo=_polygamma_lowering, py="special.polygamma({m}, {0})")
 
 
 def polygamma(m: int, x):
     return polygamma_p.bind(x, m=int(m))
+
+
+defjvp(polygamma_p, lambda t, ans, x, *, m: mul(t, polygamma(m + 1, x)))
+
+
+def _integer_pow_impl(x, y):
+    x = np.asarray(x)
+    if y < 0 and x.dtype.kind in "iu":
+        raise ValueError("integer_pow of an integer array to a negative power")
+    return x ** y if y >= 0 else 1 / x ** -y
+
+
+def _integer_pow_lowering(ctx, x, *, y):
+    # Square-and-multiply, as XLA has no integer power of a float.
+    if y == 0:
+        return ctx.full(1, x.aval.dtype, x.aval.shape)
+    acc, base, n = None, x, builtins.abs(y)
+    while n:
+        if n & 1:
+            acc = base if acc is None else binary(ctx, "stablehlo.multiply", acc, base)
+        n >>= 1
+        if n:
+            base = binary(ctx, "stablehlo.multiply", base, base)
+    if y < 0:
+        acc = binary(ctx, "stablehlo.divide", ctx.full(1, x.aval.dtype, x.aval.shape), acc)
+    return acc
+
+
+integer_pow_p = unop("integer_pow", lambda x, *, y: _integer_pow_impl(x, y), "fciu",
+                     hlo=_integer_pow_lowering,
+                     py=lambda eqn, a: f"{a[0]} ** {eqn.params['y']}" if eqn.params["y"] >= 0
+                     else f"1 / {a[0]} ** {-eqn.params['y']}")
 
 
 def integer_pow(x, y: int):
@@ -134,40 +315,9 @@ def square(x):
     return integer_pow(x, 2)
 
 
-deflinear(neg_p, lambda ct, x: [neg(ct)])
-defjvp(sin_p, lambda t, ans, x: mul(t, cos(x)))
-defjvp(cos_p, lambda t, ans, x: neg(mul(t, sin(x))))
-defjvp(asin_p, lambda t, ans, x: mul(t, rsqrt(sub(const(x, 1), square(x)))))
-defjvp(acos_p, lambda t, ans, x: neg(mul(t, rsqrt(sub(const(x, 1), square(x))))))
-defjvp(atan_p, lambda t, ans, x: div(t, add(const(x, 1), square(x))))
-defjvp(sinh_p, lambda t, ans, x: mul(t, cosh(x)))
-defjvp(cosh_p, lambda t, ans, x: mul(t, sinh(x)))
-defjvp(tanh_p, lambda t, ans, x: mul(t, sub(const(x, 1), square(ans))))
-defjvp(asinh_p, lambda t, ans, x: mul(t, rsqrt(add(square(x), const(x, 1)))))
-defjvp(acosh_p, lambda t, ans, x: mul(t, mul(rsqrt(sub(x, const(x, 1))), rsqrt(add(x, const(x, 1))))))
-defjvp(atanh_p, lambda t, ans, x: div(t, sub(const(x, 1), square(x))))
-defjvp(exp_p, lambda t, ans, x: mul(t, ans))
-defjvp(exp2_p, lambda t, ans, x: mul(t, mul(ans, const(x, np.log(2)))))
-defjvp(log_p, lambda t, ans, x: div(t, x))
-defjvp(log1p_p, lambda t, ans, x: div(t, add(x, const(x, 1))))
-defjvp(expm1_p, lambda t, ans, x: mul(t, add(ans, const(x, 1))))
-defjvp(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(const(x, 1), ans))))
-defjvp(sqrt_p, lambda t, ans, x: div(t, mul(const(x, 2), ans)))
-defjvp(rsqrt_p, lambda t, ans, x: mul(t, mul(const(x, -0.5), div(ans, x))))
-defjvp(cbrt_p, lambda t, ans, x: mul(t, mul(const(x, 1 / 3), integer_pow(ans, -2))))
-# As in JAX, the derivative at 0 is taken from the right (+1), so norms and hinges get a subgradient.
-defjvp(abs_p, lambda t, ans, x: select_n(ge(x, const(x, 0)), neg(t), t))
-defjvp(erf_p, lambda t, ans, x: mul(t, mul(const(x, 2 / np.sqrt(np.pi)), exp(neg(square(x))))))
-defjvp(erfc_p, lambda t, ans, x: mul(t, mul(const(x, -2 / np.sqrt(np.pi)), exp(neg(square(x))))))
-defjvp(erf_inv_p, lambda t, ans, x: mul(t, mul(const(x, np.sqrt(np.pi) / 2), exp(square(ans)))))
-defjvp(lgamma_p, lambda t, ans, x: mul(t, digamma(x)))
-defjvp(digamma_p, lambda t, ans, x: mul(t, polygamma(1, x)))
-defjvp(polygamma_p, lambda t, ans, x, *, m: mul(t, polygamma(m + 1, x)))
 defjvp(integer_pow_p, lambda t, ans, x, *, y:
        full(shape_of(x), 0, dtype_of(x)) if y == 0 else
        mul(t, mul(const(x, y), x if y == 2 else integer_pow(x, y - 1))))
-for _p in (sign_p, floor_p, ceil_p, round_p, is_finite_p, not_p):
-    defzero(_p)
 
 
 # --------------------------------------------------------------- binary ----
@@ -187,8 +337,20 @@ def _binary_aval(name, kinds="fciub", out_dtype=None):
     return rule
 
 
-def binop(name, impl, kinds="fciub", out_dtype=None):
-    return new_primitive(name, impl, _binary_aval(name, kinds, out_dtype))
+def binop(name, impl, kinds="fciub", out_dtype=None, *, hlo, py):
+    """A binary NumPy-broadcasting elementwise primitive with its shape rule
+    (operands of one dtype of kinds `kinds`), batching rule, StableHLO rule
+    (`hlo`: a rule, or an op name or (op, op on booleans)) and to_python
+    template (`py`). Add its jvp with `defjvp`."""
+    p = new_primitive(name, impl, _binary_aval(name, kinds, out_dtype))
+    batch_rules[p] = _broadcasting_batch(p)
+    if isinstance(hlo, str):
+        hlo = elementwise_rule(hlo)
+    elif isinstance(hlo, tuple):
+        hlo = elementwise_rule(*hlo)
+    lowering_rules[p] = hlo
+    defpython(p, py)
+    return p
 
 
 def _int_div(x, y):
@@ -206,24 +368,33 @@ def _rem(x, y):
         return np.fmod(x, y)
 
 
-add_p = binop("add", np.add, "fciu")
-sub_p = binop("sub", np.subtract, "fciu")
-mul_p = binop("mul", np.multiply, "fciub")
-div_p = binop("div", _int_div, "fciu")
-rem_p = binop("rem", _rem, "fiu")
-pow_p = binop("pow", np.power, "fc")
-max_p = binop("max", np.maximum, "fiub")
-min_p = binop("min", np.minimum, "fiub")
-atan2_p = binop("atan2", np.arctan2, "f")
-and_p = binop("and", np.bitwise_and, "biu")
-or_p = binop("or", np.bitwise_or, "biu")
-xor_p = binop("xor", np.bitwise_xor, "biu")
-eq_p = binop("eq", np.equal, out_dtype=np.bool_)
-ne_p = binop("ne", np.not_equal, out_dtype=np.bool_)
-lt_p = binop("lt", np.less, "fiub", np.bool_)
-le_p = binop("le", np.less_equal, "fiub", np.bool_)
-gt_p = binop("gt", np.greater, "fiub", np.bool_)
-ge_p = binop("ge", np.greater_equal, "fiub", np.bool_)
+def _div_source(eqn, a):
+    if eqn.outvars[0].aval.dtype.kind in "fc":
+        return f"{a[0]} / {a[1]}"
+    return f"np.trunc({a[0]} / {a[1]}).astype({a[0]}.dtype)"
+
+
+# (On booleans XLA has no add or max: they are `or`, mul and min are `and`.)
+add_p = binop("add", np.add, "fciu", hlo=("stablehlo.add", "stablehlo.or"), py="{0} + {1}")
+sub_p = binop("sub", np.subtract, "fciu", hlo="stablehlo.subtract", py="{0} - {1}")
+mul_p = binop("mul", np.multiply, "fciub", hlo=("stablehlo.multiply", "stablehlo.and"), py="{0} * {1}")
+div_p = binop("div", _int_div, "fciu", hlo="stablehlo.divide", py=_div_source)
+rem_p = binop("rem", _rem, "fiu", hlo="stablehlo.remainder", py="np.fmod({0}, {1})")
+pow_p = binop("pow", np.power, "fc", hlo="stablehlo.power", py="{0} ** {1}")
+max_p = binop("max", np.maximum, "fiub", hlo=("stablehlo.maximum", "stablehlo.or"),
+              py="np.maximum({0}, {1})")
+min_p = binop("min", np.minimum, "fiub", hlo=("stablehlo.minimum", "stablehlo.and"),
+              py="np.minimum({0}, {1})")
+atan2_p = binop("atan2", np.arctan2, "f", hlo="stablehlo.atan2", py="np.arctan2({0}, {1})")
+and_p = binop("and", np.bitwise_and, "biu", hlo="stablehlo.and", py="{0} & {1}")
+or_p = binop("or", np.bitwise_or, "biu", hlo="stablehlo.or", py="{0} | {1}")
+xor_p = binop("xor", np.bitwise_xor, "biu", hlo="stablehlo.xor", py="{0} ^ {1}")
+eq_p = binop("eq", np.equal, out_dtype=np.bool_, hlo=compare_rule("EQ"), py="{0} == {1}")
+ne_p = binop("ne", np.not_equal, out_dtype=np.bool_, hlo=compare_rule("NE"), py="{0} != {1}")
+lt_p = binop("lt", np.less, "fiub", np.bool_, hlo=compare_rule("LT"), py="{0} < {1}")
+le_p = binop("le", np.less_equal, "fiub", np.bool_, hlo=compare_rule("LE"), py="{0} <= {1}")
+gt_p = binop("gt", np.greater, "fiub", np.bool_, hlo=compare_rule("GT"), py="{0} > {1}")
+ge_p = binop("ge", np.greater_equal, "fiub", np.bool_, hlo=compare_rule("GE"), py="{0} >= {1}")
 
 
 def _bind2(p):
@@ -260,8 +431,6 @@ def _add_transpose(ct, x, y, negate=False):
         cy = unbroadcast(neg(ct) if negate else ct, shape_of(y))
     return [cx, cy]
 
-
-from ..core.trace import jvp_rules  # noqa: E402
 
 jvp_rules[add_p] = lambda p, t: _add_jvp(p, t)
 jvp_rules[sub_p] = lambda p, t: _add_jvp(p, t, negate=True)
@@ -378,8 +547,31 @@ def _select_n_transpose(ct, which, *cases):
     return out
 
 
+def _select_n_lowering(ctx, which, *cases):
+    (which, *cases), shape = broadcast_operands(ctx, which, *cases)
+    if len(cases) == 1:
+        return cases[0]
+    if which.aval.dtype == np.bool_:
+        return select(ctx, which, cases[1], cases[0])
+    # Integer selector, clipped like np.choose(mode="clip"): later cases win from i on.
+    out = cases[0]
+    for i, c in enumerate(cases[1:], 1):
+        ge_i = compare(ctx, which, ctx.full(i, which.aval.dtype, shape), "GE")
+        out = select(ctx, ge_i, c, out)
+    return out
+
+
+def _select_n_source(eqn, a):
+    if len(a) == 3:
+        return f"np.where({a[0]}, {a[2]}, {a[1]})"
+    return f"np.choose({a[0]}, [{', '.join(a[1:])}])"
+
+
 jvp_rules[select_n_p] = _select_n_jvp
 transpose_rules[select_n_p] = _select_n_transpose
+batch_rules[select_n_p] = _broadcasting_batch(select_n_p)
+lowering_rules[select_n_p] = _select_n_lowering
+defpython(select_n_p, _select_n_source)
 
 
 def _clamp_aval(lo, x, hi):
@@ -402,6 +594,23 @@ defjvp(clamp_p,
        lambda t, ans, lo, x, hi: select_n(bitwise_and(gt(lo, x), lt(lo, hi)), zeros_like(ans), broadcast_to(t, shape_of(ans))),
        lambda t, ans, lo, x, hi: select_n(bitwise_and(gt(x, lo), lt(x, hi)), zeros_like(ans), broadcast_to(t, shape_of(ans))),
        lambda t, ans, lo, x, hi: select_n(lt(hi, x), zeros_like(ans), broadcast_to(t, shape_of(ans))))
+
+
+def _clamp_batch(vals, dims, *, axis_size):
+    lo, x, hi = vals
+    if dims[0] is None and dims[2] is None and not shape_of(lo) and not shape_of(hi):
+        return clamp(lo, x, hi), dims[1]
+    # Batched bounds: every operand gets the batched operand's full shape, which clamp accepts.
+    x = moveaxis0(x, dims[1], axis_size)
+    shape = shape_of(x)
+    lo, hi = [broadcast_to(moveaxis0(b, d, axis_size), shape) if d is not None else
+              broadcast_to(b, shape) for b, d in ((lo, dims[0]), (hi, dims[2]))]
+    return clamp(lo, x, hi), 0
+
+
+batch_rules[clamp_p] = _clamp_batch
+lowering_rules[clamp_p] = lambda ctx, lo, x, hi: ctx.op1("stablehlo.clamp", [lo, x, hi], x.aval)
+defpython(clamp_p, "np.clip({1}, {0}, {2})")
 
 
 # ------------------------------------------------------- dtype conversion ----
@@ -441,13 +650,29 @@ def _convert_transpose(ct, x, *, new_dtype, weak_type=False):
     return [convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
 
 
+def _convert_lowering(ctx, x, *, new_dtype, weak_type=False):
+    new_dtype = np.dtype(new_dtype)
+    src = x.aval.dtype
+    if new_dtype == src:
+        return x
+    if src.kind == "c" and new_dtype.kind != "c":  # NumPy keeps the real part
+        x = ctx.op1("stablehlo.real", [x], ShapedArray(x.aval.shape, np.finfo(src).dtype))
+    if new_dtype == np.bool_:  # nonzero -> True, whatever the source type
+        return compare(ctx, x, ctx.full(0, x.aval.dtype, x.aval.shape), "NE")
+    return convert(ctx, x, new_dtype)
+
+
 jvp_rules[convert_element_type_p] = _convert_jvp
 transpose_rules[convert_element_type_p] = _convert_transpose
+batch_rules[convert_element_type_p] = _vectorized_batch(convert_element_type_p)
+lowering_rules[convert_element_type_p] = _convert_lowering
+defpython(convert_element_type_p,
+          lambda eqn, a: f"np.asarray({a[0]}).astype(np.{np.dtype(eqn.params['new_dtype']).name})")
 
 
 # ---------------------------------------------------------- stop_gradient ----
 
-stop_gradient_p = new_primitive("stop_gradient", lambda x: x, lambda x: x)
+stop_gradient_p = unop("stop_gradient", lambda x: x, hlo=lambda ctx, x: x, py="{0}", aval=lambda x: x)
 
 
 def stop_gradient(x):

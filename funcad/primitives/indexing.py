@@ -10,10 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.trace import jvp_rules, transpose_rules
-from ._base import (check_eagerly, deflinear, full, is_undefined, new_primitive, shape_of, type_error, zeros_like,
-                    dtype_of)
-from .structural import broadcast_in_dim, concatenate, iota, reshape
+from ..core.trace import Tracer, batch_rules, jvp_rules, lowering_rules, transpose_rules
+from ..lowering.stablehlo import (binary, compare, convert, i64_array, ints, reducer_region,
+                                  scalar_aval, select)
+from ._base import (check_eagerly, defpython, dtype_of, full, is_undefined, new_primitive, shape_of,
+                    type_error, zeros_like)
+from . import elementwise as E
+from .reductions import reduce_min
+from .structural import broadcast_in_dim, concatenate, iota, moveaxis0, reshape
 
 # ----------------------------------------------------------- dynamic_slice ----
 
@@ -56,8 +60,55 @@ def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):
     return [dynamic_update_slice(zeros, ct, idx)] + [None] * len(idx)
 
 
+def _window_indices(starts, sizes, shape, axis_size):
+    """Index vectors (n, *sizes, 1 + rank) of each lane's window, starts clamped as XLA does."""
+    cols = [iota(np.int64, (axis_size,) + tuple(sizes), 0)]
+    for k, (s, size, n) in enumerate(zip(starts, sizes, shape)):
+        s = E.convert_element_type(s, np.int64)
+        s = E.clamp(np.int64(0), s, np.int64(n - size))
+        s = broadcast_in_dim(s, (axis_size,) + tuple(sizes), (0,))
+        cols.append(E.add(s, iota(np.int64, (axis_size,) + tuple(sizes), k + 1)))
+    whole = (axis_size,) + tuple(sizes) + (1,)
+    return concatenate([reshape(c, whole) for c in cols], len(whole) - 1)
+
+
+def _dynamic_slice_batch(vals, dims, *, axis_size, slice_sizes):
+    x, *starts = vals
+    dx, *ds = dims
+    if all(d is None for d in ds):
+        return dynamic_slice(x, starts[:dx] + [np.int64(0)] + starts[dx:],
+                             tuple(slice_sizes[:dx]) + (axis_size,) + tuple(slice_sizes[dx:])), dx
+    x = moveaxis0(x, dx, axis_size)
+    starts = [moveaxis0(s, d, axis_size) for s, d in zip(starts, ds)]
+    return gather(x, _window_indices(starts, slice_sizes, shape_of(x)[1:], axis_size)), 0
+
+
+def _same_index_type(ctx, idx):
+    dts = {i.aval.dtype for i in idx}
+    if len(dts) <= 1:
+        return list(idx)
+    return [convert(ctx, i, np.int64) for i in idx]
+
+
+_SLICE_HELPER = '''def _start(s, n, k):
+    return int(np.clip(int(s), 0, n - k))
+'''
+
+
+def _dynamic_slice_source(eqn, a):
+    shape = eqn.inputs[0].aval.shape
+    parts = [f"_start({s}, {n}, {k}):_start({s}, {n}, {k}) + {k}"
+             for s, n, k in zip(a[1:], shape, eqn.params["slice_sizes"])]
+    return f"{a[0]}[{', '.join(parts)}]"
+
+
 jvp_rules[dynamic_slice_p] = _dynamic_slice_jvp
 transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
+batch_rules[dynamic_slice_p] = _dynamic_slice_batch
+lowering_rules[dynamic_slice_p] = lambda ctx, x, *idx, slice_sizes: ctx.op1(
+    "stablehlo.dynamic_slice", [x, *_same_index_type(ctx, idx)], ctx.out_aval,
+    f"slice_sizes = {i64_array(slice_sizes)}")
+defpython(dynamic_slice_p, _dynamic_slice_source, _SLICE_HELPER)
 
 # ---------------------------------------------------- dynamic_update_slice ----
 
@@ -104,8 +155,33 @@ def _dus_transpose(ct, x, u, *idx):
     return [cx, cu] + [None] * len(idx)
 
 
+def _dus_batch(vals, dims, *, axis_size):
+    x, u, *starts = vals
+    dx, du, *ds = dims
+    x, u = moveaxis0(x, dx, axis_size), moveaxis0(u, du, axis_size)
+    if all(d is None for d in ds):
+        return dynamic_update_slice(x, u, [np.int64(0)] + list(starts)), 0
+    starts = [moveaxis0(s, d, axis_size) for s, d in zip(starts, ds)]
+    idx = _window_indices(starts, shape_of(u)[1:], shape_of(x)[1:], axis_size)
+    hit = scatter_add(np.zeros(shape_of(x), np.int32), idx, np.ones(shape_of(u), np.int32))
+    placed = scatter_add(broadcast_in_dim(np.zeros((), dtype_of(x)), shape_of(x), ()), idx, u)
+    return E.select_n(E.gt(hit, np.int32(0)), x, placed), 0
+
+
+_UPDATE_SLICE_HELPER = '''def _update_slice(x, u, starts):
+    out = np.array(x, copy=True)
+    out[tuple(slice(int(np.clip(int(s), 0, n - k)), int(np.clip(int(s), 0, n - k)) + k)
+              for s, n, k in zip(starts, out.shape, np.shape(u)))] = u
+    return out
+'''
+
 jvp_rules[dynamic_update_slice_p] = _dus_jvp
 transpose_rules[dynamic_update_slice_p] = _dus_transpose
+batch_rules[dynamic_update_slice_p] = _dus_batch
+lowering_rules[dynamic_update_slice_p] = lambda ctx, x, u, *idx: ctx.op1(
+    "stablehlo.dynamic_update_slice", [x, u, *_same_index_type(ctx, idx)], ctx.out_aval)
+defpython(dynamic_update_slice_p, lambda eqn, a: f"_update_slice({a[0]}, {a[1]}, ({', '.join(a[2:])},))",
+          _UPDATE_SLICE_HELPER)
 
 # ------------------------------------------------------ gather, scatter_add ----
 
@@ -172,7 +248,6 @@ def _gather_jvp(primals, tangents):
 
 def _all_in_range(idx, shape) -> bool:
     """Whether concrete index vectors all address `shape` (then no clamping or masking is needed)."""
-    from ..core.trace import Tracer
     if isinstance(idx, Tracer):
         return False
     idx = np.asarray(idx)
@@ -183,11 +258,10 @@ def _gather_transpose(ct, x, idx):
     # gather reads clamped positions, so its cotangent goes to the clamped positions.
     shape = x.aval.shape
     if not _all_in_range(idx, shape):
-        from .elementwise import max as _max, min as _min
         dt = dtype_of(idx)
         hi = np.array([n - 1 for n in shape[:shape_of(idx)[-1]]], dt)
-        idx = _max(_min(idx, broadcast_in_dim(hi, shape_of(idx), (len(shape_of(idx)) - 1,))),
-                   full(shape_of(idx), 0, dt))
+        idx = E.max(E.min(idx, broadcast_in_dim(hi, shape_of(idx), (len(shape_of(idx)) - 1,))),
+                    full(shape_of(idx), 0, dt))
     return [scatter_add(full(shape, 0, x.aval.dtype), idx, ct), None]
 
 
@@ -207,20 +281,80 @@ def _scatter_add_transpose(ct, x, idx, u):
         cu = gather(ct, idx)
         if not _all_in_range(idx, shape):
             # Updates at out-of-range indices were dropped: their cotangent is zero.
-            from .elementwise import bitwise_and, ge, lt, select_n
-            from .reductions import reduce_min
             dt, nd = dtype_of(idx), len(shape_of(idx))
             hi = broadcast_in_dim(np.array(shape[:shape_of(idx)[-1]], dt), shape_of(idx), (nd - 1,))
-            ok = reduce_min(bitwise_and(ge(idx, full(shape_of(idx), 0, dt)), lt(idx, hi)), (nd - 1,))
+            ok = reduce_min(E.bitwise_and(E.ge(idx, full(shape_of(idx), 0, dt)), E.lt(idx, hi)), (nd - 1,))
             ok = broadcast_in_dim(ok, shape_of(cu), tuple(range(nd - 1)))
-            cu = select_n(ok, zeros_like(cu), cu)
+            cu = E.select_n(ok, zeros_like(cu), cu)
     return [ct if is_undefined(x) else None, None, cu]
 
 
+def _with_lane_index(idx, axis_size):
+    """Prepend each index vector with its lane number: (n, ..., k) -> (n, ..., k+1)."""
+    s = shape_of(idx)
+    lane = iota(dtype_of(idx), s[:-1] + (1,), 0)
+    return concatenate([lane, idx], len(s) - 1)
+
+
+def _gather_batch(vals, dims, *, axis_size):
+    x, idx = vals
+    dx, di = dims
+    idx = moveaxis0(idx, di, axis_size)
+    if dx is None:
+        return gather(x, idx), 0
+    return gather(moveaxis0(x, dx, axis_size), _with_lane_index(idx, axis_size)), 0
+
+
+def _scatter_add_batch(vals, dims, *, axis_size):
+    x, idx, u = [moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)]
+    return scatter_add(x, _with_lane_index(idx, axis_size), u), 0
+
+
+def _gather_lowering(ctx, x, idx):
+    k = idx.aval.shape[-1]
+    nb = len(idx.aval.shape) - 1
+    offset = list(range(nb, nb + len(x.aval.shape) - k))
+    dn = (f"#stablehlo.gather<offset_dims = {ints(offset)}, collapsed_slice_dims = {ints(range(k))}, "
+          f"start_index_map = {ints(range(k))}, index_vector_dim = {nb}>")
+    sizes = [1] * k + list(x.aval.shape[k:])
+    return ctx.op1("stablehlo.gather", [x, idx], ctx.out_aval,
+                   f"dimension_numbers = {dn}, indices_are_sorted = false, slice_sizes = {i64_array(sizes)}")
+
+
+def _scatter_add_lowering(ctx, x, idx, u):
+    k = idx.aval.shape[-1]
+    nb = len(idx.aval.shape) - 1
+    window = list(range(nb, nb + len(x.aval.shape) - k))
+    dn = (f"#stablehlo.scatter<update_window_dims = {ints(window)}, "
+          f"inserted_window_dims = {ints(range(k))}, "
+          f"scatter_dims_to_operand_dims = {ints(range(k))}, index_vector_dim = {nb}>")
+    return ctx.op1("stablehlo.scatter", [x, idx, u], ctx.out_aval,
+                   f"indices_are_sorted = false, scatter_dimension_numbers = {dn}, unique_indices = false",
+                   [reducer_region(ctx, "add", x.aval)])
+
+
+_GATHER_HELPER = '''def _gather(x, idx):
+    x, idx = np.asarray(x), np.asarray(idx)
+    return x[tuple(np.clip(idx[..., j], 0, x.shape[j] - 1) for j in range(idx.shape[-1]))]
+'''
+_SCATTER_ADD_HELPER = '''def _scatter_add(x, idx, u):
+    out, idx, u = np.array(x, copy=True), np.asarray(idx), np.asarray(u)
+    k = idx.shape[-1]
+    inside = np.all((idx >= 0) & (idx < np.array(out.shape[:k])), axis=-1)
+    np.add.at(out, tuple(idx[..., j][inside] for j in range(k)), u[inside])
+    return out
+'''
+
 jvp_rules[gather_p] = _gather_jvp
 transpose_rules[gather_p] = _gather_transpose
+batch_rules[gather_p] = _gather_batch
+lowering_rules[gather_p] = _gather_lowering
+defpython(gather_p, "_gather({0}, {1})", _GATHER_HELPER)
 jvp_rules[scatter_add_p] = _scatter_add_jvp
 transpose_rules[scatter_add_p] = _scatter_add_transpose
+batch_rules[scatter_add_p] = _scatter_add_batch
+lowering_rules[scatter_add_p] = _scatter_add_lowering
+defpython(scatter_add_p, "_scatter_add({0}, {1}, {2})", _SCATTER_ADD_HELPER)
 
 # ------------------------------------------------------------------- sort ----
 
@@ -267,7 +401,58 @@ def _sort_jvp(primals, tangents, *, dimension, num_keys):
     return sorted_xs, t_out
 
 
+def _sort_batch(vals, dims, *, axis_size, dimension, num_keys):
+    xs = [moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)]
+    return sort_p.bind(*xs, dimension=dimension + 1, num_keys=num_keys), [0] * len(xs)
+
+
+def _sort_key(c, a):
+    """Make float keys sort like NumPy under a total order: -0.0 equals 0.0, NaNs last."""
+    if a.aval.dtype.kind != "f":
+        return a
+    zero = c.constant(0, a.aval.dtype)
+    a = select(c, compare(c, a, zero, "EQ"), zero, a)
+    return select(c, compare(c, a, a, "NE"), c.constant(np.nan, a.aval.dtype), a)
+
+
+def _sort_lowering(ctx, *xs, dimension, num_keys):
+    scalars = []
+    for x in xs:
+        scalars += [scalar_aval(x.aval), scalar_aval(x.aval)]
+
+    def body(c, *args):
+        # Lexicographic less-than over the keys: lt0 or (eq0 and (lt1 or ...)).
+        result = None
+        for k in reversed(range(num_keys)):
+            a, b = _sort_key(c, args[2 * k]), _sort_key(c, args[2 * k + 1])
+            ctype = "TOTALORDER" if a.aval.dtype.kind == "f" else None
+            lt = compare(c, a, b, "LT", ctype)
+            if result is not None:
+                eq = compare(c, a, b, "EQ", ctype)
+                lt = binary(c, "stablehlo.or", lt, binary(c, "stablehlo.and", eq, result))
+            result = lt
+        return [result]
+
+    region = ctx.region(scalars, body)
+    return ctx.op("stablehlo.sort", xs, [x.aval for x in xs],
+                  f"dimension = {dimension} : i64, is_stable = true", [region])
+
+
+_SORT_HELPER = '''def _sort(xs, axis, num_keys):
+    xs = [np.asarray(x) for x in xs]
+    perm = None
+    for key in reversed(xs[:num_keys]):
+        k = key if perm is None else np.take_along_axis(key, perm, axis)
+        p = np.argsort(k, axis=axis, kind="stable")
+        perm = p if perm is None else np.take_along_axis(perm, p, axis)
+    return [np.take_along_axis(x, perm, axis) for x in xs]
+'''
+
 jvp_rules[sort_p] = _sort_jvp
+batch_rules[sort_p] = _sort_batch
+lowering_rules[sort_p] = _sort_lowering
+defpython(sort_p, lambda eqn, a: f"_sort([{', '.join(a)}], {eqn.params['dimension']}, {eqn.params['num_keys']})",
+          _SORT_HELPER)
 
 # NumPy would clamp or broadcast some bad index calls: check them eagerly too.
 check_eagerly(dynamic_slice_p, dynamic_update_slice_p, gather_p, scatter_add_p, sort_p)

@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.trace import transpose_rules
-from ._base import defjvp, is_undefined, new_primitive, shape_of, type_error
-from .structural import transpose
+from ..core.trace import batch_rules, lowering_rules, transpose_rules
+from ..lowering.stablehlo import compare, convert, ints
+from ._base import defjvp, defpython, is_undefined, new_primitive, shape_of, type_error
+from .structural import moveaxis0, transpose
 
 
 def _free(nd, contract, batch):
@@ -83,3 +84,56 @@ def _dot_transpose(ct, x, y, *, dimension_numbers):
 
 
 transpose_rules[dot_general_p] = _dot_transpose
+
+
+def _shift0(axes):
+    return tuple(a + 1 for a in axes)
+
+
+def _dot_batch(vals, dims, *, axis_size, dimension_numbers):
+    (xc, yc), (xb, yb) = dimension_numbers
+    x, y = vals
+    dx, dy = dims
+    if dx is not None and dy is not None:
+        x, y = moveaxis0(x, dx, axis_size), moveaxis0(y, dy, axis_size)
+        dn = ((_shift0(xc), _shift0(yc)), ((0,) + _shift0(xb), (0,) + _shift0(yb)))
+        return dot_general(x, y, dn), 0
+    if dx is not None:
+        x = moveaxis0(x, dx, axis_size)
+        return dot_general(x, y, ((_shift0(xc), yc), (_shift0(xb), yb))), len(xb)
+    y = moveaxis0(y, dy, axis_size)
+    x_free = len(shape_of(x)) - len(xc) - len(xb)
+    return dot_general(x, y, ((xc, _shift0(yc)), (xb, _shift0(yb)))), len(xb) + x_free
+
+
+def _dot_lowering(ctx, x, y, *, dimension_numbers):
+    (xc, yc), (xb, yb) = dimension_numbers
+    dn = (f"#stablehlo.dot<lhs_batching_dimensions = {ints(xb)}, rhs_batching_dimensions = {ints(yb)}, "
+          f"lhs_contracting_dimensions = {ints(xc)}, rhs_contracting_dimensions = {ints(yc)}>")
+    if x.aval.dtype == np.bool_:  # XLA has no boolean dot: count in int32, then test != 0
+        x8, y8 = convert(ctx, x, np.int32), convert(ctx, y, np.int32)
+        out = ctx.op1("stablehlo.dot_general", [x8, y8], ShapedArray(ctx.out_aval.shape, np.int32),
+                      f"dot_dimension_numbers = {dn}")
+        return compare(ctx, out, ctx.full(0, np.int32, out.aval.shape), "NE")
+    return ctx.op1("stablehlo.dot_general", [x, y], ctx.out_aval, f"dot_dimension_numbers = {dn}")
+
+
+def _dot_source(eqn, a):
+    (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
+    nx, ny = eqn.inputs[0].aval.ndim, eqn.inputs[1].aval.ndim
+    if not xb and xc == (nx - 1,) and yc == (0,) and nx <= 2 and ny <= 2:
+        return f"np.dot({a[0]}, {a[1]})"
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    xs = [next(letters) for _ in range(nx)]
+    ys = [None] * ny
+    for i, j in zip(xc + xb, yc + yb):
+        ys[j] = xs[i]
+    ys = [c or next(letters) for c in ys]
+    out = ([xs[i] for i in xb] + [xs[i] for i in range(nx) if i not in xc and i not in xb]
+           + [ys[j] for j in range(ny) if j not in yc and j not in yb])
+    return f"np.einsum('{''.join(xs)},{''.join(ys)}->{''.join(out)}', {a[0]}, {a[1]})"
+
+
+batch_rules[dot_general_p] = _dot_batch
+lowering_rules[dot_general_p] = _dot_lowering
+defpython(dot_general_p, _dot_source)

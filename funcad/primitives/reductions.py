@@ -1,16 +1,22 @@
 """Reductions (sum, max, min, prod, argmax, argmin) and cumulative reductions."""
 from __future__ import annotations
 
-import builtins
-
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.trace import jvp_rules, transpose_rules
-from ._base import (canonical_axis, const, deflinear, defzero, full, new_primitive, shape_of,
-                    type_error, zeros_like, dtype_of)
-from .elementwise import add, div, eq, max, min, mul, select_n, convert_element_type
-from .structural import broadcast_in_dim, concatenate, pad, reshape, slice, transpose
+from ..core.trace import batch_rules, jvp_rules, lowering_rules
+from ..lowering.python_source import np_dtype
+from ..lowering.stablehlo import (binary, compare, i64_array, ints, reducer_region, reduction_identity,
+                                  scalar_aval, select)
+from ._base import (canonical_axis, const, deflinear, defpython, defzero, dtype_of, jvp_of_composition,
+                    new_primitive, shape_of, type_error)
+from .elementwise import div, eq, max, min, mul, select_n, convert_element_type
+from .structural import broadcast_in_dim, moveaxis0, pad, reshape, slice, transpose
+
+
+def _shift(axes, d):
+    """Map axes of the unbatched value to axes of the value batched at d."""
+    return tuple(a + (a >= d) for a in axes)
 
 
 def _reduce_aval(name):
@@ -29,14 +35,41 @@ def _np_reduce(f, bool_f=None):
     return impl
 
 
+def _reduce_batch(prim):
+    def rule(vals, dims, *, axis_size, axes):
+        (x,), (d,) = vals, dims
+        return prim.bind(x, axes=_shift(axes, d)), d - sum(a < d for a in axes)
+    return rule
+
+
+def _reduce_lowering(kind):
+    def rule(ctx, x, *, axes):
+        if not axes:
+            return x
+        init = ctx.constant(reduction_identity(kind, x.aval.dtype), x.aval.dtype)
+        return ctx.op1("stablehlo.reduce", [x, init], ctx.out_aval,
+                       f"dimensions = {i64_array(axes)}", [reducer_region(ctx, kind, x.aval)])
+    return rule
+
+
+def reducer(name, impl, kind, np_name):
+    """A reduction over `axes` with its shape, batching and StableHLO rules (a
+    `stablehlo.reduce` combining with `kind`: add, mul, max, min) and to_python
+    template (`np.<np_name>`). Add its jvp."""
+    p = new_primitive(name, impl, _reduce_aval(name))
+    batch_rules[p] = _reduce_batch(p)
+    lowering_rules[p] = _reduce_lowering(kind)
+    defpython(p, lambda eqn, a: f"np.asarray(np.{np_name}({a[0]}, axis={eqn.params['axes']}), "
+                                f"{np_dtype(eqn.outvars[0].aval.dtype)})")
+    return p
+
+
 # ufunc.reduce is what np.sum/np.max call, minus their Python wrapper.
-reduce_sum_p = new_primitive("reduce_sum", _np_reduce(np.add.reduce), _reduce_aval("reduce_sum"))
+reduce_sum_p = reducer("reduce_sum", _np_reduce(np.add.reduce), "add", "sum")
 # On booleans (all/any) max and min are or/and, whose identities make empty inputs work.
-reduce_max_p = new_primitive("reduce_max", _np_reduce(np.maximum.reduce, np.logical_or.reduce),
-                             _reduce_aval("reduce_max"))
-reduce_min_p = new_primitive("reduce_min", _np_reduce(np.minimum.reduce, np.logical_and.reduce),
-                             _reduce_aval("reduce_min"))
-reduce_prod_p = new_primitive("reduce_prod", _np_reduce(np.multiply.reduce), _reduce_aval("reduce_prod"))
+reduce_max_p = reducer("reduce_max", _np_reduce(np.maximum.reduce, np.logical_or.reduce), "max", "max")
+reduce_min_p = reducer("reduce_min", _np_reduce(np.minimum.reduce, np.logical_and.reduce), "min", "min")
+reduce_prod_p = reducer("reduce_prod", _np_reduce(np.multiply.reduce), "mul", "prod")
 
 
 def _axes(x, axes):
@@ -114,13 +147,12 @@ def _prod_tree(x):
 
 
 def _reduce_prod_jvp(primals, tangents, *, axes):
-    from ..transforms.jvp import jvp_flat
     (x,), (t,) = primals, tangents
     if t is None:
         return reduce_prod(x, axes), None
     if shape_of(x) and any(shape_of(x)[a] == 0 for a in axes):
         return reduce_prod(x, axes), None
-    (ans,), (tan,) = jvp_flat(lambda v: [_prod_tree(_move_axes_last(v, axes))], [x], [t])
+    (ans,), (tan,) = jvp_of_composition(lambda v: [_prod_tree(_move_axes_last(v, axes))], [x], [t])
     return ans, tan
 
 
@@ -137,12 +169,53 @@ def _arg_aval(name):
     return rule
 
 
-argmax_p = new_primitive("argmax", lambda x, *, axis, index_dtype: np.argmax(x, axis).astype(index_dtype),
-                         _arg_aval("argmax"))
-argmin_p = new_primitive("argmin", lambda x, *, axis, index_dtype: np.argmin(x, axis).astype(index_dtype),
-                         _arg_aval("argmin"))
-defzero(argmax_p)
-defzero(argmin_p)
+def _arg_lowering(direction):
+    kind = "max" if direction == "GT" else "min"
+
+    def rule(ctx, x, *, axis, index_dtype):
+        dtype = x.aval.dtype
+        idx = ctx.op1("stablehlo.iota", [], ShapedArray(x.aval.shape, index_dtype),
+                      f"iota_dimension = {axis} : i64")
+        inits = [ctx.constant(reduction_identity(kind, dtype), dtype), ctx.constant(0, index_dtype)]
+        s, si = scalar_aval(x.aval), ShapedArray((), index_dtype)
+
+        def body(c, a, ia, b, ib):
+            better = compare(c, a, b, direction)
+            tie = compare(c, a, b, "EQ")
+            if dtype.kind == "f":  # NaN wins (first NaN), as in NumPy
+                a_nan, b_nan = compare(c, a, a, "NE"), compare(c, b, b, "NE")
+                not_b_nan = c.op1("stablehlo.not", [b_nan], b_nan.aval)
+                better = binary(c, "stablehlo.or", better, binary(c, "stablehlo.and", a_nan, not_b_nan))
+                tie = binary(c, "stablehlo.or", tie, binary(c, "stablehlo.and", a_nan, b_nan))
+            first = binary(c, "stablehlo.and", tie, compare(c, ia, ib, "LT"))
+            pick_a = binary(c, "stablehlo.or", better, first)
+            return [select(c, pick_a, a, b), select(c, pick_a, ia, ib)]
+
+        region = ctx.region([s, si, s, si], body)
+        outs = ctx.op("stablehlo.reduce", [x, idx, *inits],
+                      [ShapedArray(ctx.out_aval.shape, dtype), ctx.out_aval],
+                      f"dimensions = {i64_array([axis])}", [region])
+        return outs[1]
+    return rule
+
+
+def _arg_primitive(name, impl, direction):
+    p = new_primitive(name, lambda x, *, axis, index_dtype: impl(x, axis).astype(index_dtype),
+                      _arg_aval(name))
+
+    def batch(vals, dims, *, axis_size, axis, index_dtype):
+        x = moveaxis0(vals[0], dims[0], axis_size)
+        return p.bind(x, axis=axis + 1, index_dtype=index_dtype), 0
+    batch_rules[p] = batch
+    lowering_rules[p] = _arg_lowering(direction)
+    defpython(p, lambda eqn, a: f"np.{name}({a[0]}, axis={eqn.params['axis']})"
+                                f".astype({np_dtype(eqn.params['index_dtype'])})")
+    defzero(p)
+    return p
+
+
+argmax_p = _arg_primitive("argmax", np.argmax, "GT")
+argmin_p = _arg_primitive("argmin", np.argmin, "LT")
 
 
 def argmax(x, axis, index_dtype=np.int64):
@@ -172,10 +245,49 @@ def _cum_impl(f):
     return impl
 
 
-cumsum_p = new_primitive("cumsum", _cum_impl(np.cumsum), _cum_aval("cumsum"))
-cumprod_p = new_primitive("cumprod", _cum_impl(np.cumprod), _cum_aval("cumprod"))
-cummax_p = new_primitive("cummax", _cum_impl(np.maximum.accumulate), _cum_aval("cummax"))
-cummin_p = new_primitive("cummin", _cum_impl(np.minimum.accumulate), _cum_aval("cummin"))
+def _cum_lowering(kind):
+    def rule(ctx, x, *, axis, reverse):
+        shape, nd = x.aval.shape, len(x.aval.shape)
+        n = shape[axis]
+        window = [n if d == axis else 1 for d in range(nd)]
+        pad_cfg = [[0, 0] for _ in range(nd)]
+        pad_cfg[axis] = [0, n - 1] if reverse else [n - 1, 0]
+        init = ctx.constant(reduction_identity(kind, x.aval.dtype), x.aval.dtype)
+        attrs = (f"padding = dense<{ints(ints(p) for p in pad_cfg)}> : tensor<{nd}x2xi64>, "
+                 f"window_dimensions = {i64_array(window)}, window_strides = {i64_array([1] * nd)}")
+        return ctx.op1("stablehlo.reduce_window", [x, init], x.aval, attrs,
+                       [reducer_region(ctx, kind, x.aval)])
+    return rule
+
+
+def _cum_source(fn):
+    def source(eqn, a):
+        ax = eqn.params["axis"]
+        if eqn.params["reverse"]:
+            return f"np.flip({fn}(np.flip({a[0]}, {ax}), axis={ax}), {ax})"
+        return f"{fn}({a[0]}, axis={ax})"
+    return source
+
+
+def _cumulative(name, impl, kind, np_fn):
+    """A cumulative reduction along `axis` (optionally from the end) with its
+    shape, batching and StableHLO rules (a `stablehlo.reduce_window` combining
+    with `kind`) and to_python template (`np_fn`). Add its jvp."""
+    p = new_primitive(name, _cum_impl(impl), _cum_aval(name))
+
+    def batch(vals, dims, *, axis_size, axis, reverse):
+        x = moveaxis0(vals[0], dims[0], axis_size)
+        return p.bind(x, axis=axis + 1, reverse=reverse), 0
+    batch_rules[p] = batch
+    lowering_rules[p] = _cum_lowering(kind)
+    defpython(p, _cum_source(np_fn))
+    return p
+
+
+cumsum_p = _cumulative("cumsum", np.cumsum, "add", "np.cumsum")
+cumprod_p = _cumulative("cumprod", np.cumprod, "mul", "np.cumprod")
+cummax_p = _cumulative("cummax", np.maximum.accumulate, "max", "np.maximum.accumulate")
+cummin_p = _cumulative("cummin", np.minimum.accumulate, "min", "np.minimum.accumulate")
 
 
 def _cum(p):
@@ -224,11 +336,10 @@ def _positions(x, axis):
 
 def _cum_jvp(prim, op):
     def rule(primals, tangents, *, axis, reverse):
-        from ..transforms.jvp import jvp_flat
         (x,), (t,) = primals, tangents
         if t is None:
             return prim.bind(x, axis=axis, reverse=reverse), None
-        (ans,), (tan,) = jvp_flat(lambda v: [_prefix_scan(op, v, axis, reverse)], [x], [t])
+        (ans,), (tan,) = jvp_of_composition(lambda v: [_prefix_scan(op, v, axis, reverse)], [x], [t])
         return ans, tan
     return rule
 

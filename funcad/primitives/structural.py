@@ -6,11 +6,18 @@ import builtins
 
 import numpy as np
 
-from ..core.avals import ShapedArray
-from ..core.trace import jvp_rules, transpose_rules
-from ._base import canonical_axis, check_eagerly
-from ._base import (deflinear, defzero, full, is_undefined, new_primitive, shape_of, type_error,
-                    zeros_like, dtype_of)
+from ..core.avals import ShapedArray, aval_of
+from ..core.errors import FuncadValueError
+from ..core.trace import batch_rules, lowering_rules
+from ..lowering.python_source import np_dtype
+from ..lowering.stablehlo import i64_array
+from ._base import (canonical_axis, check_eagerly, deflinear, defpython, defzero, dtype_of, full,
+                    is_undefined, new_primitive, shape_of, type_error)
+
+
+def _shift(axes, d):
+    """Map axes of the unbatched value to axes of the value batched at d."""
+    return tuple(a + (a >= d) for a in axes)
 
 # ------------------------------------------------------- broadcast_in_dim ----
 
@@ -53,6 +60,29 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
 
 deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 
+
+def _broadcast_in_dim_batch(vals, dims, *, axis_size, shape, broadcast_dimensions):
+    x = moveaxis0(vals[0], dims[0], axis_size)
+    return broadcast_in_dim(x, (axis_size,) + tuple(shape),
+                            (0,) + tuple(b + 1 for b in broadcast_dimensions)), 0
+
+
+def _broadcast_in_dim_source(eqn, a):
+    shape, dims = eqn.params["shape"], eqn.params["broadcast_dimensions"]
+    in_shape = eqn.inputs[0].aval.shape
+    expanded = [1] * len(shape)
+    for i, d in enumerate(dims):
+        expanded[d] = in_shape[i]
+    src = a[0] if list(expanded) == list(in_shape) else f"np.reshape({a[0]}, {tuple(expanded)})"
+    return f"np.broadcast_to({src}, {tuple(shape)})"
+
+
+batch_rules[broadcast_in_dim_p] = _broadcast_in_dim_batch
+lowering_rules[broadcast_in_dim_p] = lambda ctx, x, *, shape, broadcast_dimensions: ctx.op1(
+    "stablehlo.broadcast_in_dim", [x], ctx.out_aval,
+    f"broadcast_dimensions = {i64_array(broadcast_dimensions)}")
+defpython(broadcast_in_dim_p, _broadcast_in_dim_source)
+
 # ---------------------------------------------------------------- reshape ----
 
 
@@ -70,6 +100,16 @@ def reshape(x, new_sizes):
 
 
 deflinear(reshape_p, lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)])
+
+
+def _reshape_batch(vals, dims, *, axis_size, new_sizes):
+    x = moveaxis0(vals[0], dims[0], axis_size)
+    return reshape(x, (axis_size,) + tuple(new_sizes)), 0
+
+
+batch_rules[reshape_p] = _reshape_batch
+lowering_rules[reshape_p] = lambda ctx, x, *, new_sizes: ctx.op1("stablehlo.reshape", [x], ctx.out_aval)
+defpython(reshape_p, "np.reshape({0}, {new_sizes})")
 
 # -------------------------------------------------------------- transpose ----
 
@@ -90,6 +130,38 @@ def transpose(x, permutation):
 
 deflinear(transpose_p, lambda ct, x, *, permutation: [transpose(ct, tuple(np.argsort(permutation)))])
 
+
+def _transpose_batch(vals, dims, *, axis_size, permutation):
+    x = moveaxis0(vals[0], dims[0], axis_size)
+    return transpose(x, (0,) + tuple(p + 1 for p in permutation)), 0
+
+
+batch_rules[transpose_p] = _transpose_batch
+lowering_rules[transpose_p] = lambda ctx, x, *, permutation: ctx.op1(
+    "stablehlo.transpose", [x], ctx.out_aval, f"permutation = {i64_array(permutation)}")
+defpython(transpose_p, "np.transpose({0}, {permutation})")
+
+
+def moveaxis0(x, bdim, axis_size):
+    """Put the batch axis `bdim` first; an unbatched value (bdim None) is broadcast to the batch."""
+    if bdim is None:
+        shape = aval_of(x).shape
+        return broadcast_in_dim(x, (axis_size,) + tuple(shape), tuple(range(1, len(shape) + 1)))
+    if bdim == 0:
+        return x
+    nd = aval_of(x).ndim
+    return transpose(x, [bdim] + [i for i in range(nd) if i != bdim])
+
+
+def moveaxis(x, src, dst):
+    """x with axis `src` moved to position `dst`."""
+    if src == dst:
+        return x
+    nd = aval_of(x).ndim
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, perm)
+
 # ---------------------------------------------------------------- squeeze ----
 
 
@@ -107,6 +179,16 @@ def squeeze(x, dimensions):
 
 
 deflinear(squeeze_p, lambda ct, x, *, dimensions: [reshape(ct, x.aval.shape)])
+
+
+def _squeeze_batch(vals, dims, *, axis_size, dimensions):
+    x = moveaxis0(vals[0], dims[0], axis_size)
+    return squeeze(x, tuple(d + 1 for d in dimensions)), 0
+
+
+batch_rules[squeeze_p] = _squeeze_batch
+lowering_rules[squeeze_p] = lambda ctx, x, *, dimensions: ctx.op1("stablehlo.reshape", [x], ctx.out_aval)
+defpython(squeeze_p, "np.squeeze({0}, {dimensions})")
 
 
 def expand_dims(x, dimensions):
@@ -134,6 +216,17 @@ def rev(x, dimensions):
 
 
 deflinear(rev_p, lambda ct, x, *, dimensions: [rev(ct, dimensions)])
+
+
+def _rev_batch(vals, dims, *, axis_size, dimensions):
+    (x,), (d,) = vals, dims
+    return rev(x, _shift(dimensions, d)), d
+
+
+batch_rules[rev_p] = _rev_batch
+lowering_rules[rev_p] = lambda ctx, x, *, dimensions: ctx.op1(
+    "stablehlo.reverse", [x], ctx.out_aval, f"dimensions = {i64_array(dimensions)}")
+defpython(rev_p, "np.flip({0}, {dimensions})")
 
 # ------------------------------------------------------------------ slice ----
 
@@ -173,6 +266,27 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
 
 
 deflinear(slice_p, _slice_transpose)
+
+
+def _slice_batch(vals, dims, *, axis_size, start_indices, limit_indices, strides):
+    (x,), (d,) = vals, dims
+    ins = lambda t, v: t[:d] + (v,) + t[d:]  # noqa: E731
+    return slice(x, ins(start_indices, 0), ins(limit_indices, axis_size), ins(strides, 1)), d
+
+
+def _slice_source(eqn, a):
+    p = eqn.params
+    parts = [f"{s}:{l}" + (f":{st}" if st != 1 else "")
+             for s, l, st in zip(p["start_indices"], p["limit_indices"], p["strides"])]
+    return f"{a[0]}[{', '.join(parts)}]"
+
+
+batch_rules[slice_p] = _slice_batch
+lowering_rules[slice_p] = lambda ctx, x, *, start_indices, limit_indices, strides: ctx.op1(
+    "stablehlo.slice", [x], ctx.out_aval,
+    f"start_indices = {i64_array(start_indices)}, limit_indices = {i64_array(limit_indices)}, "
+    f"strides = {i64_array(strides)}")
+defpython(slice_p, _slice_source)
 
 # -------------------------------------------------------------------- pad ----
 
@@ -234,6 +348,40 @@ def _pad_transpose(ct, x, v, *, padding_config):
 
 deflinear(pad_p, _pad_transpose)
 
+
+def _pad_batch(vals, dims, *, axis_size, padding_config):
+    from .elementwise import select_n
+    x, v = vals
+    dx, dv = dims
+    x = moveaxis0(x, dx, axis_size)
+    cfg = ((0, 0, 0),) + tuple(padding_config)
+    if dv is None:
+        return pad(x, v, cfg), 0
+    # A batched padding value: pad with zeros, then fill the padding per lane.
+    padded = pad(x, np.zeros((), dtype_of(x)), cfg)
+    inside = pad(np.ones(shape_of(x)[1:], bool), np.array(False), padding_config)
+    fill = broadcast_in_dim(moveaxis0(v, dv, axis_size), shape_of(padded), (0,))
+    return select_n(inside, fill, padded), 0
+
+
+_PAD_HELPER = '''def _pad(x, v, config):
+    x = np.asarray(x)
+    shape = [lo + hi + n + max(n - 1, 0) * i for n, (lo, hi, i) in zip(x.shape, config)]
+    big = [max(lo, 0) + max(hi, 0) + n + max(n - 1, 0) * i for n, (lo, hi, i) in zip(x.shape, config)]
+    out = np.full(big, v, x.dtype)
+    out[tuple(slice(max(lo, 0), max(lo, 0) + (n - 1) * (i + 1) + 1, i + 1)
+              for n, (lo, hi, i) in zip(x.shape, config))] = x
+    return out[tuple(slice(-min(lo, 0), -min(lo, 0) + s) for s, (lo, hi, i) in zip(shape, config))]
+'''
+
+batch_rules[pad_p] = _pad_batch
+lowering_rules[pad_p] = lambda ctx, x, v, *, padding_config: ctx.op1(
+    "stablehlo.pad", [x, v], ctx.out_aval,
+    f"edge_padding_low = {i64_array(c[0] for c in padding_config)}, "
+    f"edge_padding_high = {i64_array(c[1] for c in padding_config)}, "
+    f"interior_padding = {i64_array(c[2] for c in padding_config)}")
+defpython(pad_p, "_pad({0}, {1}, {padding_config})", _PAD_HELPER)
+
 # ------------------------------------------------------------ concatenate ----
 
 
@@ -274,6 +422,16 @@ def _concatenate_transpose(ct, *xs, dimension):
 
 deflinear(concatenate_p, _concatenate_transpose)
 
+
+def _concatenate_batch(vals, dims, *, axis_size, dimension):
+    return concatenate([moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)], dimension + 1), 0
+
+
+batch_rules[concatenate_p] = _concatenate_batch
+lowering_rules[concatenate_p] = lambda ctx, *xs, dimension: ctx.op1(
+    "stablehlo.concatenate", xs, ctx.out_aval, f"dimension = {dimension} : i64")
+defpython(concatenate_p, lambda eqn, a: f"np.concatenate([{', '.join(a)}], axis={eqn.params['dimension']})")
+
 # ------------------------------------------------------------------- iota ----
 
 
@@ -290,13 +448,25 @@ def iota(dtype, shape, dimension=0):
     if isinstance(shape, int):
         shape = (shape,)
     if any(int(s) < 0 for s in shape) or not 0 <= int(dimension) < max(len(shape), 1):
-        from ..core.errors import FuncadValueError
         raise FuncadValueError(f"iota: shape {tuple(shape)} must be non-negative and dimension "
                                f"{dimension} must be one of its axes")
     return iota_p.bind(dtype=np.dtype(dtype), shape=tuple(map(int, shape)), dimension=int(dimension))
 
 
 defzero(iota_p)
+
+
+def _iota_source(eqn, a):
+    shape, dim = eqn.params["shape"], eqn.params["dimension"]
+    view = tuple(-1 if i == dim else 1 for i in range(len(shape)))
+    return (f"np.broadcast_to(np.arange({shape[dim]}, dtype={np_dtype(eqn.params['dtype'])})"
+            f".reshape({view}), {shape})")
+
+
+# iota has no operands, so vmap never sees it batched: it is bound under the parent trace.
+lowering_rules[iota_p] = lambda ctx, *, dtype, shape, dimension: ctx.op1(
+    "stablehlo.iota", [], ctx.out_aval, f"iota_dimension = {dimension} : i64")
+defpython(iota_p, _iota_source)
 
 # NumPy clips bad slices and broadcasts short pad configs: check them eagerly too.
 check_eagerly(slice_p, pad_p)

@@ -1,9 +1,8 @@
 """funcad.scipy.integrate: trapezoid."""
-from __future__ import annotations
 
-from .. import numpy as fnp
-from ..core.avals import aval_of
-from ..numpy._dtypes import asarray_or_tracer, to_inexact
+from .. import numpy as _fnp
+from ..core.avals import aval_of as _aval_of
+from ..numpy._dtypes import asarray_or_tracer as _asarray_or_tracer, to_inexact as _to_inexact
 
 __all__ = ["trapezoid"]
 
@@ -15,12 +14,12 @@ def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     >>> float(trapezoid(np.array([0.0, 1.0, 2.0])))
     2.0
     """
-    y = to_inexact(asarray_or_tracer(y))
-    y = fnp.moveaxis(y, axis, -1)
+    y = _to_inexact(_asarray_or_tracer(y))
+    y = _fnp.moveaxis(y, axis, -1)
     if x is None:
         d = dx
     else:
-        x = to_inexact(asarray_or_tracer(x))
-        x = fnp.moveaxis(x, axis, -1) if aval_of(x).ndim > 1 else x
+        x = _to_inexact(_asarray_or_tracer(x))
+        x = _fnp.moveaxis(x, axis, -1) if _aval_of(x).ndim > 1 else x
         d = x[..., 1:] - x[..., :-1]
-    return 0.5 * fnp.sum(d * (y[..., 1:] + y[..., :-1]), axis=-1)
+    return 0.5 * _fnp.sum(d * (y[..., 1:] + y[..., :-1]), axis=-1)

@@ -4,16 +4,19 @@ from __future__ import annotations
 from functools import wraps
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from ..core.avals import aval_of, float0, tangent_dtype
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import flatten_up_to, tree_flatten, tree_map, tree_structure, tree_unflatten
+from ..core import staging
 from ..core.staging import trace_to_jaxpr
-from ..core.trace import Tracer
+from ..core.trace import Tracer, eval_jaxpr
+from ..primitives._base import full
+from ..primitives.elementwise import convert_element_type
+from ..primitives._base import zeros_tangent
 from .jvp import jvp_flat
 from .linearize import linearize_flat
+from .passes import optimize as optimize_jaxpr
 from .transpose import backward_pass
 
 
@@ -73,7 +76,6 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fa
 def _as_dtype(t, dtype):
     if aval_of(t).dtype == dtype:
         return t
-    from ..primitives.elementwise import convert_element_type
     return convert_element_type(t, dtype)
 
 
@@ -93,7 +95,6 @@ def linearize(fun: Callable, *primals):
 
     def f_jvp(*tangents):
         flat_t = flatten_up_to(in_tree, tangents, "linearize tangents")
-        from ..core.trace import eval_jaxpr
         t_out = eval_jaxpr(linear.jaxpr, linear.consts, *flat_t)
         return tree_unflatten(out_tree, t_out)
 
@@ -136,21 +137,13 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
         flat_ct = [_as_dtype(c, tangent_dtype(a.dtype)) if tangent_dtype(a.dtype) != float0 else None
                    for a, c in zip(out_avals, flat_ct)]
         cts = backward_pass(linear.jaxpr, linear.consts, flat_ct + [None] * (len(p_out) - n))
-        cts = [_zero_ct(a) if c is None else c for a, c in zip(in_avals, cts)]
+        cts = [zeros_tangent(a) if c is None else c for a, c in zip(in_avals, cts)]
         return tree_unflatten(in_tree, cts)
 
     y = tree_unflatten(out_tree, p_out[:n])
     if has_aux:
         return y, pullback, tree_unflatten(aux_tree, p_out[n:])
     return y, pullback
-
-
-def _zero_ct(aval):
-    from ..primitives._base import full
-    dt = tangent_dtype(aval.dtype)
-    if dt == float0:
-        return np.zeros(aval.shape, float0)
-    return full(aval.shape, 0, dt)
 
 
 def linear_transpose(fun: Callable, *primals):
@@ -170,7 +163,7 @@ def linear_transpose(fun: Callable, *primals):
     def transposed(ct):
         flat_ct = flatten_up_to(out_tree, ct, "linear_transpose cotangent")
         cts = backward_pass(closed.jaxpr, closed.consts, flat_ct)
-        return tree_unflatten(in_tree, [_zero_ct(a) if c is None else c for a, c in zip(in_avals, cts)])
+        return tree_unflatten(in_tree, [zeros_tangent(a) if c is None else c for a, c in zip(in_avals, cts)])
 
     return transposed
 
@@ -251,7 +244,6 @@ def _check_scalar_output(out, holomorphic):
 
 
 def _ones_like(x):
-    from ..primitives._base import full
     a = aval_of(x)
     return full(a.shape, 1, a.dtype)
 
@@ -272,3 +264,29 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
         return (g, aux) if has_aux else g
 
     return grad_fun
+
+
+def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False,
+               optimize: bool = False) -> Callable:
+    """A function that returns the jaxpr of `fun` at the given arguments (and, with
+    `return_shape`, the output's ShapeDtypeStructs). With `optimize=True` the jaxpr is
+    simplified first (see funcad.optimize).
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> print(funcad.make_jaxpr(lambda x: fnp.sin(x) * 2.0)(1.0))
+    { lambda ; a:f64[]. let
+        b:f64[] = sin a
+        c:f64[] = mul b 2.0:f64[]
+      in (c,) }
+    """
+    staged = staging.make_jaxpr(fun, static_argnums, return_shape)
+    if not optimize:
+        return staged
+
+    @wraps(fun)
+    def optimized(*args, **kwargs):
+        out = staged(*args, **kwargs)
+        if return_shape:
+            return optimize_jaxpr(out[0]), out[1]
+        return optimize_jaxpr(out)
+    return optimized

@@ -15,13 +15,15 @@ import functools
 from typing import Callable
 
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.staging import partial_eval_rules, trace_to_jaxpr
+from ..core.avals import aval_of
+from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr, impl_rules,
-                          jvp_rules, set_trace, transpose_rules)
-from ..lowering.stablehlo import lower_closed_call, lowering_rules
+                          jvp_rules, python_rules, register_call, set_trace, transpose_rules)
+from ..lowering.stablehlo import call_rule, lowering_rules
 from ..primitives._base import is_undefined
-from ..primitives.control_flow import (backward, batch_jaxpr, jvp_jaxpr, nonzero_tangent,
-                                       partial_eval, with_outputs)
+from ..primitives.structural import moveaxis0
+from .passes.dce import dce
+from .jaxpr_transforms import backward, batch_jaxpr, jvp_jaxpr, nonzero_tangent, partial_eval_jaxpr
 
 checkpoint_p = Primitive("checkpoint", multiple_results=True)
 
@@ -44,17 +46,17 @@ def _partial_eval(trace, args, params):
     closed = params["jaxpr"]
     unknowns = [trace.is_own(x) for x in args]
     n = len(closed.out_avals)
-    known, _, out_uk, _ = partial_eval(closed, unknowns, [False] * n)
+    known, _, out_uk, _ = partial_eval_jaxpr(closed, unknowns, [False] * n)
     n_known = out_uk.count(False)
     k_outs = []
     if n_known:  # the known outputs, computed now; no residuals kept
-        k_only = with_outputs(known, known.jaxpr.outvars[:n_known])
+        k_only = dce(known.with_outputs(known.jaxpr.outvars[:n_known]))
         with set_trace(trace.parent):
             k_outs = checkpoint_p.bind(*[x for x, u in zip(args, unknowns) if not u],
                                        **dict(params, jaxpr=k_only))
     u_outs = []
     if n_known < n:  # the rest reads the inputs and recomputes everything it needs
-        u_jaxpr = with_outputs(closed, [v for v, u in zip(closed.jaxpr.outvars, out_uk) if u])
+        u_jaxpr = dce(closed.with_outputs([v for v, u in zip(closed.jaxpr.outvars, out_uk) if u]))
         u_outs = trace.stage(checkpoint_p, list(args), dict(params, jaxpr=u_jaxpr))
     k_it, u_it = iter(k_outs), iter(u_outs)
     return [next(u_it) if u else next(k_it) for u in out_uk]
@@ -70,7 +72,6 @@ def _transpose(cts, *args, jaxpr, prevent_cse):
 
 
 def _batch(vals, dims, *, axis_size, jaxpr, prevent_cse):
-    from .vmap import moveaxis0
     vals = [v if d is None else moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)]
     batched = [d is not None for d in dims]
     b_closed, out_b = batch_jaxpr(jaxpr, batched, axis_size, [False] * len(jaxpr.out_avals))
@@ -85,7 +86,8 @@ partial_eval_rules[checkpoint_p] = _partial_eval
 transpose_rules[checkpoint_p] = _transpose
 batch_rules[checkpoint_p] = _batch
 
-lowering_rules[checkpoint_p] = lambda c, *args, jaxpr, prevent_cse: lower_closed_call(c, jaxpr, args)
+lowering_rules[checkpoint_p] = call_rule("jaxpr")
+register_call(checkpoint_p, optimizable=False)  # the passes must not inline away the remat
 
 # optimization_barrier: the identity, opaque to XLA. The backward pass reads
 # its recomputation's inputs through it, so that XLA cannot merge the
@@ -101,6 +103,7 @@ batch_rules[optimization_barrier_p] = lambda vals, dims, *, axis_size: (
     optimization_barrier_p.bind(*vals), list(dims))
 lowering_rules[optimization_barrier_p] = lambda c, *xs: c.op(
     "stablehlo.optimization_barrier", xs, [x.aval for x in xs])
+python_rules[optimization_barrier_p] = (lambda eqn, a: "(" + ", ".join(a) + ",)", None)  # XLA-only
 
 
 def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, static_argnums=()) -> Callable:
@@ -126,8 +129,6 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, static_
     def wrapped(*args, **kwargs):
         if ctx.trace is None:
             return fun(*args, **kwargs)
-        from ..lax.control_flow import _leaves_into, _lift_consts
-        from ..core.avals import aval_of
         n = len(args)
         static_pos = {i % n for i in static if -n <= i < n}
         dyn = [a for i, a in enumerate(args) if i not in static_pos]
@@ -138,10 +139,12 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, static_
             d, kw = tree_unflatten(in_tree, xs)
             it = iter(d)
             full = [args[i] if i in static_pos else next(it) for i in range(n)]
-            return _leaves_into(store)(fun(*full, **kw))
+            leaves, out_tree = tree_flatten(fun(*full, **kw))
+            store.append(out_tree)
+            return leaves
 
         closed = trace_to_jaxpr(flat_fun, [aval_of(x) for x in flat], name="checkpoint", parent=ctx.trace)
-        closed, consts = _lift_consts(closed)
+        closed, consts = lift_traced_consts(closed)
         outs = checkpoint_p.bind(*consts, *flat, jaxpr=closed, prevent_cse=bool(prevent_cse))
         return tree_unflatten(store[0], outs)
 

@@ -25,15 +25,15 @@ import functools
 import inspect
 from typing import Callable, Sequence
 
-import numpy as np
-
 from ..core.avals import ShapedArray, aval_of, float0, is_float, tangent_dtype
 from ..core.errors import FuncadTypeError
 from ..core.pytree import flatten_up_to, tree_flatten, tree_unflatten
 from ..core.staging import StagingTrace
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
-                          ctx, impl_rules, jvp_rules, transpose_rules)
-from ..primitives._base import full, is_undefined
+                          ctx, impl_rules, jvp_rules, lowering_rules, transpose_rules)
+from ..primitives._base import is_undefined, zeros_tangent
+from ..primitives.elementwise import convert_element_type, stop_gradient
+from .custom_calls import _closed_over_error
 
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "custom_vjp_jvp"]
 
@@ -61,20 +61,11 @@ class SymbolicZero:
 
     def instantiate(self):
         """The zero as an array."""
-        return _zeros(self.aval)
+        return zeros_tangent(self.aval)
 
     def __repr__(self):
         return f"SymbolicZero({self.aval.str_short()})"
 
-
-def _zeros(aval):
-    dt = tangent_dtype(aval.dtype)
-    if dt == float0:
-        return np.zeros(aval.shape, float0)
-    return full(aval.shape, 0, dt)
-
-
-# --------------------------------------------------------- argument prep ----
 
 def _resolve_kwargs(fun, args, kwargs, who):
     """Turn keyword and default arguments into positional ones, as the rules take positions."""
@@ -123,7 +114,6 @@ def _merge(n, nondiff, static_vals, diff_idx, diff_vals):
 
 
 def _stop_gradient_tree(x):
-    from ..primitives.elementwise import stop_gradient
     leaves, tree = tree_flatten(x)
     if not any(isinstance(v, Tracer) for v in leaves):
         return x
@@ -143,7 +133,6 @@ def _check_tangent(primal, t, where):
             f"{where}: a primal output of type {pa.str_short()} needs a tangent of type "
             f"{pa.update(dtype=want).str_short()}, but the rule returned {ta.str_short()}")
     if ta.dtype != want:
-        from ..primitives.elementwise import convert_element_type
         t = convert_element_type(t, want)
     return t
 
@@ -210,7 +199,7 @@ class custom_jvp:
                     continue
                 contrib = flatten_up_to(ans_tree, fn(t, ans, *primals), f"defjvps rule of {_name(self.fun)}")
                 total = [c if s is None else (s if c is None else s + c) for s, c in zip(total, contrib)]
-            return ans, tree_unflatten(ans_tree, [_zeros(aval_of(a)) if t is None else t
+            return ans, tree_unflatten(ans_tree, [zeros_tangent(aval_of(a)) if t is None else t
                                                   for a, t in zip(ans_leaves, total)])
         self.defjvp(rule)
 
@@ -402,7 +391,6 @@ def custom_vjp_jvp(fun, fwd, bwd, primals: list, tangents: list):
     # A staged custom_lin is fine as long as it is only ever transposed (grad of
     # jit); evaluating or compiling it is forward mode, which raises then.
     if any(t is not None for t in tangents[:getattr(bwd, "num_closed_over", 0)]):
-        from ..core.custom_calls import _closed_over_error
         raise _closed_over_error("custom_vjp")
     outs, res = fwd(*primals)
     out_avals = tuple(aval_of(o) for o in outs)
@@ -436,7 +424,7 @@ def _custom_lin_transpose(cts, *args, num_res, rule):
     full_cts = []
     for a in rule.out_avals:
         ct = next(ct_iter) if is_float(a.dtype) else None
-        full_cts.append(_zeros(a) if ct is None else ct)
+        full_cts.append(zeros_tangent(a) if ct is None else ct)
     got = rule.bwd(list(res), full_cts)
     out = [None] * num_res
     where = f"the custom_vjp bwd rule `{_name(rule.bwd)}`"
@@ -458,12 +446,12 @@ def _check_cotangent(g, aval, where):
                               f"input of type {aval.str_short()}; it must have type "
                               f"{aval.update(dtype=want).str_short()}")
     if ga.dtype != want:
-        from ..primitives.elementwise import convert_element_type
         g = convert_element_type(g, want)
     return g
 
 
 impl_rules[custom_lin_p] = _forward_error
+lowering_rules[custom_lin_p] = lambda ctx, *args, num_res, rule: _forward_error(rule=rule)
 abstract_eval_rules[custom_lin_p] = _custom_lin_abstract_eval
 jvp_rules[custom_lin_p] = lambda primals, tangents, **params: _forward_error(**params)
 transpose_rules[custom_lin_p] = _custom_lin_transpose

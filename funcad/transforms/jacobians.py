@@ -8,7 +8,8 @@ import numpy as np
 
 from ..core.avals import aval_of
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..primitives.structural import reshape, transpose
+from ..primitives._base import zeros_tangent
+from ..primitives.structural import reshape, slice as lax_slice, transpose
 from .api import _argnums_tuple, _check_diff_inputs, _flatten_fun
 from .jvp import jvp_flat
 from .linearize import linearize_flat
@@ -30,7 +31,6 @@ def _basis(avals, dtype):
 def _split_last(y, avals, lead_shape):
     """(..., N) -> one array per leaf, shaped lead_shape + leaf shape."""
     out, start = [], 0
-    from ..primitives.structural import slice as lax_slice
     nd = len(aval_of(y).shape)
     for a in avals:
         lo = [0] * nd
@@ -131,15 +131,13 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         def pull(*cts):
             cts = [c if c.dtype == a.dtype else c for c, a in zip(cts, out_avals)]
             res = backward_pass(linear.jaxpr, linear.consts, list(cts) + [None] * n_extra)
-            from ..transforms.api import _zero_ct
-            return [_zero_ct(a) if r is None else r for r, a in zip(res, in_avals)]
+            return [zeros_tangent(a) if r is None else r for r, a in zip(res, in_avals)]
 
         rows = vmap_flat(pull, basis, [0] * len(basis), m, None)  # one (M, *x_shape) per input
         blocks = [[None] * len(in_avals) for _ in out_avals]
         for j, (r, a) in enumerate(zip(rows, in_avals)):
             r = reshape(r, (m, a.size))
             start = 0
-            from ..primitives.structural import slice as lax_slice
             for i, oa in enumerate(out_avals):
                 piece = lax_slice(r, (start, 0), (start + oa.size, a.size))
                 blocks[i][j] = reshape(piece, oa.shape + a.shape)

@@ -32,7 +32,7 @@ from ..lowering.stablehlo import lower_closed_call, lower_jaxpr, lowering_rules
 from .passes import optimize, register_call
 from ._argnums import resolve_static_args
 from ..core.traceback_util import api_boundary, filtered
-from ..debug import check_jit_nans, hoist_prints
+from .debugging import check_jit_nans, hoist_prints
 
 # ------------------------------------------------------------- executables ----
 
@@ -243,7 +243,7 @@ def _split_call(closed: ClosedJaxpr, unknowns):
     Returns (known, unknown, out_unknowns, res_sources) where res_sources[i] is
     ("in", k) for the k-th known argument or ("out", k) for known output k.
     """
-    from .partial_eval import partial_eval_jaxpr
+    from .jaxpr_transforms import partial_eval_jaxpr
     known, unknown, out_unknowns, nres = partial_eval_jaxpr(closed, unknowns)
     kj = known.jaxpr
     nk = len(kj.outvars) - nres

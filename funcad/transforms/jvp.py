@@ -1,11 +1,11 @@
 """Forward mode: the JVP trace. Tangents are `None` when symbolically zero."""
 from __future__ import annotations
 
-import numpy as np
-
-from ..core.avals import aval_of, float0, tangent_dtype
+from ..core.avals import aval_of
 from ..core.trace import (Trace, Tracer, bind_custom_jvp, bind_custom_vjp, check_alive, ctx,
                           jvp_rules, rule_for, set_trace)
+from ..primitives._base import zeros_tangent  # noqa: F401  (also used from here by other transforms)
+from .custom import custom_vjp_jvp
 
 
 class JVPTracer(Tracer):
@@ -74,23 +74,12 @@ class JVPTrace(Trace):
         return [o if t is None else JVPTracer(self, o, t) for o, t in zip(outs, t_outs)]
 
     def process_custom_vjp(self, fun, fwd, bwd, args):
-        from .custom import custom_vjp_jvp
         primals, tangents = zip(*[self.unpack(x) for x in args]) if args else ((), ())
         with set_trace(self.parent):
             if all(t is None for t in tangents):
                 return bind_custom_vjp(fun, fwd, bwd, list(primals))
             outs, t_outs = custom_vjp_jvp(fun, fwd, bwd, list(primals), list(tangents))
         return [o if t is None else JVPTracer(self, o, t) for o, t in zip(outs, t_outs)]
-
-
-def zeros_tangent(primal):
-    """A materialised zero tangent for `primal` (float0 for integer primals)."""
-    from ..primitives._base import full
-    a = aval_of(primal)
-    dt = tangent_dtype(a.dtype)
-    if dt == float0:
-        return np.zeros(a.shape, float0)
-    return full(a.shape, 0, dt)
 
 
 def jvp_flat(fun, primals, tangents, instantiate: bool = True):

@@ -9,7 +9,7 @@ from ..core.avals import ShapedArray, aval_of, tangent_dtype, float0
 from ..core.ir import ClosedJaxpr
 from ..core.staging import StagingTrace
 from ..core.trace import ctx, set_trace
-from .jvp import jvp_flat
+from .jvp import jvp_flat, zeros_tangent
 
 
 def linearize_flat(fun, primals):
@@ -34,5 +34,4 @@ def linearize_flat(fun, primals):
 
 
 def _zero_out(primal):
-    from .jvp import zeros_tangent
     return zeros_tangent(primal)

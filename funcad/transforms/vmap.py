@@ -4,12 +4,13 @@ from __future__ import annotations
 from functools import wraps
 from typing import Any, Callable
 
-import numpy as np
-
 from ..core.avals import ShapedArray, aval_of
-from ..core.errors import FuncadTypeError
+from ..core.errors import ConcretizationError, FuncadError, FuncadTypeError
 from ..core.pytree import flatten_up_to, tree_flatten, tree_structure, tree_unflatten
-from ..core.trace import Trace, Tracer, batch_rules, check_alive, ctx, rule_for, set_trace
+from ..core.trace import (Trace, Tracer, abstract_eval_rules, batch_rules, bind_custom_jvp,
+                          bind_custom_vjp, check_alive, ctx, rule_for, set_trace)
+from ..primitives._base import zeros_tangent
+from ..primitives.structural import moveaxis, moveaxis0  # noqa: F401  (jit uses them from here)
 
 
 class BatchTracer(Tracer):
@@ -29,7 +30,6 @@ class BatchTracer(Tracer):
         return ShapedArray(shape, a.dtype, a.weak_type)
 
     def concrete(self):
-        from ..core.errors import ConcretizationError
         raise ConcretizationError(
             f"A batched {self.aval.str_short()} value under vmap has a different value in each lane, "
             "so Python control flow (`if`, `bool()`, `int()`) cannot depend on it. Use "
@@ -72,7 +72,6 @@ class BatchTrace(Trace):
         return self.wrap(out, out_dim)
 
     def process_custom_jvp(self, fun, jvp, args, symbolic_zeros):
-        from ..core.trace import bind_custom_jvp
         vals, dims = zip(*[self.unpack(x) for x in args]) if args else ((), ())
         with set_trace(self.parent):
             if all(d is None for d in dims):
@@ -93,7 +92,6 @@ class BatchTrace(Trace):
         return [BatchTracer(self, o, 0) for o in outs]
 
     def process_custom_vjp(self, fun, fwd, bwd, args):
-        from ..core.trace import bind_custom_vjp
         vals, dims = zip(*[self.unpack(x) for x in args]) if args else ((), ())
         with set_trace(self.parent):
             if all(d is None for d in dims):
@@ -135,8 +133,6 @@ def _batch_bwd(bwd, n):
 def _explain_per_example(prim, args, params) -> None:
     """A batching rule failed on a type error: raise the shape rule's error for one
     example's types instead (what the user wrote), if it has one."""
-    from ..core.errors import FuncadError
-    from ..core.trace import abstract_eval_rules
     rule = abstract_eval_rules.get(prim)
     if rule is None:
         return
@@ -152,7 +148,6 @@ def _flat_jvp(jvp, primals, tangents_present, t_dims):
     it = iter(tangents_present)
     tangents = [None if d is None else next(it) for d in t_dims]
     outs, t_outs = jvp(list(primals), tangents)
-    from .jvp import zeros_tangent
     t_outs = [zeros_tangent(o) if t is None else t for o, t in zip(outs, t_outs)]
     return list(outs) + list(t_outs)
 
@@ -170,29 +165,6 @@ def batch_subfun(fun, axis_size):
         with set_trace(trace.parent):
             return [moveaxis0(v, d, axis_size) for v, d in pairs]
     return batched
-
-
-def moveaxis0(x, bdim, axis_size):
-    """Put the batch axis first; an unbatched value is broadcast to the batch."""
-    from ..primitives.structural import broadcast_in_dim, transpose
-    if bdim is None:
-        shape = aval_of(x).shape
-        return broadcast_in_dim(x, (axis_size,) + tuple(shape), tuple(range(1, len(shape) + 1)))
-    if bdim == 0:
-        return x
-    nd = aval_of(x).ndim
-    perm = [bdim] + [i for i in range(nd) if i != bdim]
-    return transpose(x, perm)
-
-
-def moveaxis(x, src, dst):
-    from ..primitives.structural import transpose
-    if src == dst:
-        return x
-    nd = aval_of(x).ndim
-    perm = [i for i in range(nd) if i != src]
-    perm.insert(dst, src)
-    return transpose(x, perm)
 
 
 def batch_call(fun, args, in_dims, axis_size):

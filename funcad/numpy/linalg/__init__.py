@@ -1,12 +1,10 @@
 """funcad.numpy.linalg: norms (built from primitives, so differentiable)."""
-from __future__ import annotations
+import numpy as _np
 
-import numpy as np
-
-from ...core.avals import aval_of
-from .. import _reductions as R
-from .. import _ufuncs as U
-from .._dtypes import asarray_or_tracer, to_inexact
+from ...core.avals import aval_of as _aval_of
+from .. import _reductions as _R
+from .. import _ufuncs as _U
+from .._dtypes import asarray_or_tracer as _asarray_or_tracer, to_inexact as _to_inexact
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
@@ -16,46 +14,49 @@ def norm(x, ord=None, axis=None, keepdims=False):
     >>> float(fnp.linalg.norm(fnp.array([3.0, 4.0])))
     5.0
     """
-    x = to_inexact(asarray_or_tracer(x))
-    nd = aval_of(x).ndim
+    x = _to_inexact(_asarray_or_tracer(x))
+    nd = _aval_of(x).ndim
     if axis is None and (ord is None or nd == 1):
         if ord is None or ord == 2:
-            return U.sqrt(R.sum(U.multiply(x, x), axis=None, keepdims=keepdims))
+            return _U.sqrt(_R.sum(_U.multiply(x, x), axis=None, keepdims=keepdims))
         axis = tuple(range(nd))
     if axis is None:
         axis = tuple(range(nd))
-    axes = R._norm_axes(nd, axis)
+    axes = _R._norm_axes(nd, axis)
     if len(axes) == 1:
-        a = U.absolute(x)
+        a = _U.absolute(x)
         if ord is None or ord == 2:
-            return U.sqrt(R.sum(U.multiply(x, x), axes, keepdims=keepdims))
-        if ord == np.inf:
-            return R.max(a, axes, keepdims=keepdims)
-        if ord == -np.inf:
-            return R.min(a, axes, keepdims=keepdims)
+            return _U.sqrt(_R.sum(_U.multiply(x, x), axes, keepdims=keepdims))
+        if ord == _np.inf:
+            return _R.max(a, axes, keepdims=keepdims)
+        if ord == -_np.inf:
+            return _R.min(a, axes, keepdims=keepdims)
         if ord == 0:
-            return R.sum(U.not_equal(x, 0).astype(aval_of(x).dtype), axes, keepdims=keepdims)
+            return _R.sum(_U.not_equal(x, 0).astype(_aval_of(x).dtype), axes, keepdims=keepdims)
         if ord == 1:
-            return R.sum(a, axes, keepdims=keepdims)
+            return _R.sum(a, axes, keepdims=keepdims)
         p = float(ord)
-        return U.power(R.sum(U.power(a, p), axes, keepdims=keepdims), 1.0 / p)
+        return _U.power(_R.sum(_U.power(a, p), axes, keepdims=keepdims), 1.0 / p)
     if len(axes) == 2:
         r, c = axes
         if ord is None or ord == "fro":
-            return U.sqrt(R.sum(U.multiply(x, x), axes, keepdims=keepdims))
-        a = U.absolute(x)
+            return _U.sqrt(_R.sum(_U.multiply(x, x), axes, keepdims=keepdims))
+        a = _U.absolute(x)
         if ord == 1:
-            return R.max(R.sum(a, r, keepdims=True), axes, keepdims=keepdims)
+            return _R.max(_R.sum(a, r, keepdims=True), axes, keepdims=keepdims)
         if ord == -1:
-            return R.min(R.sum(a, r, keepdims=True), axes, keepdims=keepdims)
-        if ord == np.inf:
-            return R.max(R.sum(a, c, keepdims=True), axes, keepdims=keepdims)
-        if ord == -np.inf:
-            return R.min(R.sum(a, c, keepdims=True), axes, keepdims=keepdims)
+            return _R.min(_R.sum(a, r, keepdims=True), axes, keepdims=keepdims)
+        if ord == _np.inf:
+            return _R.max(_R.sum(a, c, keepdims=True), axes, keepdims=keepdims)
+        if ord == -_np.inf:
+            return _R.min(_R.sum(a, c, keepdims=True), axes, keepdims=keepdims)
         raise NotImplementedError(f"matrix norm ord={ord!r} needs an SVD, which funcad does not have")
     raise ValueError("Improper number of dimensions to norm.")
 
 
+__all__ = ["norm"]
+
+
 def __getattr__(name):
     from ...core.errors import unsupported_name
-    raise unsupported_name(__name__, name, globals(), np.linalg)
+    raise unsupported_name(__name__, name, globals(), _np.linalg)

@@ -1,7 +1,7 @@
 """The Bernoulli distribution with success probability p."""
-from ... import numpy as fnp
-from ..special import xlog1py, xlogy
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ..special import xlog1py as _xlog1py, xlogy as _xlogy
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["cdf", "logpmf", "pmf", "ppf"]
 
@@ -13,10 +13,10 @@ def logpmf(k, p, loc=0):
     >>> float(bernoulli.logpmf(1, 1.0))
     0.0
     """
-    k, p, loc = promote_inexact("bernoulli.logpmf", k, p, loc)
+    k, p, loc = _promote_inexact("bernoulli.logpmf", k, p, loc)
     x = k - loc
-    log_probs = xlogy(x, p) + xlog1py(1.0 - x, -p)
-    return fnp.where(fnp.logical_or(fnp.less(x, 0), fnp.greater(x, 1)), -fnp.inf, log_probs)
+    log_probs = _xlogy(x, p) + _xlog1py(1.0 - x, -p)
+    return _fnp.where(_fnp.logical_or(_fnp.less(x, 0), _fnp.greater(x, 1)), -_fnp.inf, log_probs)
 
 
 def pmf(k, p, loc=0):
@@ -26,7 +26,7 @@ def pmf(k, p, loc=0):
     >>> float(bernoulli.pmf(0, 0.25))
     0.75
     """
-    return fnp.exp(logpmf(k, p, loc))
+    return _fnp.exp(logpmf(k, p, loc))
 
 
 def cdf(k, p):
@@ -36,12 +36,12 @@ def cdf(k, p):
     >>> float(bernoulli.cdf(0.5, 0.25))
     0.75
     """
-    k, p = promote_inexact("bernoulli.cdf", k, p)
-    bad = fnp.logical_or(fnp.logical_or(fnp.isnan(k), fnp.isnan(p)),
-                         fnp.logical_or(fnp.less(p, 0), fnp.greater(p, 1)))
-    one = fnp.ones_like(k + p)
-    val = fnp.where(fnp.less(k, 0), 0.0, fnp.where(fnp.less(k, 1), 1.0 - p, one))
-    return fnp.where(bad, fnp.nan, val)
+    k, p = _promote_inexact("bernoulli.cdf", k, p)
+    bad = _fnp.logical_or(_fnp.logical_or(_fnp.isnan(k), _fnp.isnan(p)),
+                         _fnp.logical_or(_fnp.less(p, 0), _fnp.greater(p, 1)))
+    one = _fnp.ones_like(k + p)
+    val = _fnp.where(_fnp.less(k, 0), 0.0, _fnp.where(_fnp.less(k, 1), 1.0 - p, one))
+    return _fnp.where(bad, _fnp.nan, val)
 
 
 def ppf(q, p):
@@ -51,9 +51,9 @@ def ppf(q, p):
     >>> float(bernoulli.ppf(0.9, 0.25))
     1.0
     """
-    q, p = promote_inexact("bernoulli.ppf", q, p)
-    bad = fnp.logical_or(fnp.logical_or(fnp.isnan(q), fnp.isnan(p)),
-                         fnp.logical_or(fnp.logical_or(fnp.less(p, 0), fnp.greater(p, 1)),
-                                        fnp.logical_or(fnp.less(q, 0), fnp.greater(q, 1))))
-    one = fnp.ones_like(q + p)
-    return fnp.where(bad, fnp.nan, fnp.where(fnp.less_equal(q, 1.0 - p), 0.0, one))
+    q, p = _promote_inexact("bernoulli.ppf", q, p)
+    bad = _fnp.logical_or(_fnp.logical_or(_fnp.isnan(q), _fnp.isnan(p)),
+                         _fnp.logical_or(_fnp.logical_or(_fnp.less(p, 0), _fnp.greater(p, 1)),
+                                        _fnp.logical_or(_fnp.less(q, 0), _fnp.greater(q, 1))))
+    one = _fnp.ones_like(q + p)
+    return _fnp.where(bad, _fnp.nan, _fnp.where(_fnp.less_equal(q, 1.0 - p), 0.0, one))

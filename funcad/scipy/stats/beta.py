@@ -1,7 +1,7 @@
 """The beta distribution on [loc, loc + scale] (cdf/sf need the incomplete beta function, which funcad lacks)."""
-from ... import numpy as fnp
-from ..special import betaln, xlog1py, xlogy
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ..special import betaln as _betaln, xlog1py as _xlog1py, xlogy as _xlogy
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["logpdf", "pdf"]
 
@@ -13,12 +13,12 @@ def logpdf(x, a, b, loc=0, scale=1):
     >>> float(beta.logpdf(0.5, 1.0, 1.0))
     0.0
     """
-    x, a, b, loc, scale = promote_inexact("beta.logpdf", x, a, b, loc, scale)
+    x, a, b, loc, scale = _promote_inexact("beta.logpdf", x, a, b, loc, scale)
     y = (x - loc) / scale
-    log_probs = -betaln(a, b) + xlogy(a - 1, y) + xlog1py(b - 1, -y) - fnp.log(scale)
-    out = fnp.where(fnp.logical_or(fnp.greater(x, loc + scale), fnp.less(x, loc)), -fnp.inf, log_probs)
-    bad = fnp.logical_or(fnp.logical_or(fnp.less_equal(a, 0), fnp.less_equal(b, 0)), fnp.less_equal(scale, 0))
-    return fnp.where(bad, fnp.nan, out)
+    log_probs = -_betaln(a, b) + _xlogy(a - 1, y) + _xlog1py(b - 1, -y) - _fnp.log(scale)
+    out = _fnp.where(_fnp.logical_or(_fnp.greater(x, loc + scale), _fnp.less(x, loc)), -_fnp.inf, log_probs)
+    bad = _fnp.logical_or(_fnp.logical_or(_fnp.less_equal(a, 0), _fnp.less_equal(b, 0)), _fnp.less_equal(scale, 0))
+    return _fnp.where(bad, _fnp.nan, out)
 
 
 def pdf(x, a, b, loc=0, scale=1):
@@ -28,4 +28,4 @@ def pdf(x, a, b, loc=0, scale=1):
     >>> float(beta.pdf(0.5, 1.0, 1.0))
     1.0
     """
-    return fnp.exp(logpdf(x, a, b, loc, scale))
+    return _fnp.exp(logpdf(x, a, b, loc, scale))

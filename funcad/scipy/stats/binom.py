@@ -1,7 +1,7 @@
 """The binomial distribution with n trials of success probability p."""
-from ... import numpy as fnp
-from ..special import gammaln, xlog1py, xlogy
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ..special import gammaln as _gammaln, xlog1py as _xlog1py, xlogy as _xlogy
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["logpmf", "pmf"]
 
@@ -13,14 +13,14 @@ def logpmf(k, n, p, loc=0):
     >>> round(float(binom.pmf(1, 2, 0.5)), 6)
     0.5
     """
-    k, n, p, loc = promote_inexact("binom.logpmf", k, n, p, loc)
+    k, n, p, loc = _promote_inexact("binom.logpmf", k, n, p, loc)
     y = k - loc
-    comb_term = gammaln(n + 1) - (gammaln(y + 1) + gammaln(n - y + 1))
-    log_linear = xlogy(y, p) + xlog1py(n - y, -p)
+    comb_term = _gammaln(n + 1) - (_gammaln(y + 1) + _gammaln(n - y + 1))
+    log_linear = _xlogy(y, p) + _xlog1py(n - y, -p)
     log_probs = comb_term + log_linear
-    certain = fnp.logical_or(fnp.logical_and(fnp.equal(y, 0), fnp.equal(n, 0)), fnp.equal(log_linear, 0))
-    log_probs = fnp.where(certain, 0.0, log_probs)
-    return fnp.where(fnp.logical_and(fnp.greater_equal(k, loc), fnp.less(k, loc + n + 1)), log_probs, -fnp.inf)
+    certain = _fnp.logical_or(_fnp.logical_and(_fnp.equal(y, 0), _fnp.equal(n, 0)), _fnp.equal(log_linear, 0))
+    log_probs = _fnp.where(certain, 0.0, log_probs)
+    return _fnp.where(_fnp.logical_and(_fnp.greater_equal(k, loc), _fnp.less(k, loc + n + 1)), log_probs, -_fnp.inf)
 
 
 def pmf(k, n, p, loc=0):
@@ -30,4 +30,4 @@ def pmf(k, n, p, loc=0):
     >>> float(binom.pmf(0, 2, 0.5))
     0.25
     """
-    return fnp.exp(logpmf(k, n, p, loc))
+    return _fnp.exp(logpmf(k, n, p, loc))

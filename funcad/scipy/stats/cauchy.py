@@ -1,6 +1,6 @@
 """The Cauchy distribution."""
-from ... import numpy as fnp
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
@@ -12,9 +12,9 @@ def logpdf(x, loc=0, scale=1):
     >>> round(float(cauchy.logpdf(0.0)), 6)
     -1.14473
     """
-    x, loc, scale = promote_inexact("cauchy.logpdf", x, loc, scale)
+    x, loc, scale = _promote_inexact("cauchy.logpdf", x, loc, scale)
     z = (x - loc) / scale
-    return -(fnp.log(fnp.pi * scale) + fnp.log1p(z * z))
+    return -(_fnp.log(_fnp.pi * scale) + _fnp.log1p(z * z))
 
 
 def pdf(x, loc=0, scale=1):
@@ -24,7 +24,7 @@ def pdf(x, loc=0, scale=1):
     >>> round(float(cauchy.pdf(0.0)), 6)
     0.31831
     """
-    return fnp.exp(logpdf(x, loc, scale))
+    return _fnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):
@@ -34,8 +34,8 @@ def cdf(x, loc=0, scale=1):
     >>> float(cauchy.cdf(0.0))
     0.5
     """
-    x, loc, scale = promote_inexact("cauchy.cdf", x, loc, scale)
-    return 0.5 + fnp.arctan((x - loc) / scale) / fnp.pi
+    x, loc, scale = _promote_inexact("cauchy.cdf", x, loc, scale)
+    return 0.5 + _fnp.arctan((x - loc) / scale) / _fnp.pi
 
 
 def logcdf(x, loc=0, scale=1):
@@ -45,7 +45,7 @@ def logcdf(x, loc=0, scale=1):
     >>> round(float(cauchy.logcdf(0.0)), 6)
     -0.693147
     """
-    return fnp.log(cdf(x, loc, scale))
+    return _fnp.log(cdf(x, loc, scale))
 
 
 def sf(x, loc=0, scale=1):
@@ -55,7 +55,7 @@ def sf(x, loc=0, scale=1):
     >>> float(cauchy.sf(0.0))
     0.5
     """
-    x, loc, scale = promote_inexact("cauchy.sf", x, loc, scale)
+    x, loc, scale = _promote_inexact("cauchy.sf", x, loc, scale)
     return cdf(-x, -loc, scale)
 
 
@@ -66,7 +66,7 @@ def logsf(x, loc=0, scale=1):
     >>> round(float(cauchy.logsf(0.0)), 6)
     -0.693147
     """
-    x, loc, scale = promote_inexact("cauchy.logsf", x, loc, scale)
+    x, loc, scale = _promote_inexact("cauchy.logsf", x, loc, scale)
     return logcdf(-x, -loc, scale)
 
 
@@ -77,11 +77,11 @@ def ppf(q, loc=0, scale=1):
     >>> float(cauchy.ppf(0.5))
     0.0
     """
-    q, loc, scale = promote_inexact("cauchy.ppf", q, loc, scale)
-    upper = fnp.greater(q, 0.5)
-    arg = fnp.pi * fnp.where(upper, 1.0 - q, fnp.abs(q))
-    unscaled = fnp.where(fnp.equal(q, 0.5), 0.0, fnp.where(upper, fnp.ones_like(q), -fnp.ones_like(q)) / fnp.tan(arg))
-    return fnp.where(fnp.logical_or(fnp.less(q, 0), fnp.greater(q, 1)), fnp.nan, unscaled * scale + loc)
+    q, loc, scale = _promote_inexact("cauchy.ppf", q, loc, scale)
+    upper = _fnp.greater(q, 0.5)
+    arg = _fnp.pi * _fnp.where(upper, 1.0 - q, _fnp.abs(q))
+    unscaled = _fnp.where(_fnp.equal(q, 0.5), 0.0, _fnp.where(upper, _fnp.ones_like(q), -_fnp.ones_like(q)) / _fnp.tan(arg))
+    return _fnp.where(_fnp.logical_or(_fnp.less(q, 0), _fnp.greater(q, 1)), _fnp.nan, unscaled * scale + loc)
 
 
 def isf(q, loc=0, scale=1):
@@ -91,5 +91,5 @@ def isf(q, loc=0, scale=1):
     >>> float(cauchy.isf(0.5))
     -0.0
     """
-    q, loc, scale = promote_inexact("cauchy.isf", q, loc, scale)
+    q, loc, scale = _promote_inexact("cauchy.isf", q, loc, scale)
     return -ppf(q, -loc, scale)

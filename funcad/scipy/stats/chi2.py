@@ -1,10 +1,10 @@
 """The chi-squared distribution (cdf/sf need the incomplete gamma function, which funcad lacks)."""
-import numpy as np
+import numpy as _np
 
-from ... import numpy as fnp
-from ...primitives import elementwise as E
-from ..special import xlogy
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ...primitives import elementwise as _E
+from ..special import xlogy as _xlogy
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["logpdf", "pdf"]
 
@@ -16,12 +16,12 @@ def logpdf(x, df, loc=0, scale=1):
     >>> round(float(chi2.logpdf(1.0, 2.0)), 6)
     -1.193147
     """
-    x, df, loc, scale = promote_inexact("chi2.logpdf", x, df, loc, scale)
+    x, df, loc, scale = _promote_inexact("chi2.logpdf", x, df, loc, scale)
     y = (x - loc) / scale
     half_df = df / 2
-    kernel = xlogy(half_df - 1, y) - y / 2
-    norm_const = -(E.lgamma(half_df) + float(np.log(2.0)) * df / 2)
-    return fnp.where(fnp.less(x, loc), -fnp.inf, norm_const - fnp.log(scale) + kernel)
+    kernel = _xlogy(half_df - 1, y) - y / 2
+    norm_const = -(_E.lgamma(half_df) + float(_np.log(2.0)) * df / 2)
+    return _fnp.where(_fnp.less(x, loc), -_fnp.inf, norm_const - _fnp.log(scale) + kernel)
 
 
 def pdf(x, df, loc=0, scale=1):
@@ -31,4 +31,4 @@ def pdf(x, df, loc=0, scale=1):
     >>> round(float(chi2.pdf(1.0, 2.0)), 6)
     0.303265
     """
-    return fnp.exp(logpdf(x, df, loc, scale))
+    return _fnp.exp(logpdf(x, df, loc, scale))

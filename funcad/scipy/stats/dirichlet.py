@@ -1,9 +1,9 @@
 """The Dirichlet distribution over the simplex; components along axis 0 of x."""
-from ... import numpy as fnp
-from ...core.avals import aval_of
-from ...core.errors import FuncadValueError
-from ..special import gammaln, xlogy
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ...core.avals import aval_of as _aval_of
+from ...core.errors import FuncadValueError as _FuncadValueError
+from ..special import gammaln as _gammaln, xlogy as _xlogy
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["logpdf", "pdf"]
 
@@ -17,21 +17,21 @@ def logpdf(x, alpha):
     >>> round(float(dirichlet.logpdf(np.array([0.5, 0.5]), np.array([2.0, 2.0]))), 6)
     0.405465
     """
-    x, alpha = promote_inexact("dirichlet.logpdf", x, alpha)
-    xs, ashape = aval_of(x).shape, aval_of(alpha).shape
+    x, alpha = _promote_inexact("dirichlet.logpdf", x, alpha)
+    xs, ashape = _aval_of(x).shape, _aval_of(alpha).shape
     if len(ashape) != 1:
-        raise FuncadValueError(f"`alpha` must be one-dimensional; got alpha.shape={ashape}")
+        raise _FuncadValueError(f"`alpha` must be one-dimensional; got alpha.shape={ashape}")
     if not xs or xs[0] not in (ashape[0], ashape[0] - 1):
-        raise FuncadValueError("`x` must have either the same number of entries as `alpha` or one "
+        raise _FuncadValueError("`x` must have either the same number of entries as `alpha` or one "
                                f"entry fewer; got x.shape={xs}, alpha.shape={ashape}")
     if xs[0] != ashape[0]:
-        x = fnp.concatenate([x, 1.0 - fnp.sum(x, 0, keepdims=True)], axis=0)
-    normalizer = fnp.sum(gammaln(alpha)) - gammaln(fnp.sum(alpha))
-    a = fnp.reshape(alpha, ashape + (1,) * (len(xs) - 1))
-    log_probs = fnp.sum(xlogy(a - 1, x), axis=0) - normalizer
-    simplex = fnp.logical_and(fnp.all(fnp.greater(x, 0), axis=0),
-                              fnp.less(fnp.abs(fnp.sum(x, axis=0) - 1), 1e-6))
-    return fnp.where(simplex, log_probs, -fnp.inf)
+        x = _fnp.concatenate([x, 1.0 - _fnp.sum(x, 0, keepdims=True)], axis=0)
+    normalizer = _fnp.sum(_gammaln(alpha)) - _gammaln(_fnp.sum(alpha))
+    a = _fnp.reshape(alpha, ashape + (1,) * (len(xs) - 1))
+    log_probs = _fnp.sum(_xlogy(a - 1, x), axis=0) - normalizer
+    simplex = _fnp.logical_and(_fnp.all(_fnp.greater(x, 0), axis=0),
+                              _fnp.less(_fnp.abs(_fnp.sum(x, axis=0) - 1), 1e-6))
+    return _fnp.where(simplex, log_probs, -_fnp.inf)
 
 
 def pdf(x, alpha):
@@ -42,4 +42,4 @@ def pdf(x, alpha):
     >>> round(float(dirichlet.pdf(np.array([0.5, 0.5]), np.array([2.0, 2.0]))), 6)
     1.5
     """
-    return fnp.exp(logpdf(x, alpha))
+    return _fnp.exp(logpdf(x, alpha))

@@ -1,7 +1,7 @@
 """The exponential distribution (support x >= loc)."""
-from ... import numpy as fnp
-from ...nn import log1mexp
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ...nn import log1mexp as _log1mexp
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
@@ -13,8 +13,8 @@ def logpdf(x, loc=0, scale=1):
     >>> float(expon.logpdf(1.0))
     -1.0
     """
-    x, loc, scale = promote_inexact("expon.logpdf", x, loc, scale)
-    return fnp.where(fnp.less(x, loc), -fnp.inf, -((x - loc) / scale + fnp.log(scale)))
+    x, loc, scale = _promote_inexact("expon.logpdf", x, loc, scale)
+    return _fnp.where(_fnp.less(x, loc), -_fnp.inf, -((x - loc) / scale + _fnp.log(scale)))
 
 
 def pdf(x, loc=0, scale=1):
@@ -24,7 +24,7 @@ def pdf(x, loc=0, scale=1):
     >>> float(expon.pdf(0.0))
     1.0
     """
-    return fnp.exp(logpdf(x, loc, scale))
+    return _fnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):
@@ -34,9 +34,9 @@ def cdf(x, loc=0, scale=1):
     >>> round(float(expon.cdf(1.0)), 6)
     0.632121
     """
-    x, loc, scale = promote_inexact("expon.cdf", x, loc, scale)
+    x, loc, scale = _promote_inexact("expon.cdf", x, loc, scale)
     neg_z = (loc - x) / scale
-    return fnp.where(fnp.less(x, loc), fnp.zeros_like(neg_z), -fnp.expm1(neg_z))
+    return _fnp.where(_fnp.less(x, loc), _fnp.zeros_like(neg_z), -_fnp.expm1(neg_z))
 
 
 def logcdf(x, loc=0, scale=1):
@@ -46,9 +46,9 @@ def logcdf(x, loc=0, scale=1):
     >>> round(float(expon.logcdf(1.0)), 6)
     -0.458675
     """
-    x, loc, scale = promote_inexact("expon.logcdf", x, loc, scale)
-    below = fnp.less(x, loc)
-    return fnp.where(below, -fnp.inf, log1mexp(fnp.where(below, 1.0, (x - loc) / scale)))
+    x, loc, scale = _promote_inexact("expon.logcdf", x, loc, scale)
+    below = _fnp.less(x, loc)
+    return _fnp.where(below, -_fnp.inf, _log1mexp(_fnp.where(below, 1.0, (x - loc) / scale)))
 
 
 def logsf(x, loc=0, scale=1):
@@ -58,9 +58,9 @@ def logsf(x, loc=0, scale=1):
     >>> float(expon.logsf(2.0))
     -2.0
     """
-    x, loc, scale = promote_inexact("expon.logsf", x, loc, scale)
+    x, loc, scale = _promote_inexact("expon.logsf", x, loc, scale)
     neg_z = (loc - x) / scale
-    return fnp.where(fnp.less(x, loc), fnp.zeros_like(neg_z), neg_z)
+    return _fnp.where(_fnp.less(x, loc), _fnp.zeros_like(neg_z), neg_z)
 
 
 def sf(x, loc=0, scale=1):
@@ -70,7 +70,7 @@ def sf(x, loc=0, scale=1):
     >>> float(expon.sf(0.0))
     1.0
     """
-    return fnp.exp(logsf(x, loc, scale))
+    return _fnp.exp(logsf(x, loc, scale))
 
 
 def ppf(q, loc=0, scale=1):
@@ -80,6 +80,6 @@ def ppf(q, loc=0, scale=1):
     >>> float(expon.ppf(0.0))
     0.0
     """
-    q, loc, scale = promote_inexact("expon.ppf", q, loc, scale)
-    bad = fnp.logical_or(fnp.isnan(q), fnp.logical_or(fnp.less(q, 0), fnp.greater(q, 1)))
-    return fnp.where(bad, fnp.nan, loc - scale * fnp.log1p(-q))
+    q, loc, scale = _promote_inexact("expon.ppf", q, loc, scale)
+    bad = _fnp.logical_or(_fnp.isnan(q), _fnp.logical_or(_fnp.less(q, 0), _fnp.greater(q, 1)))
+    return _fnp.where(bad, _fnp.nan, loc - scale * _fnp.log1p(-q))

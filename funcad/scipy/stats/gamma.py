@@ -1,7 +1,7 @@
 """The gamma distribution with shape a (cdf/sf need the incomplete gamma function, which funcad lacks)."""
-from ... import numpy as fnp
-from ..special import gammaln, xlogy
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ..special import gammaln as _gammaln, xlogy as _xlogy
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["logpdf", "pdf"]
 
@@ -13,11 +13,11 @@ def logpdf(x, a, loc=0, scale=1):
     >>> float(gamma.logpdf(1.0, 1.0))
     -1.0
     """
-    x, a, loc, scale = promote_inexact("gamma.logpdf", x, a, loc, scale)
-    ok = fnp.greater_equal(x, loc)
-    y = fnp.where(ok, (x - loc) / scale, 1.0)
-    log_probs = xlogy(a - 1, y) - y - (gammaln(a) + fnp.log(scale))
-    return fnp.where(ok, log_probs, -fnp.inf)
+    x, a, loc, scale = _promote_inexact("gamma.logpdf", x, a, loc, scale)
+    ok = _fnp.greater_equal(x, loc)
+    y = _fnp.where(ok, (x - loc) / scale, 1.0)
+    log_probs = _xlogy(a - 1, y) - y - (_gammaln(a) + _fnp.log(scale))
+    return _fnp.where(ok, log_probs, -_fnp.inf)
 
 
 def pdf(x, a, loc=0, scale=1):
@@ -27,4 +27,4 @@ def pdf(x, a, loc=0, scale=1):
     >>> round(float(gamma.pdf(1.0, 1.0)), 6)
     0.367879
     """
-    return fnp.exp(logpdf(x, a, loc, scale))
+    return _fnp.exp(logpdf(x, a, loc, scale))

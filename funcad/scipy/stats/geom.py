@@ -1,7 +1,7 @@
 """The geometric distribution: trials up to and including the first success."""
-from ... import numpy as fnp
-from ..special import xlog1py
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ..special import xlog1py as _xlog1py
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["logpmf", "pmf"]
 
@@ -13,10 +13,10 @@ def logpmf(k, p, loc=0):
     >>> float(geom.pmf(1, 0.5))
     0.5
     """
-    k, p, loc = promote_inexact("geom.logpmf", k, p, loc)
+    k, p, loc = _promote_inexact("geom.logpmf", k, p, loc)
     x = k - loc
-    log_probs = xlog1py(x - 1, -p) + fnp.log(p)
-    return fnp.where(fnp.less_equal(x, 0), -fnp.inf, log_probs)
+    log_probs = _xlog1py(x - 1, -p) + _fnp.log(p)
+    return _fnp.where(_fnp.less_equal(x, 0), -_fnp.inf, log_probs)
 
 
 def pmf(k, p, loc=0):
@@ -26,4 +26,4 @@ def pmf(k, p, loc=0):
     >>> float(geom.pmf(2, 0.5))
     0.25
     """
-    return fnp.exp(logpmf(k, p, loc))
+    return _fnp.exp(logpmf(k, p, loc))

@@ -1,6 +1,6 @@
 """The Laplace (double exponential) distribution."""
-from ... import numpy as fnp
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["cdf", "logpdf", "pdf"]
 
@@ -12,8 +12,8 @@ def logpdf(x, loc=0, scale=1):
     >>> round(float(laplace.logpdf(0.0)), 6)
     -0.693147
     """
-    x, loc, scale = promote_inexact("laplace.logpdf", x, loc, scale)
-    return -(fnp.abs(x - loc) / scale + fnp.log(2 * scale))
+    x, loc, scale = _promote_inexact("laplace.logpdf", x, loc, scale)
+    return -(_fnp.abs(x - loc) / scale + _fnp.log(2 * scale))
 
 
 def pdf(x, loc=0, scale=1):
@@ -23,7 +23,7 @@ def pdf(x, loc=0, scale=1):
     >>> float(laplace.pdf(0.0))
     0.5
     """
-    return fnp.exp(logpdf(x, loc, scale))
+    return _fnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):
@@ -33,7 +33,7 @@ def cdf(x, loc=0, scale=1):
     >>> float(laplace.cdf(0.0))
     0.5
     """
-    x, loc, scale = promote_inexact("laplace.cdf", x, loc, scale)
+    x, loc, scale = _promote_inexact("laplace.cdf", x, loc, scale)
     z = (x - loc) / scale
-    half_exp = 0.5 * fnp.exp(-fnp.abs(z))
-    return fnp.where(fnp.less(z, 0), half_exp, 1.0 - half_exp)
+    half_exp = 0.5 * _fnp.exp(-_fnp.abs(z))
+    return _fnp.where(_fnp.less(z, 0), half_exp, 1.0 - half_exp)

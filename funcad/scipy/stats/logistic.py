@@ -1,7 +1,7 @@
 """The logistic distribution."""
-from ... import numpy as fnp
-from ..special import expit, logit
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ..special import expit as _expit, logit as _logit
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["cdf", "isf", "logpdf", "pdf", "ppf", "sf"]
 
@@ -13,9 +13,9 @@ def logpdf(x, loc=0, scale=1):
     >>> round(float(logistic.logpdf(0.0)), 6)
     -1.386294
     """
-    x, loc, scale = promote_inexact("logistic.logpdf", x, loc, scale)
+    x, loc, scale = _promote_inexact("logistic.logpdf", x, loc, scale)
     half = (x - loc) / scale / 2
-    return -2 * fnp.logaddexp(half, -half) - fnp.log(scale)
+    return -2 * _fnp.logaddexp(half, -half) - _fnp.log(scale)
 
 
 def pdf(x, loc=0, scale=1):
@@ -25,7 +25,7 @@ def pdf(x, loc=0, scale=1):
     >>> float(logistic.pdf(0.0))
     0.25
     """
-    return fnp.exp(logpdf(x, loc, scale))
+    return _fnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):
@@ -35,8 +35,8 @@ def cdf(x, loc=0, scale=1):
     >>> float(logistic.cdf(0.0))
     0.5
     """
-    x, loc, scale = promote_inexact("logistic.cdf", x, loc, scale)
-    return expit((x - loc) / scale)
+    x, loc, scale = _promote_inexact("logistic.cdf", x, loc, scale)
+    return _expit((x - loc) / scale)
 
 
 def sf(x, loc=0, scale=1):
@@ -46,8 +46,8 @@ def sf(x, loc=0, scale=1):
     >>> float(logistic.sf(0.0))
     0.5
     """
-    x, loc, scale = promote_inexact("logistic.sf", x, loc, scale)
-    return expit(-((x - loc) / scale))
+    x, loc, scale = _promote_inexact("logistic.sf", x, loc, scale)
+    return _expit(-((x - loc) / scale))
 
 
 def ppf(x, loc=0, scale=1):
@@ -57,8 +57,8 @@ def ppf(x, loc=0, scale=1):
     >>> float(logistic.ppf(0.5))
     0.0
     """
-    x, loc, scale = promote_inexact("logistic.ppf", x, loc, scale)
-    return logit(x) * scale + loc
+    x, loc, scale = _promote_inexact("logistic.ppf", x, loc, scale)
+    return _logit(x) * scale + loc
 
 
 def isf(x, loc=0, scale=1):
@@ -68,5 +68,5 @@ def isf(x, loc=0, scale=1):
     >>> float(logistic.isf(0.5))
     0.0
     """
-    x, loc, scale = promote_inexact("logistic.isf", x, loc, scale)
-    return -logit(x) * scale + loc
+    x, loc, scale = _promote_inexact("logistic.isf", x, loc, scale)
+    return -_logit(x) * scale + loc

@@ -1,10 +1,10 @@
 """The normal distribution (loc = mean, scale = standard deviation)."""
-from ... import numpy as fnp
-from ..special import log_ndtr, ndtr, ndtri
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ..special import log_ndtr as _log_ndtr, ndtr as _ndtr, ndtri as _ndtri
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
-_LOG_2PI = float(fnp.log(2 * fnp.pi))
+_LOG_2PI = float(_fnp.log(2 * _fnp.pi))
 
 
 def logpdf(x, loc=0, scale=1):
@@ -14,8 +14,8 @@ def logpdf(x, loc=0, scale=1):
     >>> round(float(norm.logpdf(0.0)), 6)
     -0.918939
     """
-    x, loc, scale = promote_inexact("norm.logpdf", x, loc, scale)
-    return -0.5 * (fnp.log(2 * fnp.pi * fnp.square(scale)) + fnp.square(x - loc) / fnp.square(scale))
+    x, loc, scale = _promote_inexact("norm.logpdf", x, loc, scale)
+    return -0.5 * (_fnp.log(2 * _fnp.pi * _fnp.square(scale)) + _fnp.square(x - loc) / _fnp.square(scale))
 
 
 def pdf(x, loc=0, scale=1):
@@ -25,7 +25,7 @@ def pdf(x, loc=0, scale=1):
     >>> round(float(norm.pdf(0.0)), 6)
     0.398942
     """
-    return fnp.exp(logpdf(x, loc, scale))
+    return _fnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):
@@ -35,8 +35,8 @@ def cdf(x, loc=0, scale=1):
     >>> float(norm.cdf(0.0))
     0.5
     """
-    x, loc, scale = promote_inexact("norm.cdf", x, loc, scale)
-    return ndtr((x - loc) / scale)
+    x, loc, scale = _promote_inexact("norm.cdf", x, loc, scale)
+    return _ndtr((x - loc) / scale)
 
 
 def logcdf(x, loc=0, scale=1):
@@ -46,8 +46,8 @@ def logcdf(x, loc=0, scale=1):
     >>> round(float(norm.logcdf(0.0)), 6)
     -0.693147
     """
-    x, loc, scale = promote_inexact("norm.logcdf", x, loc, scale)
-    return log_ndtr((x - loc) / scale)
+    x, loc, scale = _promote_inexact("norm.logcdf", x, loc, scale)
+    return _log_ndtr((x - loc) / scale)
 
 
 def sf(x, loc=0, scale=1):
@@ -57,7 +57,7 @@ def sf(x, loc=0, scale=1):
     >>> float(norm.sf(0.0))
     0.5
     """
-    x, loc, scale = promote_inexact("norm.sf", x, loc, scale)
+    x, loc, scale = _promote_inexact("norm.sf", x, loc, scale)
     return cdf(-x, -loc, scale)
 
 
@@ -68,7 +68,7 @@ def logsf(x, loc=0, scale=1):
     >>> round(float(norm.logsf(0.0)), 6)
     -0.693147
     """
-    x, loc, scale = promote_inexact("norm.logsf", x, loc, scale)
+    x, loc, scale = _promote_inexact("norm.logsf", x, loc, scale)
     return logcdf(-x, -loc, scale)
 
 
@@ -79,8 +79,8 @@ def ppf(q, loc=0, scale=1):
     >>> float(norm.ppf(0.5, loc=1.0))
     1.0
     """
-    q, loc, scale = promote_inexact("norm.ppf", q, loc, scale)
-    return ndtri(q) * scale + loc
+    q, loc, scale = _promote_inexact("norm.ppf", q, loc, scale)
+    return _ndtri(q) * scale + loc
 
 
 def isf(q, loc=0, scale=1):
@@ -90,5 +90,5 @@ def isf(q, loc=0, scale=1):
     >>> float(norm.isf(0.5, loc=1.0))
     1.0
     """
-    q, loc, scale = promote_inexact("norm.isf", q, loc, scale)
+    q, loc, scale = _promote_inexact("norm.isf", q, loc, scale)
     return -ppf(q, -loc, scale)

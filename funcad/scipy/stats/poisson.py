@@ -1,7 +1,7 @@
 """The Poisson distribution (cdf needs the incomplete gamma function, which funcad lacks)."""
-from ... import numpy as fnp
-from ..special import gammaln, xlogy
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ..special import gammaln as _gammaln, xlogy as _xlogy
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["logpmf", "pmf"]
 
@@ -13,10 +13,10 @@ def logpmf(k, mu, loc=0):
     >>> float(poisson.logpmf(0, 1.0))
     -1.0
     """
-    k, mu, loc = promote_inexact("poisson.logpmf", k, mu, loc)
+    k, mu, loc = _promote_inexact("poisson.logpmf", k, mu, loc)
     x = k - loc
-    log_probs = xlogy(x, mu) - gammaln(x + 1) - mu
-    return fnp.where(fnp.logical_or(fnp.less(x, 0), fnp.not_equal(fnp.round(x), x)), -fnp.inf, log_probs)
+    log_probs = _xlogy(x, mu) - _gammaln(x + 1) - mu
+    return _fnp.where(_fnp.logical_or(_fnp.less(x, 0), _fnp.not_equal(_fnp.round(x), x)), -_fnp.inf, log_probs)
 
 
 def pmf(k, mu, loc=0):
@@ -26,4 +26,4 @@ def pmf(k, mu, loc=0):
     >>> round(float(poisson.pmf(0, 1.0)), 6)
     0.367879
     """
-    return fnp.exp(logpmf(k, mu, loc))
+    return _fnp.exp(logpmf(k, mu, loc))

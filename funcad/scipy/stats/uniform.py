@@ -1,6 +1,6 @@
 """The uniform distribution on [loc, loc + scale]."""
-from ... import numpy as fnp
-from ._common import promote_inexact
+from ... import numpy as _fnp
+from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["cdf", "logpdf", "pdf", "ppf"]
 
@@ -12,11 +12,11 @@ def logpdf(x, loc=0, scale=1):
     >>> float(uniform.logpdf(0.5))
     -0.0
     """
-    x, loc, scale = promote_inexact("uniform.logpdf", x, loc, scale)
+    x, loc, scale = _promote_inexact("uniform.logpdf", x, loc, scale)
     z = (x - loc) / scale
-    outside = fnp.logical_or(fnp.less(z, 0), fnp.greater(z, 1))
-    inside = fnp.logical_and(fnp.greater_equal(z, 0), fnp.less_equal(z, 1))
-    return fnp.where(outside, -fnp.inf, fnp.where(inside, -fnp.log(scale) * fnp.ones_like(z), fnp.nan))
+    outside = _fnp.logical_or(_fnp.less(z, 0), _fnp.greater(z, 1))
+    inside = _fnp.logical_and(_fnp.greater_equal(z, 0), _fnp.less_equal(z, 1))
+    return _fnp.where(outside, -_fnp.inf, _fnp.where(inside, -_fnp.log(scale) * _fnp.ones_like(z), _fnp.nan))
 
 
 def pdf(x, loc=0, scale=1):
@@ -26,7 +26,7 @@ def pdf(x, loc=0, scale=1):
     >>> float(uniform.pdf(2.0))
     0.0
     """
-    return fnp.exp(logpdf(x, loc, scale))
+    return _fnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):
@@ -36,8 +36,8 @@ def cdf(x, loc=0, scale=1):
     >>> float(uniform.cdf(0.25))
     0.25
     """
-    x, loc, scale = promote_inexact("uniform.cdf", x, loc, scale)
-    return fnp.clip((x - loc) / scale, 0, 1)
+    x, loc, scale = _promote_inexact("uniform.cdf", x, loc, scale)
+    return _fnp.clip((x - loc) / scale, 0, 1)
 
 
 def ppf(q, loc=0, scale=1):
@@ -47,6 +47,6 @@ def ppf(q, loc=0, scale=1):
     >>> float(uniform.ppf(0.25))
     0.25
     """
-    q, loc, scale = promote_inexact("uniform.ppf", q, loc, scale)
-    bad = fnp.logical_or(fnp.isnan(q), fnp.logical_or(fnp.less(q, 0), fnp.greater(q, 1)))
-    return fnp.where(bad, fnp.nan, loc + scale * q)
+    q, loc, scale = _promote_inexact("uniform.ppf", q, loc, scale)
+    bad = _fnp.logical_or(_fnp.isnan(q), _fnp.logical_or(_fnp.less(q, 0), _fnp.greater(q, 1)))
+    return _fnp.where(bad, _fnp.nan, loc + scale * q)

@@ -7,18 +7,16 @@ from typing import Callable
 import numpy as np
 
 from ...core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from ...core.trace import call_rules, register_call  # noqa: F401  (register_call: exported by passes)
+from ...core.trace import Primitive
+from ...primitives import elementwise as E
 
-# Call primitives: prim -> the name of the param holding the callee ClosedJaxpr,
-# plus an optional fix-up for params that depend on the arity (see register_call).
-call_primitives: dict = {}
 # Primitives that must run even when their outputs are unused, and must not be
 # merged or evaluated at optimisation time (I/O, randomness with state, ...).
 effectful: set = set()
 
 
 def _elementwise():
-    from ...core.trace import Primitive
-    from ...primitives import elementwise as E
     return frozenset(v for k, v in vars(E).items() if k.endswith("_p") and isinstance(v, Primitive))
 
 
@@ -26,14 +24,10 @@ def _elementwise():
 ELEMENTWISE = _elementwise()
 
 
-def register_call(prim, param: str = "jaxpr", prune_params: Callable | None = None) -> None:
-    """Declare `prim` a call: its outputs are `params[param]` applied to its inputs.
-
-    Calls can then be inlined (inline.py) and have unused outputs and inputs
-    pruned (dce.py). `prune_params(params, keep_in, keep_out)` returns params for
-    the pruned call when other params depend on the arity (e.g. donation flags).
-    """
-    call_primitives[prim] = (param, prune_params)
+def optimizable_call(prim):
+    """The CallRule of a call the passes may inline and prune (see register_call), or None."""
+    rule = call_rules.get(prim)
+    return rule if rule is not None and rule.optimizable else None
 
 
 def register_effect(prim) -> None:
@@ -112,7 +106,7 @@ def count_eqns(jaxpr) -> int:
         jaxpr = jaxpr.jaxpr
     n = 0
     for eqn in jaxpr.eqns:
-        n += 0 if eqn.prim in call_primitives else 1
+        n += 0 if optimizable_call(eqn.prim) else 1
         n += sum(count_eqns(j) for j in subjaxprs(eqn.params))
     return n
 

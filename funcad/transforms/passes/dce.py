@@ -8,7 +8,7 @@ reads. Effectful equations always stay.
 from __future__ import annotations
 
 from ...core.ir import ClosedJaxpr, Eqn, Jaxpr, Var
-from ._util import call_primitives, is_effectful, map_subjaxprs
+from ._util import is_effectful, map_subjaxprs, optimizable_call
 
 
 def dce(closed: ClosedJaxpr, open_: bool = False) -> ClosedJaxpr:
@@ -26,7 +26,7 @@ def dce(closed: ClosedJaxpr, open_: bool = False) -> ClosedJaxpr:
         used = [id(v) in live for v in eqn.outvars]
         if not any(used) and not is_effectful(eqn):
             continue
-        if eqn.prim in call_primitives:
+        if optimizable_call(eqn.prim):
             eqn = _prune_call(eqn, used)
         else:
             eqn = eqn._replace(params=map_subjaxprs(eqn.params, dce))
@@ -40,7 +40,7 @@ def dce(closed: ClosedJaxpr, open_: bool = False) -> ClosedJaxpr:
 
 def _prune_call(eqn: Eqn, used: list) -> Eqn:
     """A call without the outputs not in `used` and the inputs its body then ignores."""
-    name, prune_params = call_primitives[eqn.prim]
+    name, _, prune_params = optimizable_call(eqn.prim)
     body: ClosedJaxpr = eqn.params[name]
     if is_effectful(eqn):
         used = [True] * len(used)

@@ -22,6 +22,7 @@ import numpy as np
 from ...core.avals import float0
 from ...core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from ...core.trace import impl_rules, set_trace
+from ...primitives.structural import broadcast_in_dim_p
 from ._util import (Env, concrete, has_subjaxprs, is_effectful, literal, map_subjaxprs,
                     uniform_scalar)
 
@@ -41,7 +42,6 @@ def fold(closed: ClosedJaxpr, open_: bool = False, max_const_size: int = MAX_CON
         c:f64[2] = mul a b
       in (c,) }
     """
-    from ...primitives.structural import broadcast_in_dim_p
     j = closed.jaxpr
     known = {id(v): c for v, c in zip(j.constvars, closed.consts) if concrete(c) is not None}
     constvars, consts = list(j.constvars), list(closed.consts)
@@ -90,7 +90,6 @@ def fold(closed: ClosedJaxpr, open_: bool = False, max_const_size: int = MAX_CON
 
 def _evaluate(eqn: Eqn, known: dict):
     """The equation's outputs as a list of arrays, or None if it cannot be folded."""
-    from ...primitives.structural import broadcast_in_dim_p
     vals = []
     for a in eqn.inputs:
         if type(a) is Literal:

@@ -12,8 +12,8 @@ arguments or repeats of another output are read outside the call instead
 """
 from __future__ import annotations
 
-from ...core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
-from ._util import Env, call_primitives, is_effectful, map_subjaxprs
+from ...core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, inline_jaxpr
+from ._util import Env, is_effectful, map_subjaxprs, optimizable_call
 
 MAX_EQNS = 1
 
@@ -36,36 +36,29 @@ def inline(closed: ClosedJaxpr, open_: bool = False, max_eqns: int = MAX_EQNS) -
     for eqn in j.eqns:
         eqn = eqn._replace(inputs=[env.read(a) for a in eqn.inputs],
                            params=map_subjaxprs(eqn.params, lambda c, o: inline(c, o, max_eqns)))
-        if eqn.prim in call_primitives and not is_effectful(eqn):
+        if optimizable_call(eqn.prim) and not is_effectful(eqn):
             eqn = _simplify_call(eqn, env)
         body = _inlinable(eqn, max_eqns, open_)
         if body is None:
             eqns.append(eqn)
             continue
-        # Fresh variables: the same body may be inlined at several call sites.
-        inner = Env()
-        for v, c in zip(body.jaxpr.constvars, body.consts):
-            w = Var(v.aval)
-            constvars.append(w)
-            consts.append(c)
-            inner.set(v, w)
-        for v, a in zip(body.jaxpr.invars, eqn.inputs):
-            inner.set(v, a)
-        for e in body.jaxpr.eqns:
-            outs = [Var(v.aval) for v in e.outvars]
-            for v, w in zip(e.outvars, outs):
-                inner.set(v, w)
-            eqns.append(e._replace(inputs=[inner.read(a) for a in e.inputs], outvars=outs))
-        for v, a in zip(eqn.outvars, body.jaxpr.outvars):
-            env.set(v, inner.read(a))
+        # The body's constants join the caller's.
+        new_consts = [Var(v.aval) for v in body.jaxpr.constvars]
+        constvars += new_consts
+        consts += body.consts
+        body_eqns, outs = inline_jaxpr(body.jaxpr, new_consts, eqn.inputs)
+        eqns += body_eqns
+        for v, a in zip(eqn.outvars, outs):
+            env.set(v, a)
     outvars = [env.read(a) for a in j.outvars]
     return ClosedJaxpr(Jaxpr(constvars, j.invars, eqns, outvars), consts)
 
 
 def _inlinable(eqn: Eqn, max_eqns, open_: bool) -> ClosedJaxpr | None:
-    if eqn.prim not in call_primitives or is_effectful(eqn):
+    rule = optimizable_call(eqn.prim)
+    if rule is None or is_effectful(eqn):
         return None
-    body = eqn.params[call_primitives[eqn.prim][0]]
+    body = eqn.params[rule.param]
     if isinstance(body, Jaxpr):
         body = ClosedJaxpr(body, []) if not body.constvars else None
     if body is None or (open_ and body.consts):
@@ -81,7 +74,7 @@ def _inlinable(eqn: Eqn, max_eqns, open_: bool) -> ClosedJaxpr | None:
 
 
 def _simplify_call(eqn: Eqn, env: Env) -> Eqn:
-    name, prune_params = call_primitives[eqn.prim]
+    name, _, prune_params = optimizable_call(eqn.prim)
     body = eqn.params[name]
     if not isinstance(body, ClosedJaxpr):
         return eqn

@@ -9,9 +9,11 @@
 
 Every body is traced once by funcad.lax (closure-converted: values of outer
 transforms it closes over are explicit operands, concrete arrays stay as the
-jaxpr's constants). The rules below transform the bodies with the ordinary
-transforms (jvp_flat, batch_call, backward_pass) and re-trace them, so they
-compose to any order. Reverse mode needs a partial-eval rule (known part now,
+jaxpr's constants). The rules below transform the bodies with the jaxpr-level
+transforms of jaxpr_transforms.py (jvp_jaxpr, partial_eval_jaxpr, backward,
+batch_jaxpr), which re-trace them with the ordinary transforms, so they
+compose to any order. They sit in transforms/, beside the call primitives,
+above the transforms they use. Reverse mode needs a partial-eval rule (known part now,
 unknown part staged, per-iteration residuals stacked) and a transpose rule;
 while loops are differentiated in reverse by turning them into scans (see
 `_while_partial_eval`).
@@ -20,31 +22,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import ShapedArray, aval_of, float0
+from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadError, FuncadTypeError, MissingRuleError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
-from ..core.staging import StagingTrace, partial_eval_rules, trace_to_jaxpr
+from ..core.staging import partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, eval_jaxpr,
-                          impl_rules, jvp_rules, set_trace, transpose_rules)
-from ._base import full, is_undefined
-from .elementwise import add, convert_element_type, select_n
-from .reductions import reduce_max
-from .structural import broadcast_in_dim
+                          impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
+from ..lowering.stablehlo import compare, convert
+from ..primitives._base import full, is_undefined, zeros_tangent
+from ..primitives.elementwise import add, convert_element_type, select_n
+from ..primitives.reductions import reduce_max
+from ..primitives.structural import broadcast_in_dim, moveaxis, moveaxis0
+from .jaxpr_transforms import (backward, batch_jaxpr, jvp_jaxpr, nonzero_tangent, partial_eval_jaxpr,
+                               strip_weak)
+from .passes.dce import dce
+from .vmap import batch_call
 
 # ------------------------------------------------------- jaxpr utilities ----
 
 
 def _inexact(aval) -> bool:
     return aval.dtype.kind in "fc"
-
-
-def nonzero_tangent(primal, tangent) -> bool:
-    """Whether a tangent is a real (not symbolically zero) one worth carrying."""
-    return tangent is not None and _inexact(aval_of(primal)) and aval_of(tangent).dtype != float0
-
-
-def _zeros(aval):
-    return full(aval.shape, 0, aval.dtype)
 
 
 def _split(xs, *sizes):
@@ -56,40 +54,13 @@ def _split(xs, *sizes):
     return out
 
 
-def _strip(aval) -> ShapedArray:
-    """An argument type for a re-traced body (weak types are the body's business)."""
-    return ShapedArray(aval.shape, aval.dtype)
-
-
 def _unstack(aval) -> ShapedArray:
     return ShapedArray(aval.shape[1:], aval.dtype)
 
 
-def _permute(closed: ClosedJaxpr, in_order, out_order) -> ClosedJaxpr:
-    """The same jaxpr with its inputs and outputs listed in another order."""
-    j = closed.jaxpr
-    return ClosedJaxpr(Jaxpr(j.constvars, [j.invars[i] for i in in_order], j.eqns,
-                             [j.outvars[i] for i in out_order]), closed.consts)
-
-
-def _dce(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Drop equations (and constants) that no output needs; the inputs stay."""
-    j = closed.jaxpr
-    live = {id(v) for v in j.outvars if type(v) is Var}
-    kept = []
-    for eqn in reversed(j.eqns):
-        # An equation without outputs is there for its effect (funcad.debug.print): keep it.
-        if not eqn.outvars or any(id(v) in live for v in eqn.outvars):
-            kept.append(eqn)
-            live.update(id(a) for a in eqn.inputs if type(a) is Var)
-    kept.reverse()
-    consts = [(v, c) for v, c in zip(j.constvars, closed.consts) if id(v) in live]
-    return ClosedJaxpr(Jaxpr([v for v, _ in consts], j.invars, kept, j.outvars), [c for _, c in consts])
-
-
 def with_outputs(closed: ClosedJaxpr, outvars) -> ClosedJaxpr:
-    j = closed.jaxpr
-    return _dce(ClosedJaxpr(Jaxpr(j.constvars, j.invars, j.eqns, list(outvars)), closed.consts))
+    """`closed` returning `outvars` instead, without the equations they do not need."""
+    return dce(closed.with_outputs(outvars))
 
 
 def _variant_ids(jaxpr: Jaxpr, mask) -> set:
@@ -116,100 +87,7 @@ def _is_concrete(x) -> bool:
         return False
 
 
-def jvp_jaxpr(closed: ClosedJaxpr, in_nz, instantiate):
-    """The jvp of a closed jaxpr as a closed jaxpr.
-
-    It maps (primals..., tangents of the inputs flagged in `in_nz`...) to
-    (primal outputs..., nonzero output tangents...). Returns (jaxpr, out_nz);
-    outputs flagged in `instantiate` get a tangent even when it is zero
-    (integer outputs never do).
-    """
-    from ..transforms.jvp import jvp_flat, zeros_tangent
-    n = len(closed.in_avals)
-    out_nz: list = []
-
-    def fun(*xs):
-        it = iter(xs[n:])
-        tangents = [next(it) if nz else None for nz in in_nz]
-        p_out, t_out = jvp_flat(lambda *p: eval_jaxpr(closed.jaxpr, closed.consts, *p),
-                                list(xs[:n]), tangents, instantiate=False)
-        ts = []
-        for p, t, inst in zip(p_out, t_out, instantiate):
-            if not _inexact(aval_of(p)) or t is not None and aval_of(t).dtype == float0:
-                t = None
-            ts.append(zeros_tangent(p) if t is None and inst and _inexact(aval_of(p)) else t)
-        out_nz[:] = [t is not None for t in ts]
-        return list(p_out) + [t for t in ts if t is not None]
-
-    avals = [_strip(a) for a in closed.in_avals]
-    closed_jvp = trace_to_jaxpr(fun, avals + [a for a, nz in zip(avals, in_nz) if nz], name="jvp")
-    return closed_jvp, list(out_nz)
-
-
-def partial_eval(closed: ClosedJaxpr, unknowns, instantiate):
-    """Split `closed` into a known and an unknown part, given which inputs are unknown.
-
-    Returns (known, unknown, out_unknowns, num_residuals), as
-    funcad.transforms.partial_eval.partial_eval_jaxpr, except that outputs
-    flagged in `instantiate` are made unknown even when they are known (the
-    known value then travels to `unknown` as a residual):
-      known:   known inputs -> (known outputs..., residuals...)
-      unknown: (residuals..., unknown inputs...) -> unknown outputs
-    """
-    k_trace = StagingTrace(None, name="partial_eval")
-    u_trace = StagingTrace(k_trace, known_passthrough=True, name="partial_eval")
-    args = [u_trace.new_arg(_strip(a)) if u else k_trace.new_arg(_strip(a))
-            for a, u in zip(closed.in_avals, unknowns)]
-    try:
-        with set_trace(u_trace):
-            outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-        out_unknowns = [u_trace.is_own(o) or bool(inst) for o, inst in zip(outs, instantiate)]
-        u_outvars = [u_trace.atom(o) for o, u in zip(outs, out_unknowns) if u]
-        is_res = [k_trace.is_own(c) for c in u_trace.constvals]
-        residuals = [c for c, r in zip(u_trace.constvals, is_res) if r]
-        known = k_trace.to_jaxpr([o for o, u in zip(outs, out_unknowns) if not u] + residuals)
-        res_vars = [v for v, r in zip(u_trace.constvars, is_res) if r]
-        unknown = ClosedJaxpr(
-            Jaxpr([v for v, r in zip(u_trace.constvars, is_res) if not r], res_vars + u_trace.invars,
-                  u_trace.eqns, u_outvars),
-            [c for c, r in zip(u_trace.constvals, is_res) if not r])
-    finally:
-        u_trace.finish()
-        k_trace.finish()
-    return known, unknown, out_unknowns, len(residuals)
-
-
-def backward(closed: ClosedJaxpr, undefined, defined_args, cts) -> list:
-    """Cotangents of the `undefined` inputs of a jaxpr linear in them, given the
-    values of the other inputs (in order) and the output cotangents (None = 0)."""
-    from ..transforms.transpose import backward_pass
-    j = closed.jaxpr
-    res_vars = [v for v, u in zip(j.invars, undefined) if not u]
-    lin_vars = [v for v, u in zip(j.invars, undefined) if u]
-    linear = Jaxpr(j.constvars + res_vars, lin_vars, j.eqns, j.outvars)
-    return backward_pass(linear, list(closed.consts) + list(defined_args), list(cts))
-
-
-def batch_jaxpr(closed: ClosedJaxpr, batched, axis_size: int, force_out):
-    """`closed` over a batch: inputs flagged in `batched` carry a leading batch
-    axis, and so do the outputs returned flagged (those that depend on a batched
-    input, and those flagged in `force_out`). Returns (jaxpr, out_batched)."""
-    from ..transforms.vmap import batch_call, moveaxis0
-    in_avals = [ShapedArray((axis_size,) + a.shape if b else a.shape, a.dtype)
-                for a, b in zip(closed.in_avals, batched)]
-    out_b: list = []
-
-    def fun(*xs):
-        pairs = batch_call(lambda *ys: eval_jaxpr(closed.jaxpr, closed.consts, *ys), list(xs),
-                           [0 if b else None for b in batched], axis_size)
-        out_b[:] = [d is not None or bool(f) for (_, d), f in zip(pairs, force_out)]
-        return [moveaxis0(v, d, axis_size) if b else v for (v, d), b in zip(pairs, out_b)]
-
-    return trace_to_jaxpr(fun, in_avals, name="vmap"), list(out_b)
-
-
 def _to0(x, d, axis_size):
-    from ..transforms.vmap import moveaxis0
     return moveaxis0(x, d, axis_size)
 
 
@@ -256,11 +134,11 @@ def _cond_partial_eval(trace, args, params):
     n_out = len(branches[0].out_avals)
     out_uk = [False] * n_out
     for b in branches:
-        out_uk = [a or b for a, b in zip(out_uk, partial_eval(b, unknowns, [False] * n_out)[2])]
-    splits = [partial_eval(b, unknowns, out_uk) for b in branches]
+        out_uk = [a or b for a, b in zip(out_uk, partial_eval_jaxpr(b, unknowns, [False] * n_out)[2])]
+    splits = [partial_eval_jaxpr(b, unknowns, out_uk) for b in branches]
     # Each branch has its own residuals; every known branch returns all of them
     # (fillers for the other branches'), and each unknown branch reads its own.
-    res_avals = [[_strip(a) for a in known.out_avals[len(known.out_avals) - nres:]]
+    res_avals = [[strip_weak(a) for a in known.out_avals[len(known.out_avals) - nres:]]
                  for known, _, _, nres in splits]
     offsets = np.cumsum([0] + [len(r) for r in res_avals]).tolist()
     all_res = [a for r in res_avals for a in r]
@@ -275,14 +153,14 @@ def _cond_partial_eval(trace, args, params):
             res = [full(a.shape, 1, a.dtype) for a in all_res]
             res[offsets[i]:offsets[i + 1]] = outs[n_known_out:]
             return outs[:n_known_out] + res
-        return trace_to_jaxpr(fun, [_strip(aval_of(x)) for x in known_ops], name="cond_known")
+        return trace_to_jaxpr(fun, [strip_weak(aval_of(x)) for x in known_ops], name="cond_known")
 
     def unknown_branch(i, unknown):
         j = unknown.jaxpr
         n = len(res_avals[i])
         others = [Var(a) for a in all_res]
         others[offsets[i]:offsets[i + 1]] = j.invars[:n]
-        return ClosedJaxpr(Jaxpr(j.constvars, others + j.invars[n:], j.eqns, j.outvars), unknown.consts)
+        return unknown.replace(invars=others + j.invars[n:])
 
     with set_trace(trace.parent):
         k_outs = cond_p.bind(index, *known_ops, branches=tuple(
@@ -308,8 +186,8 @@ def _cond_transpose(cts, index, *ops, branches):
         def fun(*xs):
             it = iter(xs[len(res):])
             cts_in = backward(b, undefined, xs[:len(res)], [next(it) if m else None for m in ct_mask])
-            return [_zeros(a) if c is None else c for c, a, w in zip(cts_in, lin_avals, wanted) if w]
-        return trace_to_jaxpr(fun, [_strip(aval_of(x)) for x in res + present], name="transpose")
+            return [zeros_tangent(a) if c is None else c for c, a, w in zip(cts_in, lin_avals, wanted) if w]
+        return trace_to_jaxpr(fun, [strip_weak(aval_of(x)) for x in res + present], name="transpose")
 
     outs = iter(cond_p.bind(index, *res, *present, branches=tuple(transposed(b) for b in branches)))
     w = iter(wanted)
@@ -317,7 +195,6 @@ def _cond_transpose(cts, index, *ops, branches):
 
 
 def _cond_batch(vals, dims, *, axis_size, branches):
-    from ..transforms.vmap import batch_call
     n = axis_size
     index, ops = vals[0], vals[1:]
     ops = [o if d is None else _to0(o, d, n) for o, d in zip(ops, dims[1:])]
@@ -378,12 +255,9 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     # body_jvp: (bc, carry, t_bc, t_carry) -> (carry, t_carry); reorder to (bc, t_bc, carry, t_carry).
     order = (list(range(nbc)) + list(range(nbc + nk, nbc + nk + n_tbc)) + list(range(nbc, nbc + nk))
              + list(range(nbc + nk + n_tbc, nbc + nk + n_tbc + n_tk)))
-    body_jvp = _permute(body_jvp, order, range(nk + n_tk))
-    cj = cond_jaxpr.jaxpr  # the condition ignores the tangents
-    t_avals = [_strip(a) for a, nz in zip(body_jaxpr.in_avals[nbc:], carry_nz) if nz]
-    cond_jvp = ClosedJaxpr(Jaxpr(cj.constvars, cj.invars + [Var(a) for a in t_avals], cj.eqns, cj.outvars),
-                           cond_jaxpr.consts)
-    from ..transforms.jvp import zeros_tangent
+    body_jvp = body_jvp.permute(order, range(nk + n_tk))
+    t_avals = [strip_weak(a) for a, nz in zip(body_jaxpr.in_avals[nbc:], carry_nz) if nz]
+    cond_jvp = cond_jaxpr.with_extra_inputs(t_avals)  # the condition ignores the tangents
     t0 = [t if nonzero_tangent(p, t) else zeros_tangent(p) for p, t, nz in zip(init, t_init, carry_nz) if nz]
     outs = while_p.bind(*cc, *bc, *[t for t, nz in zip(t_bc, bc_nz) if nz], *init, *t0,
                         cond_jaxpr=cond_jvp, body_jaxpr=body_jvp, cond_nconsts=ncc,
@@ -410,7 +284,7 @@ def _while_partial_eval(trace, args, params):
     if any(cc_uk):
         return trace.stage(while_p, args, params)
     for _ in range(nk + 1):
-        known, _, out_uk, nres = partial_eval(body, bc_uk + carry_uk, carry_uk)
+        known, _, out_uk, nres = partial_eval_jaxpr(body, bc_uk + carry_uk, carry_uk)
         if out_uk == carry_uk:
             break
         carry_uk = [a or b for a, b in zip(carry_uk, out_uk)]
@@ -459,11 +333,10 @@ def _count_steps(trace, cond, known_body, carry_uk, nres, cc, known_bc, known_in
         outs = eval_jaxpr(kb.jaxpr, kb.consts, *xs[:-1])
         return list(outs) + [add(xs[-1], np.int64(1))]
 
-    body = trace_to_jaxpr(count_body, [_strip(a) for a in kb.in_avals] + [counter], name="count")
+    body = trace_to_jaxpr(count_body, [strip_weak(a) for a in kb.in_avals] + [counter], name="count")
     cj = cond.jaxpr
     carry_vars = [v for v, u in zip(cj.invars[ncc:], carry_uk) if not u]
-    cond_k = ClosedJaxpr(Jaxpr(cj.constvars, cj.invars[:ncc] + carry_vars + [Var(counter)], cj.eqns,
-                               cj.outvars), cond.consts)
+    cond_k = cond.replace(invars=cj.invars[:ncc] + carry_vars).with_extra_inputs([counter])
     with set_trace(trace.parent):
         outs = while_p.bind(*cc, *known_bc, *known_init, np.int64(0), cond_jaxpr=cond_k, body_jaxpr=body,
                             cond_nconsts=ncc, body_nconsts=n_kbc, max_steps=None)
@@ -475,18 +348,18 @@ def _masked_body(cond, body, ncc, nbc) -> ClosedJaxpr:
     """(cond consts, body consts, carry) -> carry: one step of the loop, or the
     carry unchanged once the condition is false (a cond, so that the step's
     derivative is not even evaluated then)."""
-    carry_avals = [_strip(a) for a in body.in_avals[nbc:]]
-    bc_avals = [_strip(a) for a in body.in_avals[:nbc]]
+    carry_avals = [strip_weak(a) for a in body.in_avals[nbc:]]
+    bc_avals = [strip_weak(a) for a in body.in_avals[:nbc]]
     keep_vars = [Var(a) for a in bc_avals + carry_avals]
     keep = ClosedJaxpr(Jaxpr([], keep_vars, [], keep_vars[nbc:]), [])
-    step = ClosedJaxpr(body.jaxpr, body.consts)
+    step = body
 
     def fun(*xs):
         cc, bc, carry = _split(xs, ncc, nbc)
         pred = eval_jaxpr(cond.jaxpr, cond.consts, *cc, *carry)[0]
         return cond_p.bind(convert_element_type(pred, np.int32), *bc, *carry, branches=(keep, step))
 
-    return trace_to_jaxpr(fun, [_strip(a) for a in cond.in_avals[:ncc]] + bc_avals + carry_avals,
+    return trace_to_jaxpr(fun, [strip_weak(a) for a in cond.in_avals[:ncc]] + bc_avals + carry_avals,
                           name="masked_step")
 
 
@@ -516,8 +389,8 @@ def _while_batch(vals, dims, *, axis_size, cond_jaxpr, body_jaxpr, cond_nconsts,
         body_b, _ = batch_jaxpr(body_jaxpr, bc_b + carry_b, n, carry_b)
         cond_b, _ = batch_jaxpr(cond_jaxpr, cc_b + carry_b, n, [True])
         init = [v if d is not None else _to0(v, None, n) for v, d in zip(init, dims[ncc + nbc:])]
-        cond_avals = [_strip(a) for a in cond_b.in_avals]
-        body_avals = [_strip(a) for a in body_b.in_avals]
+        cond_avals = [strip_weak(a) for a in cond_b.in_avals]
+        body_avals = [strip_weak(a) for a in body_b.in_avals]
 
         def any_lane(*xs):
             return [reduce_max(eval_jaxpr(cond_b.jaxpr, cond_b.consts, *xs)[0], (0,))]
@@ -597,8 +470,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
                 + list(r(n_in + tc + tk, n_in + tc + tk + tx)))
     out_order = list(r(nk)) + list(r(nk + ny, nk + ny + tk)) + list(r(nk, nk + ny)) + \
         list(r(nk + ny + tk, nk + ny + tk + ty))
-    body_jvp = _permute(body_jvp, in_order, out_order)
-    from ..transforms.jvp import zeros_tangent
+    body_jvp = body_jvp.permute(in_order, out_order)
     consts, init, xs = _split(primals, nc, nk)
     t_consts, t_init, t_xs = _split(tangents, nc, nk)
     t0 = [t if nonzero_tangent(p, t) else zeros_tangent(p) for p, t, z in zip(init, t_init, carry_nz) if z]
@@ -627,7 +499,7 @@ def _scan_partial_eval(trace, args, params):
     ny = len(jaxpr.out_avals) - nk
     const_uk, carry_uk, xs_uk = _split(unknowns, nc, nk)
     for _ in range(nk + 1):
-        known, unknown, out_uk, nres = partial_eval(jaxpr, const_uk + carry_uk + xs_uk,
+        known, unknown, out_uk, nres = partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk,
                                                     carry_uk + [False] * ny)
         if out_uk[:nk] == carry_uk:
             break
@@ -654,9 +526,9 @@ def _scan_partial_eval(trace, args, params):
     with set_trace(trace.parent):
         inv_vals = []
         if inv_idx:  # loop-invariant residuals: computed once, outside the loop
-            hoist = _dce(ClosedJaxpr(Jaxpr(kj.constvars, kj.invars[:n_kc], [
-                e for e in kj.eqns if not any(id(v) in variant for v in e.outvars)],
-                [res_out[i] for i in inv_idx]), known.consts))
+            hoist = dce(known.replace(
+                invars=kj.invars[:n_kc], eqns=[e for e in kj.eqns if not any(id(v) in variant for v in e.outvars)],
+                outvars=[res_out[i] for i in inv_idx]))
             inv_vals = eval_jaxpr(hoist.jaxpr, hoist.consts, *k_consts)
         k_body = with_outputs(known, kj.outvars[:n_kout] + [res_out[i] for i in stack_idx])
         k_outs = []
@@ -669,7 +541,7 @@ def _scan_partial_eval(trace, args, params):
     n_uc, n_uk = const_uk.count(True), carry_uk.count(True)
     u_invars = ([res_vars[i] for i in inv_idx] + u_in[:n_uc + n_uk] + [res_vars[i] for i in stack_idx]
                 + [res_vars[i] for i in fwd_idx] + u_in[n_uc + n_uk:])
-    u_body = ClosedJaxpr(Jaxpr(uj.constvars, u_invars, uj.eqns, uj.outvars), unknown.consts)
+    u_body = unknown.replace(invars=u_invars)
     u_args = (list(inv_vals) + [x for x, u in zip(consts, const_uk) if u]
               + [x for x, u in zip(init, carry_uk) if u] + list(stacked)
               + [k_xs[kx_ids[id(res_out[i])]] for i in fwd_idx] + [x for x, u in zip(xs, xs_uk) if u])
@@ -698,7 +570,7 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
     x_ct_avals = [_unstack(x.aval) for x in xs if is_undefined(x) and _inexact(x.aval)]
     ct_carry, ct_ys = cts[:nk], cts[nk:]
     y_mask = [c is not None for c in ct_ys]
-    ct_carry0 = [_zeros(a) if c is None else c for c, a, w in zip(ct_carry, carry_avals, k_ct) if w]
+    ct_carry0 = [zeros_tangent(a) if c is None else c for c, a, w in zip(ct_carry, carry_avals, k_ct) if w]
     undefined = c_lin + [True] * nk + x_lin
     n_rc, n_acc, n_k, n_rx = len(res_c), len(acc_avals), len(ct_carry0), len(res_x)
 
@@ -711,17 +583,17 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
         lin_c_avals = [c.aval for c in consts if is_undefined(c)]
         ct_c = [c for c, a in zip(ct_c, lin_c_avals) if _inexact(a)]
         new_acc = [a if c is None else add(a, c) for a, c in zip(acc, ct_c)]
-        new_k = [_zeros(a) if c is None else c for c, a, w in zip(ct_k, carry_avals, k_ct) if w]
+        new_k = [zeros_tangent(a) if c is None else c for c, a, w in zip(ct_k, carry_avals, k_ct) if w]
         lin_x_avals = [_unstack(x.aval) for x in xs if is_undefined(x)]
-        ct_x = [_zeros(a) if c is None else c for c, a in zip(ct_x, lin_x_avals) if _inexact(a)]
+        ct_x = [zeros_tangent(a) if c is None else c for c, a in zip(ct_x, lin_x_avals) if _inexact(a)]
         return new_acc + new_k + ct_x
 
     present = [c for c in ct_ys if c is not None]
-    in_avals = ([_strip(aval_of(c)) for c in res_c] + [_strip(a) for a in acc_avals]
-                + [_strip(a) for a, w in zip(carry_avals, k_ct) if w]
+    in_avals = ([strip_weak(aval_of(c)) for c in res_c] + [strip_weak(a) for a in acc_avals]
+                + [strip_weak(a) for a, w in zip(carry_avals, k_ct) if w]
                 + [_unstack(aval_of(x)) for x in res_x] + [_unstack(aval_of(c)) for c in present])
     body_t = trace_to_jaxpr(body, in_avals, name="transpose")
-    outs = scan_p.bind(*res_c, *[_zeros(a) for a in acc_avals], *ct_carry0, *res_x, *present,
+    outs = scan_p.bind(*res_c, *[zeros_tangent(a) for a in acc_avals], *ct_carry0, *res_x, *present,
                        jaxpr=body_t, length=length, reverse=not reverse, num_consts=n_rc,
                        num_carry=n_acc + n_k, unroll=unroll)
     acc, ctk, ctx_ = _split(outs, n_acc, n_k)
@@ -733,7 +605,6 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
 
 
 def _scan_batch(vals, dims, *, axis_size, jaxpr, length, reverse, num_consts, num_carry, unroll):
-    from ..transforms.vmap import moveaxis
     n, nc, nk = axis_size, num_consts, num_carry
     consts, init, xs = _split(vals, nc, nk)
     c_d, k_d, x_d = _split(list(dims), nc, nk)
@@ -760,3 +631,97 @@ jvp_rules[scan_p] = _scan_jvp
 partial_eval_rules[scan_p] = _scan_partial_eval
 transpose_rules[scan_p] = _scan_transpose
 batch_rules[scan_p] = _scan_batch
+
+
+# ------------------------------------------------------------------ lowering ----
+# cond is a stablehlo.case; while and scan are stablehlo.while loops. Branch and
+# body jaxprs are emitted inline into the regions. Regions may read values
+# defined outside them (the operands of a case, hoisted constants); a while
+# loop's constants travel in its carry, as its regions see only the carry.
+
+def _cond_lowering(ctx, index, *ops, branches):
+    index = convert(ctx, index, np.int32)
+    regions = [ctx.region([], lambda c, b=b: c.call(b, ops)) for b in branches]
+    return ctx.op("stablehlo.case", [index], ctx.out_avals, regions=regions)
+
+
+def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, max_steps):
+    ncc, nbc = cond_nconsts, body_nconsts
+    avals = [a.aval for a in args]
+
+    def cond_region(c, *xs):
+        return c.call(cond_jaxpr, list(xs[:ncc]) + list(xs[ncc + nbc:]))
+
+    def body_region(c, *xs):
+        return list(xs[:ncc + nbc]) + c.call(body_jaxpr, list(xs[ncc:]))
+
+    outs = ctx.op("stablehlo.while", args, avals,
+                  regions=[ctx.region(avals, cond_region), ctx.region(avals, body_region)])
+    return outs[ncc + nbc:]
+
+
+_I64 = ShapedArray((), np.int64)
+
+
+def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    """A while loop over a step counter; each iteration runs `unroll` steps, reading
+    xs with dynamic_slice and writing ys with dynamic_update_slice. The steps
+    left over (length % unroll) follow the loop, unrolled."""
+    nc, nk = num_consts, num_carry
+    consts, init, xs = list(args[:nc]), list(args[nc:nc + nk]), list(args[nc + nk:])
+    nx = len(xs)
+    y_avals = ctx.out_avals[nk:]
+    ys = [ctx.full(0, a.dtype, a.shape) for a in y_avals]
+    u = max(1, min(int(unroll), length)) if length else 1
+    trips, rest = divmod(length, u)
+
+    def step(c, t, consts, carry, xs, ys):
+        """One step at position t (an i64 Value): returns (carry, ys)."""
+        if reverse:
+            t = c.op1("stablehlo.subtract", [c.constant(length - 1, np.int64), t], _I64)
+        zero = c.constant(0, np.int64)
+        x_t = []
+        for x in xs:
+            shape = x.aval.shape
+            sl = c.op1("stablehlo.dynamic_slice", [x, t] + [zero] * (len(shape) - 1),
+                       ShapedArray((1,) + shape[1:], x.aval.dtype),
+                       f"slice_sizes = array<i64: {', '.join(map(str, (1,) + shape[1:]))}>")
+            x_t.append(c.op1("stablehlo.reshape", [sl], ShapedArray(shape[1:], x.aval.dtype)))
+        outs = c.call(jaxpr, consts + carry + x_t)
+        new_ys = []
+        for y, o in zip(ys, outs[nk:]):
+            shape = y.aval.shape
+            o1 = c.op1("stablehlo.reshape", [o], ShapedArray((1,) + shape[1:], y.aval.dtype))
+            new_ys.append(c.op1("stablehlo.dynamic_update_slice", [y, o1, t] + [zero] * (len(shape) - 1),
+                                y.aval))
+        return list(outs[:nk]), new_ys
+
+    carry = init
+    if trips:
+        loop_args = [ctx.constant(0, np.int64)] + consts + carry + xs + ys
+        avals = [a.aval for a in loop_args]
+
+        def cond_region(c, i, *rest_):
+            return [compare(c, i, c.constant(trips, np.int64), "LT")]
+
+        def body_region(c, i, *vals):
+            cs, k, x, y = (list(vals[:nc]), list(vals[nc:nc + nk]), list(vals[nc + nk:nc + nk + nx]),
+                           list(vals[nc + nk + nx:]))
+            base = c.op1("stablehlo.multiply", [i, c.constant(u, np.int64)], _I64)
+            for j in range(u):
+                t = base if j == 0 else c.op1("stablehlo.add", [base, c.constant(j, np.int64)], _I64)
+                k, y = step(c, t, cs, k, x, y)
+            i1 = c.op1("stablehlo.add", [i, c.constant(1, np.int64)], _I64)
+            return [i1] + cs + k + x + y
+
+        outs = ctx.op("stablehlo.while", loop_args, avals,
+                      regions=[ctx.region(avals, cond_region), ctx.region(avals, body_region)])
+        carry, ys = outs[1 + nc:1 + nc + nk], outs[1 + nc + nk + nx:]
+    for j in range(rest):
+        carry, ys = step(ctx, ctx.constant(trips * u + j, np.int64), consts, carry, xs, ys)
+    return list(carry) + list(ys)
+
+
+lowering_rules[cond_p] = _cond_lowering
+lowering_rules[while_p] = _while_lowering
+lowering_rules[scan_p] = _scan_lowering

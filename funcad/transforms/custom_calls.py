@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .avals import ShapedArray, aval_of, float0, tangent_dtype
-from .errors import FuncadTypeError
-from .trace import (Primitive, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp, eval_jaxpr,
-                    impl_rules)
+from ..core.avals import ShapedArray, aval_of, float0, tangent_dtype
+from ..core.errors import FuncadTypeError
+from ..core.ir import ClosedJaxpr
+from ..core.staging import convert_constvars, trace_to_jaxpr
+from ..core.trace import (Primitive, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp, eval_jaxpr,
+                          hooks, impl_rules, lowering_rules, register_call)
+from ..lowering.stablehlo import call_rule
+from ..primitives._base import zeros_tangent
 
 
 def _closed_over_error(kind):
@@ -23,12 +27,6 @@ def _closed_over_error(kind):
         f"a {kind} function closes over a value that is being differentiated, so its custom rule "
         "cannot account for that value's derivative. Pass the value to the function as an explicit "
         "argument instead of closing over it.")
-
-
-def _zero_tangent(aval):
-    from ..primitives._base import full
-    dt = tangent_dtype(aval.dtype)
-    return np.zeros(aval.shape, float0) if dt == float0 else full(aval.shape, 0, dt)
 
 
 class LazyRule:
@@ -41,7 +39,6 @@ class LazyRule:
 
     def jaxpr(self):
         if self._closed is None:
-            from .staging import trace_to_jaxpr
             self._closed = trace_to_jaxpr(self.fun, self.in_avals, name=f"{self.name} rule")
         return self._closed
 
@@ -68,7 +65,7 @@ class _CustomJvpCall(Primitive):
             if any(t is not None for t in tangents[:n]):
                 raise _closed_over_error("custom_jvp")
             ps, ts = primals[n:], tangents[n:]
-            ts = [_zero_tangent(aval_of(p)) if t is None else t for p, t, f in zip(ps, ts, float_in) if f]
+            ts = [zeros_tangent(aval_of(p)) if t is None else t for p, t, f in zip(ps, ts, float_in) if f]
             res = jvp(*ps, *ts)
             return res[:n_out], res[n_out:]
 
@@ -91,7 +88,7 @@ class _CustomVjpCall(Primitive):
             return res[:n_out], res[n_out:]
 
         def bwd_rule(res, cts):
-            cts = [_zero_tangent(a) if c is None else c for c, a in zip(cts, out_avals)]
+            cts = [zeros_tangent(a) if c is None else c for c, a in zip(cts, out_avals)]
             return [None] * n + list(bwd(*res, *cts))
 
         bwd_rule.num_closed_over = n  # custom_vjp_jvp refuses tangents for these
@@ -113,11 +110,12 @@ def _call_aval(*avals, call_jaxpr, **_):
 for _p in (custom_jvp_call_p, custom_vjp_call_p):
     impl_rules[_p] = _call_impl
     abstract_eval_rules[_p] = _call_aval
+    # Compiled code needs only the body; the rules were used when differentiating.
+    lowering_rules[_p] = call_rule("call_jaxpr")
+    register_call(_p, "call_jaxpr", optimizable=False)  # the passes keep the user's rules
 
 
 def _trace_body(fun, avals):
-    from .ir import ClosedJaxpr
-    from .staging import convert_constvars, trace_to_jaxpr
     jaxpr, consts = convert_constvars(trace_to_jaxpr(fun, avals, name="custom function"))
     return ClosedJaxpr(jaxpr, []), consts
 
@@ -133,7 +131,7 @@ def stage_custom_jvp(trace, fun, jvp, args):
         ps, ts = list(xs[:len(args)]), iter(xs[len(args):])
         tangents = [next(ts) if f else np.zeros(a.shape, float0) for a, f in zip(in_avals, float_in)]
         outs, t_outs = jvp(ps, tangents)
-        return list(outs) + [_zero_tangent(aval_of(o)) if t is None else t for o, t in zip(outs, t_outs)]
+        return list(outs) + [zeros_tangent(aval_of(o)) if t is None else t for o, t in zip(outs, t_outs)]
 
     rule = LazyRule(flat_jvp, in_avals + t_avals, getattr(fun, "__name__", "custom_jvp"))
     return trace.stage(custom_jvp_call_p, [*consts, *args],
@@ -150,7 +148,7 @@ def stage_custom_vjp(trace, fun, fwd, bwd, args):
     def flat_bwd(*xs):
         n_res = len(xs) - len(call.out_avals)
         got = bwd(list(xs[:n_res]), list(xs[n_res:]))
-        return [_zero_tangent(a) if g is None else g for g, a in zip(got, in_avals)]
+        return [zeros_tangent(a) if g is None else g for g, a in zip(got, in_avals)]
 
     class _Bwd(LazyRule):
         __slots__ = ()
@@ -165,3 +163,7 @@ def stage_custom_vjp(trace, fun, fwd, bwd, args):
     bwd_rule = _Bwd(flat_bwd, [], f"{name} bwd")
     return trace.stage(custom_vjp_call_p, [*consts, *args],
                        dict(call_jaxpr=call, fwd=fwd_rule, bwd=bwd_rule, num_consts=len(consts)))
+
+
+hooks.stage_custom_jvp = stage_custom_jvp
+hooks.stage_custom_vjp = stage_custom_vjp

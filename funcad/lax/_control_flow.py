@@ -2,7 +2,7 @@
 
 Each function traces its branch or body functions once (pytrees in and out,
 closures allowed), checks their types, and binds a control-flow primitive
-(funcad.primitives.control_flow) that holds the traced jaxprs. Values of
+(funcad.transforms.control_flow) that holds the traced jaxprs. Values of
 outer transformations that a body closes over (say the parameters being
 differentiated) become explicit operands of the primitive, so grad, jvp,
 vmap and jit see them.
@@ -17,9 +17,9 @@ from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.staging import trace_to_jaxpr
+from ..core.staging import lift_traced_consts, trace_to_jaxpr
 from ..core.trace import Tracer, ctx, eval_jaxpr
-from ..primitives.control_flow import cond_p, scan_p, while_p
+from ..transforms.control_flow import cond_p, scan_p, while_p
 from ..primitives.elementwise import add, bitwise_and, clamp, convert_element_type, lt, ne
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
@@ -56,19 +56,6 @@ def _strong(leaves):
     return vals, avals
 
 
-def _lift_consts(closed: ClosedJaxpr):
-    """Closure conversion: constants that are tracers of outer transformations
-    become leading inputs. Returns (jaxpr, their values)."""
-    j = closed.jaxpr
-    traced = [isinstance(c, Tracer) for c in closed.consts]
-    if not any(traced):
-        return closed, []
-    lifted_vars = [v for v, t in zip(j.constvars, traced) if t]
-    keep = [(v, c) for v, c, t in zip(j.constvars, closed.consts, traced) if not t]
-    jaxpr = Jaxpr([v for v, _ in keep], lifted_vars + j.invars, j.eqns, j.outvars)
-    return ClosedJaxpr(jaxpr, [c for _, c in keep]), [c for c, t in zip(closed.consts, traced) if t]
-
-
 def _trace(fun: Callable, in_tree, in_avals, name: str, flatten_out: Callable):
     """Trace fun(*args) once. `flatten_out(out)` turns its result into leaves.
     Returns (jaxpr whose leading inputs are the lifted constants, their values)."""
@@ -76,7 +63,7 @@ def _trace(fun: Callable, in_tree, in_avals, name: str, flatten_out: Callable):
         return flatten_out(fun(*tree_unflatten(in_tree, xs)))
 
     closed = trace_to_jaxpr(flat, list(in_avals), name=name, parent=ctx.trace)
-    return _lift_consts(closed)
+    return lift_traced_consts(closed)
 
 
 def _leaves_into(store: list, cast_to=None):

@@ -1,0 +1,151 @@
+"""Every registered primitive states every rule (issue 19).
+
+A primitive is registered in the rule tables of funcad/core/trace.py. Each
+must have an impl, a shape rule, a jvp, a batching rule, a StableHLO lowering
+and a `to_python` template, and a transpose rule if it is linear in some
+operand. The exceptions are listed below, each with its reason; a new
+primitive belongs in none of them.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import funcad
+from funcad.core import trace as T
+from funcad.core.staging import partial_eval_rules
+
+
+def _import_all():
+    """Import every funcad module, so that lazily imported owners register their rules too."""
+    for info in pkgutil.walk_packages(funcad.__path__, "funcad."):
+        if info.name != "funcad.__main__":
+            importlib.import_module(info.name)
+
+
+_import_all()
+PRIMS = sorted({p for table in (T.impl_rules, T.abstract_eval_rules, T.jvp_rules, T.transpose_rules,
+                                T.batch_rules, T.lowering_rules, T.python_rules) for p in table},
+               key=lambda p: p.name)
+BY_NAME = {p.name: p for p in PRIMS}
+
+# Staged custom_jvp/custom_vjp functions: their bind rebuilds the custom function
+# and applies it under the current trace (Trace.process_custom_jvp/vjp), so jvp and
+# vmap never see the primitive itself.
+CUSTOM_BIND = {"custom_jvp_call", "custom_vjp_call"}
+# Primitives with no batching rule, and why.
+NO_BATCH = {
+    *CUSTOM_BIND,
+    # No operands: vmap binds it under the parent trace, never with a batched input.
+    "iota",
+    # A custom_vjp function's linear part, staged only while linearizing; its impl,
+    # jvp and lowering all raise the "custom_vjp is reverse-mode only" error, and
+    # so does vmap of it (through the impl of its parent trace).
+    "custom_lin",
+}
+# Primitives that to_python writes without a template of their own, and why.
+NO_PYTHON = {
+    # Call primitives (register_call): to_python writes their bodies inline.
+    *(p.name for p in T.call_rules),
+    # Control flow: to_python prints straight-line NumPy programs only; it raises a
+    # clear NotImplementedError naming the primitive.
+    "cond", "while", "scan",
+    # An effect: jit hoists it out of the program before lowering; printing source
+    # for a program that prints is not supported.
+    "debug_print",
+    # See NO_BATCH.
+    "custom_lin",
+}
+# Primitives linear in at least one operand: they need a transpose rule.
+LINEAR = {
+    "neg", "add", "sub", "mul", "div", "select_n", "convert_element_type", "reduce_sum", "cumsum",
+    "broadcast_in_dim", "reshape", "transpose", "squeeze", "rev", "slice", "pad", "concatenate",
+    "dot_general", "dynamic_slice", "dynamic_update_slice", "gather", "scatter_add",
+    "optimization_barrier", "custom_lin",
+    # Higher-order primitives transpose their bodies; debug_print passes cotangents by.
+    "jit", "checkpoint", "cond", "while", "scan", "debug_print",
+}
+# Higher-order primitives need a partial-evaluation rule (reverse mode stages their
+# unknown part as one equation).
+HIGHER_ORDER = {"jit", "checkpoint", "cond", "while", "scan"}
+
+
+def test_the_registry_is_found():
+    assert len(PRIMS) > 80
+    assert {"sin", "add", "reduce_sum", "dot_general", "gather", "scan", "jit",
+            "custom_jvp_call"} <= set(BY_NAME)
+    assert len(BY_NAME) == len(PRIMS), "two primitives share a name"
+    assert {p.name for p in T.call_rules} == {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call"}
+
+
+def test_exception_lists_name_real_primitives():
+    for name in NO_BATCH | NO_PYTHON | LINEAR | HIGHER_ORDER | CUSTOM_BIND:
+        assert name in BY_NAME, f"{name} is listed but is no registered primitive"
+
+
+@pytest.mark.parametrize("prim", PRIMS, ids=lambda p: p.name)
+def test_primitive_has_every_rule(prim):
+    missing = [kind for kind, table in [("impl", T.impl_rules), ("abstract eval", T.abstract_eval_rules),
+                                        ("jvp", T.jvp_rules), ("lowering", T.lowering_rules)]
+               if prim not in table and not (kind == "jvp" and prim.name in CUSTOM_BIND)]
+    if prim not in T.batch_rules and prim.name not in NO_BATCH:
+        missing.append("batching")
+    if prim not in T.python_rules and prim.name not in NO_PYTHON:
+        missing.append("to_python")
+    if prim.name in LINEAR and prim not in T.transpose_rules:
+        missing.append("transpose")
+    if prim.name in HIGHER_ORDER and prim not in partial_eval_rules:
+        missing.append("partial eval")
+    assert not missing, f"primitive `{prim.name}` has no {', '.join(missing)} rule"
+
+
+@pytest.mark.parametrize("prim", PRIMS, ids=lambda p: p.name)
+def test_transpose_only_for_declared_linear(prim):
+    # Keeps LINEAR honest: a transpose rule means the primitive is linear somewhere.
+    if prim in T.transpose_rules:
+        assert prim.name in LINEAR, f"`{prim.name}` has a transpose rule: add it to LINEAR"
+
+
+def test_exceptions_are_still_needed():
+    # A listed primitive that gained the rule should leave the list.
+    for name in NO_BATCH:
+        assert BY_NAME[name] not in T.batch_rules, f"{name} has a batching rule now"
+    for name in CUSTOM_BIND:
+        assert BY_NAME[name] not in T.jvp_rules, f"{name} has a jvp rule now"
+    for name in NO_PYTHON:
+        assert BY_NAME[name] not in T.python_rules, f"{name} has a to_python rule now"
+
+
+def test_a_rule_missing_is_reported():
+    # The check can fail: a fresh primitive with only impl and shape rule is incomplete.
+    from funcad.primitives._base import new_primitive
+    p = new_primitive("completeness_probe", lambda x: x, lambda x: x)
+    try:
+        with pytest.raises(AssertionError, match="no jvp, lowering, batching, to_python"):
+            test_primitive_has_every_rule(p)
+    finally:
+        del T.impl_rules[p], T.abstract_eval_rules[p]
+
+
+def test_a_new_unary_primitive_is_one_block():
+    # What a new standard primitive takes: this block (in primitives/elementwise.py),
+    # plus its name in funcad.lax's list. Everything else follows from the tables.
+    import numpy as np
+    from funcad.primitives.elementwise import _bind1, cosh, defjvp, mul, unop
+
+    probe_p = unop("probe_sinh", np.sinh, hlo="chlo.sinh", py="np.sinh({0})")
+    probe = _bind1(probe_p)
+    defjvp(probe_p, lambda t, ans, x: mul(t, cosh(x)))
+    try:
+        test_primitive_has_every_rule(probe_p)
+        x = np.linspace(-1.0, 1.0, 4)
+        np.testing.assert_allclose(funcad.jit(probe)(x), np.sinh(x), rtol=1e-12)
+        np.testing.assert_allclose(funcad.vmap(probe)(x), np.sinh(x), rtol=1e-12)
+        np.testing.assert_allclose(funcad.vmap(funcad.grad(funcad.grad(probe)))(x), np.sinh(x), rtol=1e-12)
+        assert "np.sinh(a)" in funcad.to_python(funcad.make_jaxpr(probe)(x))
+    finally:
+        for table in (T.impl_rules, T.abstract_eval_rules, T.jvp_rules, T.batch_rules, T.lowering_rules,
+                      T.python_rules):
+            table.pop(probe_p, None)
