@@ -10,7 +10,8 @@ PY := $(VENV)/bin/python
 # the jit and XLA tests against it too (`make test-oldest`).
 OLDEST_JAX := 0.6.0
 OLD := .venv-oldest
-XLA_TESTS := tests/test_jit.py tests/test_jaxlib_range.py tests/test_control_flow.py tests/test_custom.py
+XLA_TESTS := tests/test_jit.py tests/test_jaxlib_range.py tests/test_dispatch.py tests/test_control_flow.py \
+             tests/test_custom.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
