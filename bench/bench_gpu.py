@@ -20,23 +20,16 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
 
 from _models import mlp_data, mlp_loss as _mlp
+from _timing import best_of
 
 import funcad
 import funcad.numpy as fnp
 from funcad.lowering import xla
 
 
-def best_pair(f, g, rounds=10, number=10):
-    """Best per-call times of f and g, alternating rounds so load hits both alike."""
-    f(), g()
-    tf, tg = [], []
-    for _ in range(rounds):
-        for fn, out in ((f, tf), (g, tg)):
-            t = time.perf_counter()
-            for _ in range(number):
-                fn()
-            out.append((time.perf_counter() - t) / number)
-    return min(tf), min(tg)
+def best_pair(f, g):
+    """Best per-call times of f and g, measured in alternating rounds."""
+    return tuple(best_of([f, g], repeat=10, number=10))
 
 
 def mlp_grad_flops(sizes, batch):
