@@ -36,6 +36,10 @@ from ._ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, 
 from ._methods import install as _install
 
 _install(_Tracer)
+from ._interop import array_function as _array_function, array_ufunc as _array_ufunc  # noqa: E402
+
+# np.sin(tracer) traces as funcad.numpy.sin(tracer) instead of dropping derivatives.
+_Tracer.__array_ufunc__, _Tracer.__array_function__ = _array_ufunc, _array_function
 
 pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
