@@ -1,7 +1,7 @@
 """Transforms of closed jaxprs into closed jaxprs, for primitives that hold jaxprs.
 
-Higher-order primitives (cond, while, scan, checkpoint; jit's rules compute
-the same things) transform their bodies with these, all in one convention:
+Higher-order primitives (cond, while, scan, checkpoint, jit) transform their
+bodies with these, all in one convention:
 
 - each takes a ClosedJaxpr and one flag per input saying which inputs the
   transform touches (`nonzeros`, `unknowns`, `linear`, `batched`), and one
