@@ -13,6 +13,7 @@ Times are the best of several repeats; results are synchronised.
 from __future__ import annotations
 
 import gc
+import time
 import sys
 from pathlib import Path
 

@@ -1,7 +1,7 @@
 """Transforms of closed jaxprs into closed jaxprs, for primitives that hold jaxprs.
 
-Higher-order primitives (cond, while, scan, checkpoint; jit's rules compute
-the same things) transform their bodies with these, all in one convention:
+Higher-order primitives (cond, while, scan, checkpoint, jit) transform their
+bodies with these, all in one convention:
 
 - each takes a ClosedJaxpr and one flag per input saying which inputs the
   transform touches (`nonzeros`, `unknowns`, `linear`, `batched`), and one
@@ -15,7 +15,9 @@ the same things) transform their bodies with these, all in one convention:
   (residuals..., unknown inputs...); a transposed jaxpr takes (non-linear
   inputs..., nonzero output cotangents...);
 - the new jaxpr's input types are the old ones without weak types (a body's
-  weak types are decided when it is traced, by the user's function).
+  weak types are decided when it is traced, by the user's function), unless
+  `keep_weak` is set: a call (jit) keeps them, since its outputs reach the
+  user and JAX keeps theirs.
 
 `backward` evaluates a transposition (cotangents from values) where a rule
 needs it inside a function it traces itself.
@@ -32,8 +34,8 @@ from .jvp import jvp_flat
 from .transpose import backward_pass
 from .vmap import batch_call
 
-__all__ = ["nonzero_tangent", "jvp_jaxpr", "partial_eval_jaxpr", "transpose_jaxpr", "backward",
-           "batch_jaxpr"]
+__all__ = ["nonzero_tangent", "jvp_jaxpr", "partial_eval_jaxpr", "forward_residuals",
+           "transpose_jaxpr", "backward", "batch_jaxpr"]
 
 
 def _inexact(aval) -> bool:
@@ -45,6 +47,10 @@ def strip_weak(aval) -> ShapedArray:
     return ShapedArray(aval.shape, aval.dtype)
 
 
+def _input(aval, keep_weak: bool):
+    return aval if keep_weak else strip_weak(aval)
+
+
 def _flags(mask, n) -> list:
     return [False] * n if mask is None else [bool(m) for m in mask]
 
@@ -54,7 +60,7 @@ def nonzero_tangent(primal, tangent) -> bool:
     return tangent is not None and _inexact(aval_of(primal)) and aval_of(tangent).dtype != float0
 
 
-def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=None):
+def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=None, *, keep_weak: bool = False):
     """The jvp of `closed`: (primals..., tangents of the inputs flagged in
     `nonzeros`...) -> (primal outputs..., nonzero output tangents...).
 
@@ -78,7 +84,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate=None):
         out_nz[:] = [t is not None for t in ts]
         return list(p_out) + [t for t in ts if t is not None]
 
-    avals = [strip_weak(a) for a in closed.in_avals]
+    avals = [_input(a, keep_weak) for a in closed.in_avals]
     closed_jvp = trace_to_jaxpr(fun, avals + [a for a, nz in zip(avals, nonzeros) if nz], name="jvp")
     return closed_jvp, list(out_nz)
 
@@ -129,6 +135,27 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate=None):
     return known, unknown, out_unknowns, len(residuals)
 
 
+def forward_residuals(known: ClosedJaxpr, num_residuals: int):
+    """Drop from a known jaxpr (from `partial_eval_jaxpr`) the residuals that
+    are its own inputs, so a caller passes those from its arguments instead of
+    copying them out of a call (for jit, one device output fewer each).
+
+    Returns (known, sources): sources[i] is ("in", k) when residual i is known
+    input k, ("out", k) when it is output k of the new known jaxpr.
+    """
+    kj = known.jaxpr
+    nk = len(kj.outvars) - num_residuals
+    in_pos = {id(v): i for i, v in enumerate(kj.invars)}
+    outvars, sources = list(kj.outvars[:nk]), []
+    for v in kj.outvars[nk:]:
+        if id(v) in in_pos:
+            sources.append(("in", in_pos[id(v)]))
+        else:
+            sources.append(("out", len(outvars)))
+            outvars.append(v)
+    return known.with_outputs(outvars), tuple(sources)
+
+
 def backward(closed: ClosedJaxpr, linear, defined_args, cts) -> list:
     """Cotangents of the `linear` inputs of a jaxpr linear in them, given the values
     of the other inputs (in order) and the output cotangents (None = 0)."""
@@ -139,12 +166,12 @@ def backward(closed: ClosedJaxpr, linear, defined_args, cts) -> list:
     return backward_pass(as_consts, list(closed.consts) + list(defined_args), list(cts))
 
 
-def transpose_jaxpr(closed: ClosedJaxpr, linear, ct_mask=None):
+def transpose_jaxpr(closed: ClosedJaxpr, linear, ct_mask=None, *, keep_weak: bool = False):
     """The transpose of `closed` in its `linear` inputs: (non-linear inputs...,
     cotangents of the outputs flagged in `ct_mask`...) -> nonzero cotangents of
     the linear inputs. Returns (jaxpr, out_nonzeros), one flag per linear input."""
     ct_mask = [True] * len(closed.out_avals) if ct_mask is None else [bool(m) for m in ct_mask]
-    res_avals = [strip_weak(a) for a, u in zip(closed.in_avals, linear) if not u]
+    res_avals = [_input(a, keep_weak) for a, u in zip(closed.in_avals, linear) if not u]
     ct_avals = [strip_weak(a) for a, m in zip(closed.out_avals, ct_mask) if m]
     nres = len(res_avals)
     out_nz: list = []
@@ -158,18 +185,24 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear, ct_mask=None):
     return trace_to_jaxpr(fun, res_avals + ct_avals, name="transpose"), list(out_nz)
 
 
-def batch_jaxpr(closed: ClosedJaxpr, batched, axis_size: int, instantiate=None):
-    """`closed` over a batch: inputs flagged in `batched` carry a leading batch
-    axis, and so do the outputs returned flagged (those that depend on a batched
-    input, and those flagged in `instantiate`). Returns (jaxpr, out_batched)."""
+def batch_jaxpr(closed: ClosedJaxpr, batched, axis_size: int, instantiate=None, *,
+                dims=None, keep_weak: bool = False):
+    """`closed` over a batch: inputs flagged in `batched` carry a batch axis
+    (leading, or at `dims[i]` where `dims` is given), and the outputs returned
+    flagged carry a leading one (those that depend on a batched input, and those
+    flagged in `instantiate`). Returns (jaxpr, out_batched)."""
     instantiate = _flags(instantiate, len(closed.out_avals))
-    in_avals = [ShapedArray((axis_size,) + a.shape if b else a.shape, a.dtype)
-                for a, b in zip(closed.in_avals, batched)]
+    dims = [0 if b else None for b in batched] if dims is None else [
+        d if b else None for d, b in zip(dims, batched)]
+    in_avals = [_input(a, keep_weak) if d is None else
+                ShapedArray(a.shape[:d] + (axis_size,) + a.shape[d:], a.dtype,
+                            keep_weak and a.weak_type)
+                for a, d in zip(closed.in_avals, dims)]
     out_b: list = []
 
     def fun(*xs):
-        pairs = batch_call(lambda *ys: eval_jaxpr(closed.jaxpr, closed.consts, *ys), list(xs),
-                           [0 if b else None for b in batched], axis_size)
+        pairs = batch_call(lambda *ys: eval_jaxpr(closed.jaxpr, closed.consts, *ys), list(xs), dims,
+                           axis_size)
         out_b[:] = [d is not None or f for (_, d), f in zip(pairs, instantiate)]
         return [moveaxis0(v, d, axis_size) if b else v for (v, d), b in zip(pairs, out_b)]
 

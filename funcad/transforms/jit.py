@@ -27,12 +27,15 @@ from ..core.staging import partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, ctx, eval_jaxpr,
                           impl_rules, jvp_rules, set_trace, transpose_rules)
 from ..lowering import packing, xla
+from ..primitives._base import is_undefined
 from ..lowering.array import Array
 from ..lowering.stablehlo import lower_closed_call, lower_jaxpr, lowering_rules
 from .passes import optimize, register_call
 from ._argnums import resolve_static_args
 from ..core.traceback_util import api_boundary, filtered
 from .debugging import check_jit_nans, hoist_prints
+from .jaxpr_transforms import (batch_jaxpr, forward_residuals, jvp_jaxpr, nonzero_tangent,
+                               partial_eval_jaxpr, transpose_jaxpr)
 
 # ------------------------------------------------------------- executables ----
 
@@ -201,65 +204,29 @@ def _bind_call(args, jaxpr, name, backend):
     return jit_p.bind(*args, jaxpr=jaxpr, name=name, backend=backend)
 
 
-# -- jvp: a jit call of the jvp of the inner jaxpr ----------------------------
-
-def _jvp_jaxpr(closed: ClosedJaxpr, t_avals):
-    from .jvp import jvp_flat
-    n = len(closed.in_avals)
-    out_nz: list = []
-
-    def fun(*xs):
-        it = iter(xs[n:])
-        tangents = [None if a is None else next(it) for a in t_avals]
-        p_out, t_out = jvp_flat(lambda *p: eval_jaxpr(closed.jaxpr, closed.consts, *p),
-                                list(xs[:n]), tangents, instantiate=False)
-        out_nz[:] = [t is not None for t in t_out]
-        return p_out + [t for t in t_out if t is not None]
-
-    jvp_closed = trace_to_jaxpr(fun, list(closed.in_avals) + [a for a in t_avals if a is not None],
-                                name="jvp")
-    return jvp_closed, tuple(out_nz)
-
+# The rules below transform the inner jaxpr with jaxpr_transforms.py, keeping
+# weak types (the outputs reach the user), and call jit on the result.
 
 def _jit_jvp(primals, tangents, *, jaxpr, name, backend):
-    t_avals = tuple(None if t is None else aval_of(t) for t in tangents)
-    jvp_closed, out_nz = _memo(jaxpr, ("jvp", t_avals), lambda: _jvp_jaxpr(jaxpr, t_avals))
-    outs = _bind_call([*primals, *[t for t in tangents if t is not None]], jvp_closed,
+    in_nz = tuple(nonzero_tangent(p, t) for p, t in zip(primals, tangents))
+    jvp_closed, out_nz = _memo(jaxpr, ("jvp", in_nz),
+                               lambda: jvp_jaxpr(jaxpr, in_nz, keep_weak=True))
+    outs = _bind_call([*primals, *[t for t, nz in zip(tangents, in_nz) if nz]], jvp_closed,
                       f"jvp_{name}", backend)
     n = len(jaxpr.out_avals)
     it = iter(outs[n:])
     return outs[:n], [next(it) if nz else None for nz in out_nz]
 
 
-jvp_rules[jit_p] = _jit_jvp
-
-
-# -- partial evaluation: run the known half now, stage the unknown half ------
-
 def _split_call(closed: ClosedJaxpr, unknowns):
-    """partial_eval_jaxpr, plus: residuals that are known inputs are forwarded
-    from the call's arguments instead of being copied out of the known call.
-
-    Returns (known, unknown, out_unknowns, res_sources) where res_sources[i] is
-    ("in", k) for the k-th known argument or ("out", k) for known output k.
-    """
-    from .jaxpr_transforms import partial_eval_jaxpr
     known, unknown, out_unknowns, nres = partial_eval_jaxpr(closed, unknowns)
-    kj = known.jaxpr
-    nk = len(kj.outvars) - nres
-    in_pos = {id(v): i for i, v in enumerate(kj.invars)}
-    outvars, sources = list(kj.outvars[:nk]), []
-    for v in kj.outvars[nk:]:
-        if id(v) in in_pos:
-            sources.append(("in", in_pos[id(v)]))
-        else:
-            sources.append(("out", len(outvars)))
-            outvars.append(v)
-    known = ClosedJaxpr(Jaxpr(kj.constvars, kj.invars, kj.eqns, outvars), known.consts)
-    return known, unknown, out_unknowns, tuple(sources)
+    known, sources = forward_residuals(known, nres)
+    return known, unknown, out_unknowns, sources
 
 
 def _jit_partial_eval(trace, args, params):
+    """Run the known half now, stage the unknown half; residuals that are known
+    inputs are passed on from the arguments, not copied out of the known call."""
     closed, name, backend = params["jaxpr"], params["name"], params["backend"]
     unknowns = tuple(trace.is_own(x) for x in args)
     known, unknown, out_unknowns, sources = _memo(
@@ -280,76 +247,29 @@ def _jit_partial_eval(trace, args, params):
     return [next(u_it) if u else next(k_it) for u in out_unknowns]
 
 
-partial_eval_rules[jit_p] = _jit_partial_eval
-
-
-# -- transpose: a jit call of the backward pass of the inner linear jaxpr ----
-
-def _transpose_jaxpr(closed: ClosedJaxpr, undefined, ct_mask):
-    from .transpose import backward_pass
-    j = closed.jaxpr
-    res_vars = [v for v, u in zip(j.invars, undefined) if not u]
-    lin_vars = [v for v, u in zip(j.invars, undefined) if u]
-    # The defined inputs (residuals) act as constants of the linear jaxpr.
-    linear = Jaxpr(j.constvars + res_vars, lin_vars, j.eqns, j.outvars)
-    ct_avals = [ShapedArray(a.shape, a.dtype) for a, m in zip(closed.out_avals, ct_mask) if m]
-    nres = len(res_vars)
-    out_nz: list = []
-
-    def fun(*xs):
-        it = iter(xs[nres:])
-        cts = [next(it) if m else None for m in ct_mask]
-        cts_in = backward_pass(linear, list(closed.consts) + list(xs[:nres]), cts)
-        out_nz[:] = [c is not None for c in cts_in]
-        return [c for c in cts_in if c is not None]
-
-    t_closed = trace_to_jaxpr(fun, [v.aval for v in res_vars] + ct_avals, name="transpose")
-    return t_closed, tuple(out_nz)
-
-
 def _jit_transpose(cts, *args, jaxpr, name, backend):
-    from ..primitives._base import is_undefined
     undefined = tuple(is_undefined(a) for a in args)
     ct_mask = tuple(c is not None for c in cts)
     t_closed, out_nz = _memo(jaxpr, ("transpose", undefined, ct_mask),
-                             lambda: _transpose_jaxpr(jaxpr, undefined, ct_mask))
+                             lambda: transpose_jaxpr(jaxpr, undefined, ct_mask, keep_weak=True))
     outs = _bind_call([a for a in args if not is_undefined(a)] + [c for c in cts if c is not None],
                       t_closed, f"transpose_{name}", backend) if any(out_nz) else []
     it, nz = iter(outs), iter(out_nz)
     return [(next(it) if next(nz) else None) if u else None for u in undefined]
 
 
-transpose_rules[jit_p] = _jit_transpose
-
-
-# -- batching: a jit call of the batched inner jaxpr -------------------------
-
-def _batch_jaxpr(closed: ClosedJaxpr, dims, axis_size):
-    from .vmap import batch_call, moveaxis0
-    in_avals = []
-    for a, d in zip(closed.in_avals, dims):
-        in_avals.append(a if d is None else ShapedArray(a.shape[:d] + (axis_size,) + a.shape[d:],
-                                                        a.dtype, a.weak_type))
-    out_batched: list = []
-
-    def fun(*xs):
-        pairs = batch_call(lambda *ys: eval_jaxpr(closed.jaxpr, closed.consts, *ys), list(xs),
-                           list(dims), axis_size)
-        out_batched[:] = [d is not None for _, d in pairs]
-        return [v if d is None else moveaxis0(v, d, axis_size) for v, d in pairs]
-
-    b_closed = trace_to_jaxpr(fun, in_avals, name="vmap")
-    return b_closed, tuple(out_batched)
-
-
 def _jit_batch(args, dims, *, axis_size, jaxpr, name, backend):
     dims = tuple(dims)
-    b_closed, out_batched = _memo(jaxpr, ("vmap", dims, axis_size),
-                                  lambda: _batch_jaxpr(jaxpr, dims, axis_size))
+    batched = [d is not None for d in dims]
+    b_closed, out_batched = _memo(jaxpr, ("vmap", dims, axis_size), lambda: batch_jaxpr(
+        jaxpr, batched, axis_size, dims=dims, keep_weak=True))
     outs = _bind_call(list(args), b_closed, f"vmap_{name}", backend)
     return outs, [0 if b else None for b in out_batched]
 
 
+jvp_rules[jit_p] = _jit_jvp
+partial_eval_rules[jit_p] = _jit_partial_eval
+transpose_rules[jit_p] = _jit_transpose
 batch_rules[jit_p] = _jit_batch
 
 
