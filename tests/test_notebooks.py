@@ -4,7 +4,8 @@ Each notebook asserts its own numbers (gradients against closed forms,
 finite differences, JAX); here each one is executed with nbclient and a few
 of its printed results are checked. The stored notebooks must be the
 executed output of notebooks/_build.py: rebuild them with
-`.venv/bin/python notebooks/_build.py` after editing the cells there.
+`.venv/bin/python notebooks/_build.py` after editing their sources in
+notebooks/src/ (jupytext percent format).
 """
 from __future__ import annotations
 
@@ -87,3 +88,20 @@ def test_notebook_runs_in_a_fresh_kernel(name):
     if name == "03_jit_and_xla":
         from funcad.lowering import xla
         assert ("No GPU present" in text) != xla.gpu_available()
+
+
+def test_percent_format_parser():
+    text = ("preamble ignored\n# %% [markdown]\n# # Title\n#\n# text with `code`\n\n"
+            "# %%\n# %matplotlib inline\nx = 1\n\n# a comment\ny = 2\n\n\n# %%\nprint(x)\n")
+    assert build.parse_percent(text) == [
+        ("markdown", "# Title\n\ntext with `code`"),
+        ("code", "%matplotlib inline\nx = 1\n\n# a comment\ny = 2"),
+        ("code", "print(x)"),
+    ]
+
+
+def test_notebook_sources_are_valid_python():
+    import ast
+
+    for path in sorted((NB_DIR / "src").glob("*.py")):
+        ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
