@@ -38,8 +38,8 @@ remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
 __version__ = "0.1.0"
-from . import random  # noqa: E402,F401  (funcad.random, as jax.random)
-from . import nn, scipy  # noqa: E402,F401  (jax.nn and jax.scipy.{special,stats} are attributes after `import jax`)
+from . import random  # noqa: E402,F401  (funcad.random, as in JAX)
+from . import nn, scipy  # noqa: E402,F401  (attributes after `import funcad`, as in JAX)
 
 __all__ = ["Array", "BackendError", "ClosedJaxpr", "ConcretizationError", "FuncadError",
            "FuncadTypeError", "Jaxpr", "MissingRuleError", "NaNError",

@@ -1,4 +1,4 @@
-"""funcad.nn: the activation functions and helpers of jax.nn.
+"""funcad.nn: the activation functions and helpers of JAX's nn namespace.
 
 >>> import funcad, funcad.nn as nn
 >>> float(funcad.grad(nn.relu)(0.0))   # JAX's convention at the kink

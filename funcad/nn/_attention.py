@@ -46,7 +46,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale: flo
                           is_causal: bool = False, query_seq_lengths=None,
                           key_value_seq_lengths=None, local_window_size=None,
                           implementation: str | None = None, return_residual: bool = False):
-    """softmax(Q Kᵀ * scale + bias, masked) V for each head, as jax.nn.dot_product_attention.
+    """softmax(Q Kᵀ * scale + bias, masked) V for each head, as JAX's nn.dot_product_attention.
 
     Shapes: query (B, T, N, H) or (T, N, H); key and value (B, S, K, H) or
     (S, K, H), where N is a multiple of K (grouped-query attention; K == 1 is

@@ -101,7 +101,7 @@ def __getattr__(name):
 
 
 from ._bits import bitwise_count, bitwise_left_shift, bitwise_right_shift, left_shift, right_shift  # noqa: E402
-# The rest of jax.numpy's surface, one topic per module (all compositions of primitives).
+# The rest of JAX's numpy surface, one topic per module (all compositions of primitives).
 from ._calculus import *  # noqa: E402,F401,F403
 from ._construct import *  # noqa: E402,F401,F403
 from ._dtype_names import *  # noqa: E402,F401,F403

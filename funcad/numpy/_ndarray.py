@@ -1,4 +1,4 @@
-"""`funcad.numpy.ndarray`: the array type for isinstance checks, as `jax.numpy.ndarray`.
+"""`funcad.numpy.ndarray`: the array type for isinstance checks, as JAX's `numpy.ndarray`.
 
 funcad's values are NumPy arrays eagerly, `funcad.Array` after jit and tracers under a
 transformation; `isinstance(x, fnp.ndarray)` is true for all three (not for Python

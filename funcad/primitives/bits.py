@@ -198,7 +198,7 @@ defpython(bitcast_convert_type_p, lambda eqn, a: (
 
 
 def bitcast_convert_type(operand, new_dtype):
-    """The same bits read as `new_dtype` (as jax.lax.bitcast_convert_type): a narrower
+    """The same bits read as `new_dtype` (as in JAX's lax): a narrower
     dtype adds a trailing axis, a wider one consumes it.
 
     >>> hex(int(bitcast_convert_type(np.float32(1.0), np.uint32)))

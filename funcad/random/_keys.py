@@ -180,7 +180,7 @@ def fold_in(key, data):
 
 
 def clone(key):
-    """The key itself: raw keys are values, so cloning needs no copy (as jax.random.clone)."""
+    """The key itself: raw keys are values, so cloning needs no copy (as JAX's random.clone)."""
     return check_key("clone", key, allow_batched=True)
 
 

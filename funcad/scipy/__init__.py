@@ -1,4 +1,4 @@
-"""funcad.scipy: jax.scipy's special functions, distributions and integration.
+"""funcad.scipy: JAX's scipy special functions, distributions and integration.
 
 >>> import funcad.scipy.special as sps
 >>> float(sps.gammaln(1.0))

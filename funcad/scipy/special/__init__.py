@@ -1,4 +1,4 @@
-"""funcad.scipy.special: jax.scipy.special's functions that compose from funcad's primitives.
+"""funcad.scipy.special: JAX's scipy.special functions that compose from funcad's primitives.
 
 >>> import funcad, funcad.scipy.special as sps
 >>> float(sps.xlogy(0.0, 0.0))

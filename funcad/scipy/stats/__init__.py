@@ -1,4 +1,4 @@
-"""funcad.scipy.stats: distributions as modules of functions, as jax.scipy.stats.
+"""funcad.scipy.stats: distributions as modules of functions, as in JAX.
 
 >>> from funcad.scipy.stats import norm
 >>> round(float(norm.logpdf(0.0)), 6)
