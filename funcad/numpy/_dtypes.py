@@ -6,7 +6,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.avals import ShapedArray, aval_of, result_type
-from ..core.errors import FuncadTypeError
+from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.trace import Tracer, ctx
 from ..primitives.elementwise import convert_element_type
 
@@ -97,3 +97,9 @@ def to_inexact(x, ufunc=np.sin):
 
 def canonical_dtype(dtype):
     return None if dtype is None else np.dtype(dtype)
+
+
+def no_out(out, fn: str) -> None:
+    """Refuse `out=` as JAX does: funcad's arrays are immutable, results are returned."""
+    if out is not None:
+        raise FuncadValueError(f"{fn}: out= is not supported (arrays are immutable); use the return value")

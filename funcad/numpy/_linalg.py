@@ -8,7 +8,7 @@ from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
 from ..primitives._base import canonical_axis
 from ..primitives.linalg import dot_general
-from ._dtypes import asarray_or_tracer, promote
+from ._dtypes import asarray_or_tracer, no_out, promote
 from ._shape import ndim, reshape, shape, transpose
 
 
@@ -98,8 +98,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None, pre
     >>> fnp.einsum(fnp.ones((2, 3)), [0, 1], fnp.ones((3, 4)), [1, 2], [0, 2]).shape
     (2, 4)
     """
-    if out is not None:
-        raise FuncadValueError("einsum: out= is not supported (arrays are immutable); use the result")
+    no_out(out, "einsum")
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_to_str(subscripts, operands)
     res = _einsum_str(subscripts, *operands)

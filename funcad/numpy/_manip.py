@@ -13,7 +13,7 @@ from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
-from ._dtypes import asarray_or_tracer, cast, promote
+from ._dtypes import asarray_or_tracer, cast, no_out, promote
 from ._indexing import _IndexUpdateHelper, getitem
 from ._shape import (broadcast_arrays, broadcast_to, concatenate, flip,
                      moveaxis, ravel, reshape, shape, split, stack, swapaxes, transpose)
@@ -512,8 +512,7 @@ def select(condlist, choicelist, default=0):
 def choose(a, choices, out=None, mode: str = "raise"):
     """Entries from choices[a] (mode 'raise', 'wrap' or 'clip')."""
     from ._ufuncs import clip, mod
-    if out is not None:
-        raise FuncadValueError("choose: out= is not supported (arrays are immutable)")
+    no_out(out, "choose")
     a = cast(asarray_or_tracer(a), np.int64)
     choices = list(choices) if not (isinstance(choices, Tracer) or hasattr(choices, "shape")) else \
         [getitem(asarray_or_tracer(choices), i) for i in range(shape(asarray_or_tracer(choices))[0])]

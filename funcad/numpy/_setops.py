@@ -17,7 +17,7 @@ from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
-from ._dtypes import asarray_or_tracer, cast, promote
+from ._dtypes import asarray_or_tracer, cast, no_out, promote
 from ._indexing import getitem
 from ._reductions import any as _any, cumsum, max as _max, min as _min, sum as _sum
 from ._shape import concatenate, moveaxis, ravel, reshape, shape
@@ -126,8 +126,7 @@ def extract(condition, arr, *, size: int | None = None, fill_value=0):
 
 def compress(condition, a, axis: int | None = None, *, size: int | None = None, fill_value=0, out=None):
     """The slices of `a` along `axis` where `condition` is true."""
-    if out is not None:
-        raise FuncadValueError("compress: out= is not supported (arrays are immutable); use the result")
+    no_out(out, "compress")
     a = asarray_or_tracer(a)
     if axis is None:
         a, axis = ravel(a), 0

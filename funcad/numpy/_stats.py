@@ -12,7 +12,7 @@ from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
-from ._dtypes import asarray_or_tracer, cast, promote, to_inexact
+from ._dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
 from ._indexing import getitem, take_along_axis
 from ._reductions import (_norm_axes, argmax as _argmax, argmin as _argmin, cumprod as _cumprod,
                           cumsum as _cumsum, max as _max, mean as _mean, min as _min, prod as _prod,
@@ -155,44 +155,39 @@ def quantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: s
     >>> float(fnp.quantile(fnp.array([1.0, 2.0, 3.0, 4.0]), 0.5))
     2.5
     """
-    _no_out(out, "quantile")
+    no_out(out, "quantile")
     return _quantile(a, q, axis, method, keepdims, False, weights, "quantile")
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
                 keepdims: bool = False, *, weights=None):
     """quantile ignoring NaNs."""
-    _no_out(out, "nanquantile")
+    no_out(out, "nanquantile")
     return _quantile(a, q, axis, method, keepdims, True, weights, "nanquantile")
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
                keepdims: bool = False, *, weights=None):
     """The q-th percentiles (q in [0, 100])."""
-    _no_out(out, "percentile")
+    no_out(out, "percentile")
     return _quantile(a, _percent(q), axis, method, keepdims, False, weights, "percentile")
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
                   keepdims: bool = False, *, weights=None):
-    _no_out(out, "nanpercentile")
+    no_out(out, "nanpercentile")
     return _quantile(a, _percent(q), axis, method, keepdims, True, weights, "nanpercentile")
 
 
 def median(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
     """The median along axis (NaN if a NaN is present)."""
-    _no_out(out, "median")
+    no_out(out, "median")
     return _quantile(a, 0.5, axis, "midpoint", keepdims, False, None, "median")
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: bool = False):
-    _no_out(out, "nanmedian")
+    no_out(out, "nanmedian")
     return _quantile(a, 0.5, axis, "midpoint", keepdims, True, None, "nanmedian")
-
-
-def _no_out(out, fn):
-    if out is not None:
-        raise FuncadValueError(f"{fn}: out= is not supported (arrays are immutable); use the return value")
 
 
 # ----------------------------------------------------------- NaN reductions ----
@@ -211,7 +206,7 @@ def _where_arg(a, where_, value):
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
     """sum treating NaN as zero."""
-    _no_out(out, "nansum")
+    no_out(out, "nansum")
     a = _where_arg(_nan_to(a, 0), where, 0)
     s = _sum(a, axis, dtype, keepdims)
     return s if initial is None else add(s, initial)
@@ -219,7 +214,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=N
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=None, where=None):
     """prod treating NaN as one."""
-    _no_out(out, "nanprod")
+    no_out(out, "nanprod")
     a = _where_arg(_nan_to(a, 1), where, 1)
     p = _prod(a, axis, dtype, keepdims)
     return p if initial is None else multiply(p, initial)
@@ -227,13 +222,13 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=
 
 def nanmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
     """max ignoring NaNs (NaN where all are NaN)."""
-    _no_out(out, "nanmax")
+    no_out(out, "nanmax")
     return _nan_extreme(a, axis, keepdims, initial, where, _max, -np.inf)
 
 
 def nanmin(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
     """min ignoring NaNs (NaN where all are NaN)."""
-    _no_out(out, "nanmin")
+    no_out(out, "nanmin")
     return _nan_extreme(a, axis, keepdims, initial, where, _min, np.inf)
 
 
@@ -264,12 +259,12 @@ def _nan_extreme(a, axis, keepdims, initial, where_, red, neutral):
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
     """argmax ignoring NaNs (-1 where all are NaN, as in JAX)."""
-    _no_out(out, "nanargmax")
+    no_out(out, "nanargmax")
     return _nan_arg(a, axis, keepdims, _argmax, -np.inf)
 
 
 def nanargmin(a, axis=None, out=None, keepdims=None):
-    _no_out(out, "nanargmin")
+    no_out(out, "nanargmin")
     return _nan_arg(a, axis, keepdims, _argmin, np.inf)
 
 
@@ -292,7 +287,7 @@ def _count_valid(a, axis, keepdims, where_):
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
     """mean ignoring NaNs (NaN where all are NaN)."""
-    _no_out(out, "nanmean")
+    no_out(out, "nanmean")
     a = asarray_or_tracer(a)
     if aval_of(a).dtype.kind not in "fc":
         from ._reductions import mean as _m
@@ -309,7 +304,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None, mean=None):
     """var ignoring NaNs."""
-    _no_out(out, "nanvar")
+    no_out(out, "nanvar")
     a = _inexact(a)
     d = np.dtype(dtype) if dtype is not None else aval_of(a).dtype
     a = cast(a, d)
@@ -328,13 +323,13 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, w
 
 def nancumsum(a, axis=None, dtype=None, out=None):
     """cumsum treating NaN as zero."""
-    _no_out(out, "nancumsum")
+    no_out(out, "nancumsum")
     return _cumsum(_nan_to(a, 0), axis, dtype)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
     """cumprod treating NaN as one."""
-    _no_out(out, "nancumprod")
+    no_out(out, "nancumprod")
     return _cumprod(_nan_to(a, 1), axis, dtype)
 
 
@@ -371,13 +366,13 @@ def _cumulative(fn, init, x, axis, dtype, include_initial):
 
 def ptp(a, axis=None, out=None, keepdims: bool = False):
     """max - min along axis."""
-    _no_out(out, "ptp")
+    no_out(out, "ptp")
     return subtract(_max(a, axis, keepdims), _min(a, axis, keepdims))
 
 
 def minmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
     """(min, max) along axis."""
-    _no_out(out, "minmax")
+    no_out(out, "minmax")
     if initial is None:
         lo_init = hi_init = None
     else:

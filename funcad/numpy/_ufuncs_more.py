@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import aval_of
-from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.errors import FuncadTypeError
 from ..core.trace import Tracer
 from ..primitives import elementwise as E
-from ._dtypes import asarray_or_tracer, cast, promote, to_inexact
+from ._dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
 from ._ufuncs import (absolute, floor_divide, isinf, isnan, logical_and, logical_or, maximum, minimum, multiply, power, subtract, trunc, where)
 
 __all__ = ["fabs", "fmax", "fmin", "signbit", "isposinf", "isneginf", "isreal", "iscomplex",
@@ -135,8 +135,7 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
 
 def modf(x, /, out=None):
     """(fractional part, integral part), both with x's sign."""
-    if out is not None:
-        raise FuncadValueError("modf: out= is not supported (arrays are immutable)")
+    no_out(out, "modf")
     x = to_inexact(x, np.modf)
     whole = trunc(x)
     frac = subtract(x, whole)
