@@ -115,3 +115,51 @@ def test_vectorize_excluded_and_tuple_outputs():
 def test_vectorize_errors(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+A = np.array
+POLY_CASES = [
+    "polyint(A([1,2,3]))", "polyint(A([1.,2,3]), 2, k=A([1.,2.]))", "polyint(A([1.,2,3]), 0)",
+    "polyint(A([1.,2,3]), 3, k=2.)", "polyval(A([1,2,3]), A([1.,2.]))", "polyval(A([1,2,3]), 2)",
+    "polyval(A([[1,2],[3,4.]]), A([1.,2,3])[:,None])", "polyval(A([]), 2.)",
+    "polyval(A([1.,2], np.float32), 2.)", "polydiv(A([1.,3,3,1]), A([1.,1]))",
+    "polydiv(A([1,3,3,1]), A([1,1]))", "polydiv(A([1.,2]), A([1.,2,3]))",
+    "polydiv(A([1.,3,3,1]), A([2.,1]), trim_leading_zeros=True)", "polyadd(np.ones((2,2)), np.ones(2))",
+    "polyadd(A([1,2]), A([1,2,3]))", "polysub(A([1,2]), A([1.,2,3]))", "poly(A([]))",
+    "poly(A([1.,2.,3.]))", "poly(A([1,2]))", "poly(A(3.))", "polymul(A([1,2]), A([]))",
+    "polymul(A([0.,0]), A([0.,1]), trim_leading_zeros=True)", "polymul(A([0., 1,2]), A([1.,2,3]))",
+    "polymul(A([1,2]), A([3,4]))", "polyder(A([1,2,3,4]), 2)", "polyder(A([1.,2,3,4]), 0)",
+    "polyder(A([1,2,3]), 5)",
+]
+
+
+@pytest.mark.parametrize("case", POLY_CASES)
+def test_polynomials_match_jax(case):
+    want, got = eval("jnp." + case), eval("fnp." + case)
+    want = want if isinstance(want, tuple) else (want,)
+    got = got if isinstance(got, tuple) else (got,)
+    for g, w in zip(got, want):
+        assert np.asarray(g).shape == w.shape and np.asarray(g).dtype == w.dtype
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12)
+
+
+def test_polynomial_derivatives_and_jit():
+    r = np.array([1.0, 2.0, 3.0])
+    g = funcad.grad(lambda r: fnp.polyval(fnp.poly(r), 0.5))(r)
+    np.testing.assert_allclose(g, jax.grad(lambda r: jnp.polyval(jnp.poly(r), 0.5))(r), rtol=1e-12)
+    q, rem = funcad.jit(fnp.polydiv)(A([1.0, 3, 3, 1]), A([1.0, 1]))
+    np.testing.assert_allclose(q, [1.0, 2.0, 1.0])
+    np.testing.assert_allclose(rem, [0.0] * 4, atol=1e-15)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: fnp.polyder(A([1.0, 2]), -1), "Order of derivative must be positive"),
+    (lambda: fnp.polyint(A([1.0, 2]), -1), "Order of integral must be positive"),
+    (lambda: fnp.polyint(A([1.0, 2, 3]), 2, k=A([1.0, 2, 3])), "length 1 or m"),
+    (lambda: fnp.poly(np.ones((2, 3))), "1d or non-empty square"),
+    (lambda: fnp.polyval(A(2.0), A(3.0)), "at least one dimension"),
+    (lambda: fnp.polyder(np.ones((3, 2))), "1-D coefficient array"),
+])
+def test_polynomial_errors(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()

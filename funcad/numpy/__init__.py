@@ -119,4 +119,6 @@ __all__ = sorted(set(__all__).union(
                           _ufuncs_more))))
 from ._floatbits import frexp, nextafter, spacing  # noqa: E402
 from ._vectorize import vectorize  # noqa: E402
-__all__ = sorted(set(__all__) | {"frexp", "nextafter", "packbits", "spacing", "unpackbits", "vectorize"})
+from ._poly import *  # noqa: E402,F401,F403
+from . import _poly  # noqa: E402
+__all__ = sorted(set(__all__) | set(_poly.__all__) | {"frexp", "nextafter", "packbits", "spacing", "unpackbits", "vectorize"})
