@@ -491,9 +491,31 @@ mul_p = binop("mul", np.multiply, "fciub", hlo=("stablehlo.multiply", "stablehlo
 div_p = binop("div", _int_div, "fciu", hlo="stablehlo.divide", py=_div_source)
 rem_p = binop("rem", _rem, "fiu", hlo="stablehlo.remainder", py="np.fmod({0}, {1})")
 pow_p = binop("pow", np.power, "fc", hlo="stablehlo.power", py="{0} ** {1}")
-max_p = binop("max", np.maximum, "fiub", hlo=("stablehlo.maximum", "stablehlo.or"),
+
+
+def _minmax_lowering(op, bool_op, direction):
+    real_rule = elementwise_rule(op, bool_op)
+
+    def rule(ctx, x, y):
+        if x.aval.dtype.kind != "c":
+            return real_rule(ctx, x, y)
+        # XLA orders complex numbers by real part only; NumPy lexicographically, NaNs first.
+        (x, y), shape = broadcast_operands(ctx, x, y)
+        part = ShapedArray(shape, _REAL_OF[x.aval.dtype])
+        rx, ix, ry, iy = [ctx.op1(f"stablehlo.{k}", [v], part) for v in (x, y) for k in ("real", "imag")]
+        both = lambda k, a, b: binary(ctx, f"stablehlo.{k}", a, b)  # noqa: E731
+        pick_x = both("or", compare(ctx, rx, ry, direction),
+                      both("and", compare(ctx, rx, ry, "EQ"), compare(ctx, ix, iy, direction[0] + "E")))
+        x_nan = both("or", compare(ctx, rx, rx, "NE"), compare(ctx, ix, ix, "NE"))
+        y_nan = both("or", compare(ctx, ry, ry, "NE"), compare(ctx, iy, iy, "NE"))
+        pick_x = both("or", x_nan, both("and", pick_x, ctx.op1("stablehlo.not", [y_nan], y_nan.aval)))
+        return select(ctx, pick_x, x, y)
+    return rule
+
+
+max_p = binop("max", np.maximum, "fciub", hlo=_minmax_lowering("stablehlo.maximum", "stablehlo.or", "GT"),
               py="np.maximum({0}, {1})")
-min_p = binop("min", np.minimum, "fiub", hlo=("stablehlo.minimum", "stablehlo.and"),
+min_p = binop("min", np.minimum, "fciub", hlo=_minmax_lowering("stablehlo.minimum", "stablehlo.and", "LT"),
               py="np.minimum({0}, {1})")
 atan2_p = binop("atan2", np.arctan2, "f", hlo="stablehlo.atan2", py="np.arctan2({0}, {1})")
 and_p = binop("and", np.bitwise_and, "biu", hlo="stablehlo.and", py="{0} & {1}")
