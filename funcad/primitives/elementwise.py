@@ -264,7 +264,17 @@ digamma_p = unop("digamma", lambda x: sp.digamma(x), "f", hlo="chlo.digamma", py
 digamma = _bind1(digamma_p)
 defjvp(digamma_p, lambda t, ans, x: mul(t, polygamma(1, x)))
 
-is_finite_p = unop("is_finite", np.isfinite, hlo="stablehlo.is_finite", py="np.isfinite({0})",
+def _is_finite_lowering(ctx, x):
+    out = ctx.out_aval
+    if x.aval.dtype.kind != "c":
+        return ctx.op1("stablehlo.is_finite", [x], out)
+    # XLA's is_finite takes floats only: both parts finite.
+    part = ShapedArray(x.aval.shape, _REAL_OF[x.aval.dtype])
+    re, im = [ctx.op1("stablehlo.is_finite", [ctx.op1(f"stablehlo.{k}", [x], part)], out) for k in ("real", "imag")]
+    return binary(ctx, "stablehlo.and", re, im)
+
+
+is_finite_p = unop("is_finite", np.isfinite, hlo=_is_finite_lowering, py="np.isfinite({0})",
                    aval=lambda x: ShapedArray(x.shape, np.bool_))
 is_finite = _bind1(is_finite_p)
 defzero(is_finite_p)
