@@ -262,6 +262,9 @@ def _jit_cases():
 
 @pytest.mark.parametrize("spec,jitted", list(_jit_cases()))
 def test_complex_row_matches_jax(spec, jitted):
+    if spec.name == "c_sign" and complex(jax.jvp(jnp.sign, (1j,), (1.0 + 0j,))[1]) == 0:
+        pytest.skip("this JAX takes sign's complex derivative as 0 (newer JAX does not); "
+                    "test_complex_row_finite_differences_order2 checks funcad's")
     xs = _crow(spec)
     rng = np.random.default_rng(1)
     out = spec.fun(*xs)
