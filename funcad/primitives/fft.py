@@ -95,14 +95,24 @@ def fft(x, fft_type: FftType | str, fft_lengths) -> object:
     if typ == FftType.RFFT and dt.kind == "c":
         raise FuncadTypeError(f"fft: RFFT takes a real operand, got {dt}; use FFT for complex "
                               "input or take its real part first")
-    real = dt if dt in (np.float32, np.float64) else np.dtype(
-        np.float32 if dt.kind == "f" and dt.itemsize <= 2 else np.float64)  # as NumPy's fft
-    target = real if typ == FftType.RFFT else dt if dt.kind == "c" else _complex_of(real)
+    target = fft_input_dtype(dt, typ)
     if dt != target:
         x = convert_element_type(x, target)
     if not lengths:
         return x  # XLA has no zero-dimensional FFT: the identity
     return fft_p.bind(x, fft_type=typ, fft_lengths=lengths)
+
+
+def fft_input_dtype(dtype, fft_type: FftType) -> np.dtype:
+    """The dtype an operand of dtype `dtype` is converted to, as NumPy's fft does:
+    float16 computes in single precision, integers and booleans in double;
+    RFFT takes the real dtype, the other types the complex one."""
+    dt = np.dtype(dtype)
+    if dt.kind == "c":
+        return dt
+    real = dt if dt in (np.float32, np.float64) else np.dtype(
+        np.float32 if dt.kind == "f" and dt.itemsize <= 2 else np.float64)
+    return real if fft_type == FftType.RFFT else _complex_of(real)
 
 
 def _fft_type(t) -> FftType:
