@@ -65,16 +65,19 @@ def _fft_aval(x, *, fft_type, fft_lengths):
     return ShapedArray(shape, dtype, x.weak_type)
 
 
-_NUMPY = {FftType.FFT: np.fft.fftn, FftType.IFFT: np.fft.ifftn, FftType.RFFT: np.fft.rfftn}
+_NUMPY = {FftType.FFT: (np.fft.fft, np.fft.fftn), FftType.IFFT: (np.fft.ifft, np.fft.ifftn),
+          FftType.RFFT: (np.fft.rfft, np.fft.rfftn), FftType.IRFFT: (np.fft.irfft, np.fft.irfftn)}
 
 
 def _fft_impl(x, *, fft_type, fft_lengths):
     x = np.asarray(x)
-    axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
-    if fft_type == FftType.IRFFT:
-        return np.fft.irfftn(x, s=fft_lengths, axes=axes).astype(_real_of(x.dtype), copy=False)
-    out = _NUMPY[fft_type](x, axes=axes)
-    return out.astype(_complex_of(x.dtype), copy=False)
+    one, many = _NUMPY[fft_type]
+    if len(fft_lengths) == 1:  # the common case, without fftn's axis bookkeeping
+        out = one(x, fft_lengths[0]) if fft_type == FftType.IRFFT else one(x)
+    else:
+        axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
+        out = many(x, fft_lengths, axes) if fft_type == FftType.IRFFT else many(x, axes=axes)
+    return out.astype(_real_of(x.dtype) if fft_type == FftType.IRFFT else _complex_of(x.dtype), copy=False)
 
 
 fft_p = new_primitive("fft", _fft_impl, _fft_aval)
