@@ -321,3 +321,9 @@ def test_shifts_match_numpy(axes):
     np.testing.assert_array_equal(fnp.fft.fftshift(x, axes), np.fft.fftshift(x, axes))
     np.testing.assert_array_equal(fnp.fft.ifftshift(x, axes), np.fft.ifftshift(x, axes))
     np.testing.assert_array_equal(fnp.fft.ifftshift(fnp.fft.fftshift(x, axes), axes), x)
+
+
+def test_namespace_has_every_name_of_jax_numpy_fft():
+    theirs = {n for n in dir(jnp.fft) if not n.startswith("_")}
+    assert theirs == set(fnp.fft.__all__)
+    assert {"fft", "FftType"} <= set(lax.__all__)
