@@ -265,7 +265,7 @@ def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.ihfft(fnp.array([8.0, -2.0, 0.0, -2.0]))
-    array([1.-0.j, 2.-0.j, 3.-0.j])
+    array([1.+0.j, 2.+0.j, 3.+0.j])
     """
     norm = _SWAPPED[_check_norm(norm, "ihfft")]
     # conj(rfft(x)) is rfft of x reflected, for real x.
