@@ -83,7 +83,7 @@ def _fft_impl(x, *, fft_type, fft_lengths):
 fft_p = new_primitive("fft", _fft_impl, _fft_aval)
 
 
-def fft(x, fft_type: FftType | str, fft_lengths) -> object:
+def fft(x, fft_type: FftType | str, fft_lengths: tuple[int, ...]):
     """The FFT of `x` over its last len(fft_lengths) axes, as `jax.lax.fft`: `fft_type`
     is an FftType or its name ("fft", "ifft", "rfft", "irfft"); the operand is converted
     to complex (to float for RFFT) first.
@@ -134,7 +134,8 @@ def _fft_type(t) -> FftType:
 # transpose is conj(RFFT(ct)) / N with the folded-in frequencies doubled, and
 # conj(RFFT(t)) is RFFT of t reflected (t[-j mod n]) on every transformed axis.
 
-def _reflect(t, axes):
+def reflect(t, axes):
+    """t[-j mod n] along each of `axes`: for real t, conj(rfft(t)) is rfft(reflect(t))."""
     for a in axes:
         n = shape_of(t)[a]
         if n > 1:
@@ -168,7 +169,7 @@ def _fft_transpose(ct, x, *, fft_type, fft_lengths):
         full = pad(ct, np.zeros((), dtype_of(ct)), config) if extra else ct
         spectrum = fft_p.bind(full, fft_type=FftType.FFT, fft_lengths=fft_lengths)
         return [convert_element_type(spectrum, x.aval.dtype)]
-    spectrum = fft_p.bind(_reflect(ct, axes), fft_type=FftType.RFFT, fft_lengths=fft_lengths)
+    spectrum = fft_p.bind(reflect(ct, axes), fft_type=FftType.RFFT, fft_lengths=fft_lengths)
     return [mul(spectrum, _irfft_weights(fft_lengths, dtype_of(spectrum)))]
 
 

@@ -16,8 +16,8 @@ import numpy as np
 from ...core.avals import aval_of
 from ...core.errors import AxisError, FuncadTypeError, FuncadValueError
 from ...primitives.elementwise import convert_element_type, mul
-from ...primitives.fft import FftType, fft_input_dtype, fft_p
-from ...primitives.structural import concatenate, pad, rev, slice as _slice, transpose
+from ...primitives.fft import FftType, fft_input_dtype, fft_p, reflect
+from ...primitives.structural import pad, slice as _slice, transpose
 from .._dtypes import asarray_or_tracer
 
 FFT, IFFT, RFFT, IRFFT = FftType.FFT, FftType.IFFT, FftType.RFFT, FftType.IRFFT
@@ -168,19 +168,6 @@ def fft_core(fn: str, typ: FftType, a, s, axes, norm, inverse: bool):
 _SWAPPED = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
-def _reflect(x, axis: int):
-    """x[-j mod n] along `axis`: conj(rfft(x)) is rfft of x reflected (x real)."""
-    shape = aval_of(x).shape
-    n = shape[axis]
-    if n < 2:
-        return x
-    start, stop = [0] * len(shape), list(shape)
-    stop[axis] = 1
-    head = _slice(x, start, list(stop))
-    start[axis], stop[axis] = 1, n
-    return concatenate([head, rev(_slice(x, start, stop), (axis,))], axis)
-
-
 def _one_axis(fn: str, axis):
     if isinstance(axis, (list, tuple)):
         raise FuncadValueError(f"{fn} does not support multiple axes, got axis={axis!r}; "
@@ -256,7 +243,7 @@ def hfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
     # irfft(conj(a)) is irfft(a) reflected.
     x, s, perm = _prepare("hfft", IRFFT, a, _n("hfft", n), _one_axis("hfft", axis))
     x = _apply(x, IRFFT, s)
-    x = _reflect(_scale(x, _norm_factor(norm, True, s[0])), aval_of(x).ndim - 1)
+    x = reflect(_scale(x, _norm_factor(norm, True, s[0])), (aval_of(x).ndim - 1,))
     return _finish(x, IRFFT, (), perm, norm, True)
 
 
@@ -270,7 +257,7 @@ def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
     norm = _SWAPPED[_check_norm(norm, "ihfft")]
     # conj(rfft(x)) is rfft of x reflected, for real x.
     x, s, perm = _prepare("ihfft", RFFT, a, _n("ihfft", n), _one_axis("ihfft", axis))
-    x = _reflect(x, aval_of(x).ndim - 1)
+    x = reflect(x, (aval_of(x).ndim - 1,))
     return _finish(x, RFFT, s, perm, norm, False)
 
 
