@@ -39,8 +39,8 @@ sp = _LazyScipySpecial()
 def _unary_aval(name, kinds):
     def rule(x, **_):
         if x.dtype.kind not in kinds:
-            want = {"fc": "a float or complex", "f": "a float", "biu": "an integer or boolean",
-                    "fciu": "a numeric", "b": "a boolean"}.get(kinds, kinds)
+            want = {"fc": "a float or complex", "f": "a float", "c": "a complex",
+                    "biu": "an integer or boolean", "fciu": "a numeric", "b": "a boolean"}.get(kinds, kinds)
             raise type_error(name, f"it needs {want} array; cast with .astype(...)", x)
         return x
     return rule
@@ -217,7 +217,8 @@ def _sign_jvp(t, ans, x):
     # sign(x) = exp(i·angle(x)): d sign = i·sign(x)·dθ with dθ = Im(conj(sign x)·dx) / |x|,
     # which is 0 at x == 0 (as JAX).
     ax = abs(x)
-    dtheta = div(imag(mul(conj(ans), t)), select_n(eq(ax, const(ax, 0)), ax, full(shape_of(ax), 1, dtype_of(ax))))
+    safe = select_n(eq(ax, const(ax, 0)), ax, full(shape_of(ax), 1, dtype_of(ax)))
+    dtheta = div(imag(mul(conj(ans), t)), safe)
     return mul(ans, complex(zeros_like(dtheta), dtheta))
 
 
@@ -264,7 +265,18 @@ digamma_p = unop("digamma", lambda x: sp.digamma(x), "f", hlo="chlo.digamma", py
 digamma = _bind1(digamma_p)
 defjvp(digamma_p, lambda t, ans, x: mul(t, polygamma(1, x)))
 
-is_finite_p = unop("is_finite", np.isfinite, hlo="stablehlo.is_finite", py="np.isfinite({0})",
+def _is_finite_lowering(ctx, x):
+    out = ctx.out_aval
+    if x.aval.dtype.kind != "c":
+        return ctx.op1("stablehlo.is_finite", [x], out)
+    # XLA's is_finite takes floats only: both parts finite.
+    part = ShapedArray(x.aval.shape, _REAL_OF[x.aval.dtype])
+    re, im = [ctx.op1("stablehlo.is_finite", [ctx.op1(f"stablehlo.{k}", [x], part)], out)
+              for k in ("real", "imag")]
+    return binary(ctx, "stablehlo.and", re, im)
+
+
+is_finite_p = unop("is_finite", np.isfinite, hlo=_is_finite_lowering, py="np.isfinite({0})",
                    aval=lambda x: ShapedArray(x.shape, np.bool_))
 is_finite = _bind1(is_finite_p)
 defzero(is_finite_p)
