@@ -48,3 +48,9 @@ from ._more import *  # noqa: E402,F401,F403  (compositions: *_in_dim, reduce, r
 from ._more import __all__ as _more_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_more_all))
+
+from ..primitives.fft import FftType  # noqa: E402
+from ..primitives.fft import fft as _fft  # noqa: E402
+
+fft = _checked(_fft)
+__all__ = sorted(set(__all__) | {"FftType", "fft"})
