@@ -44,7 +44,7 @@ from .structural import broadcast_in_dim, concatenate, moveaxis0, pad, reshape, 
 
 
 def _check_matrix(name, x, square=False):
-    if x.ndim < 2 or x.dtype.kind not in "f" or (square and x.shape[-1] != x.shape[-2]):
+    if x.ndim < 2 or x.dtype not in (np.float32, np.float64) or (square and x.shape[-1] != x.shape[-2]):
         what = "square matrices [..., n, n]" if square else "matrices [..., m, n]"
         raise FuncadTypeError(f"{name} got {x.str_short()}: it takes a stack of float32 or float64 "
                               f"{what}; convert with .astype(np.float64){' or pass a square matrix' if square else ''}")
