@@ -35,10 +35,12 @@ from ..core.trace import batch_rules, jvp_rules, lowering_rules
 from ..lowering import lapack
 from ..lowering.stablehlo import broadcast, compare, select
 from . import elementwise as E
-from ._base import const, defpython, dtype_of, new_primitive, shape_of
+from ._base import check_eagerly, const, defpython, dtype_of, new_primitive, shape_of
 from .linalg import dot_general
+from .indexing import take_along_axis
 from .reductions import reduce_sum
 from .structural import broadcast_in_dim, concatenate, moveaxis0, pad, reshape, slice, transpose
+from .triangular import lu, triangular_solve
 
 # ----------------------------------------------------------------- helpers ----
 
@@ -439,9 +441,17 @@ def _qr_composition(x, *, full_matrices):
     return [q, r]
 
 
+def _lu_solve(a, b):
+    """x with a @ x = b, for square a [..., n, n] and b [..., n, p], by pivoted LU."""
+    lu_, _, perm = lu(a)
+    nd = len(shape_of(b))
+    perm = broadcast_in_dim(perm, tuple(shape_of(b)), tuple(range(nd - 1)))
+    y = triangular_solve(lu_, take_along_axis(b, perm, nd - 2), left_side=True, lower=True, unit_diagonal=True)
+    return triangular_solve(lu_, y, left_side=True, lower=False)
+
+
 def _thin_qr_jvp(q, r, dx):
     """dq, dr of a thin QR (q [..., m, n], r [..., n, n])."""
-    from .triangular import triangular_solve
     n = shape_of(r)[-1]
     dx_rinv = triangular_solve(r, dx, left_side=False, lower=False)
     qt_dx_rinv = mm(mT(q), dx_rinv)
@@ -470,11 +480,10 @@ def _qr_jvp(primals, tangents, *, full_matrices):
         return [q, r], [dq_mn, dr_nn]
     # The completed columns q_mp move with q_mn (arXiv:2409.13374, eqs. 32-33):
     # z = q_pn (q_nn - I)^-1, dq_mp = dq_mn z^T - (q_mn + q_mp z)(dq_pn - z dq_nn)^T.
-    from .triangular import solve
     q_nn, q_pn = _slice_last2(q_mn, (0, n), (0, n)), _slice_last2(q_mn, (n, m), (0, n))
     q_mp = _slice_last2(q, (0, m), (n, m))
     dq_nn, dq_pn = _slice_last2(dq_mn, (0, n), (0, n)), _slice_last2(dq_mn, (n, m), (0, n))
-    z_t = solve(mT(E.sub(q_nn, np.eye(n, dtype=dtype_of(x)))), mT(q_pn))
+    z_t = _lu_solve(mT(E.sub(q_nn, np.eye(n, dtype=dtype_of(x)))), mT(q_pn))
     z = mT(z_t)
     dq_mp = E.sub(mm(dq_mn, z_t), mm(E.add(q_mn, mm(q_mp, z)), mT(E.sub(dq_pn, mm(z, dq_nn)))))
     zeros = broadcast_in_dim(np.zeros((), dtype_of(x)), tuple(b) + (m - n, n), ())
@@ -485,3 +494,6 @@ jvp_rules[qr_p] = _qr_jvp
 _batch_rule(qr_p)
 lowering_rules[qr_p] = _lower_fun(_qr_composition)
 defpython(qr_p, lambda eqn, a: f"list(np.linalg.qr({a[0]}, mode={'complete' if eqn.params['full_matrices'] else 'reduced'!r}))")
+
+# NumPy would accept integer or float16 matrices silently: check the types eagerly too.
+check_eagerly(eigh_p, svd_p, qr_p, geqrf_p, householder_product_p)
