@@ -10,10 +10,10 @@ kernel reports failure (`info != 0`) the lowered result is NaN, as in JAX.
 Derivatives follow JAX's conventions:
 
 - eigh: eigenvector `v[:, i]` is LAPACK's (unit norm, sign as returned); the
-  jvp is first-order nondegenerate perturbation theory, so eigenvector
-  tangents are undefined (inf/nan) where two eigenvalues are equal, while
-  eigenvalue tangents and gauge-invariant functions of whole eigenspaces stay
-  finite. The primitive reads one triangle (`lower`); its tangent is that
+  jvp is first-order nondegenerate perturbation theory: where two eigenvalues
+  are equal, eigenvalue derivatives stay finite but everything computed from
+  the eigenvectors gets inf/NaN derivatives (as in JAX; even a projector on a
+  whole eigenspace, whose derivative exists, is not special-cased). The primitive reads one triangle (`lower`); its tangent is that
   triangle's symmetric completion, so it is the exact derivative even of a
   non-symmetric input (JAX assumes the tangent symmetric).
 - svd: the rule of JAX (`full_matrices=False`); with `full_matrices=True` the
@@ -97,6 +97,24 @@ def _tri_mask(m, n, k, dtype, lower=True):
     return np.tril(ones, k) if lower else np.triu(ones, k)
 
 
+def _lapack(name, dtype):
+    import scipy.linalg.lapack as sl
+    return sl.get_lapack_funcs((name,), dtype=np.dtype(dtype))[0]
+
+
+def _per_matrix(x, fn, outs):
+    """Apply `fn` (one matrix -> (results, info)) to each matrix of the stack x;
+    `outs` lists each result's (trailing shape, dtype). A matrix whose LAPACK call
+    fails (info != 0) gives NaNs, as the lowered kernels do."""
+    batch = x.shape[:-2]
+    res = [np.empty(batch + tuple(s), d) for s, d in outs]
+    for idx in np.ndindex(batch):
+        vals, info = fn(x[idx])
+        for r, v in zip(res, vals):
+            r[idx] = np.nan if info != 0 else v
+    return res
+
+
 def _batch_rule(prim):
     def rule(vals, dims, *, axis_size, **params):
         outs = prim.bind(*[moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)], **params)
@@ -134,8 +152,16 @@ def _eigh_aval(x, *, lower, sort_eigenvalues):
 
 
 def _eigh_impl(x, *, lower, sort_eigenvalues):
-    w, v = np.linalg.eigh(np.asarray(x), UPLO="L" if lower else "U")
-    return [v, w]
+    # SciPy's LAPACK, which jaxlib's kernels also call: the same eigenvector signs
+    # eagerly and under jit (NumPy's own LAPACK build may flip some in float32).
+    x = np.asarray(x)
+    n = x.shape[-1]
+    syevd = _lapack("syevd", x.dtype)
+
+    def one(a):
+        w, v, info = syevd(a, compute_v=1, lower=int(lower))
+        return (v, w), info
+    return _per_matrix(x, one, [((n, n), x.dtype), ((n,), x.dtype)]) if n else [x.copy(), np.zeros(x.shape[:-1], x.dtype)]
 
 
 eigh_p = new_primitive("eigh", _eigh_impl, _eigh_aval, multiple_results=True)
@@ -210,10 +236,19 @@ def _svd_aval(x, *, full_matrices, compute_uv):
 
 def _svd_impl(x, *, full_matrices, compute_uv):
     x = np.asarray(x)
-    if not compute_uv:
-        return [np.linalg.svd(x, compute_uv=False)]
-    u, s, vt = np.linalg.svd(x, full_matrices=full_matrices)
-    return [s, u, vt]
+    if 0 in x.shape[-2:]:  # NumPy's answer: no singular values, identity bases
+        if not compute_uv:
+            return [np.linalg.svd(x, compute_uv=False)]
+        u, s, vt = np.linalg.svd(x, full_matrices=full_matrices)
+        return [s, u, vt]
+    s_sh, u_sh, vt_sh = (sh[len(x.shape) - 2:] for sh in _svd_shapes(x.shape, full_matrices))
+    gesdd = _lapack("gesdd", x.dtype)
+
+    def one(a):
+        u, s, vt, info = gesdd(a, compute_uv=int(compute_uv), full_matrices=int(full_matrices))
+        return ((s, u, vt) if compute_uv else (s,)), info
+    outs = [(s_sh[-1:], x.dtype)] + ([(u_sh, x.dtype), (vt_sh, x.dtype)] if compute_uv else [])
+    return _per_matrix(x, one, outs)
 
 
 svd_p = new_primitive("svd", _svd_impl, _svd_aval, multiple_results=True)
@@ -316,8 +351,12 @@ def _geqrf_impl(x):
     x = np.asarray(x)
     if 0 in x.shape[-2:]:
         return [x.copy(), np.zeros(x.shape[:-2] + (min(x.shape[-2:]),), x.dtype)]
-    h, tau = np.linalg.qr(x, mode="raw")
-    return [np.ascontiguousarray(np.swapaxes(h, -1, -2)).astype(x.dtype), tau.astype(x.dtype)]
+    geqrf = _lapack("geqrf", x.dtype)
+
+    def one(a):
+        h, tau, _, info = geqrf(a)
+        return (h, tau), info
+    return _per_matrix(x, one, [(x.shape[-2:], x.dtype), ((min(x.shape[-2:]),), x.dtype)])
 
 
 geqrf_p = new_primitive("geqrf", _geqrf_impl, _geqrf_aval, multiple_results=True)
@@ -357,12 +396,11 @@ def _hh_aval(a, taus):
 
 
 def _hh_impl(a, taus):
-    import scipy.linalg.lapack as sl
     a, taus = np.asarray(a), np.asarray(taus)
     out = np.empty_like(a)
     if 0 in a.shape[-2:]:
         return out
-    orgqr = sl.get_lapack_funcs("orgqr", dtype=a.dtype)
+    orgqr = _lapack("orgqr", a.dtype)
     for idx in np.ndindex(a.shape[:-2]):
         out[idx] = orgqr(a[idx], taus[idx])[0]
     return out
@@ -409,8 +447,20 @@ def _qr_aval(x, *, full_matrices):
 
 
 def _qr_impl(x, *, full_matrices):
-    q, r = np.linalg.qr(np.asarray(x), mode="complete" if full_matrices else "reduced")
-    return [q, r]
+    x = np.asarray(x)
+    *b, m, n = x.shape
+    if m == 0 or n == 0:
+        q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+        return [q, r]
+    k = m if full_matrices else min(m, n)
+    geqrf, orgqr = _lapack("geqrf", x.dtype), _lapack("orgqr", x.dtype)
+
+    def one(a):  # as the lowering: geqrf, then orgqr on the reflectors (padded to m columns)
+        h, tau, _, info = geqrf(a)
+        refl = h[:, :m] if m < n else (np.pad(h, ((0, 0), (0, m - n))) if full_matrices else h)
+        q, _, info2 = orgqr(refl, tau)
+        return (q, np.triu(h[:k])), info or info2
+    return _per_matrix(x, one, [((m, k), x.dtype), ((k, n), x.dtype)])
 
 
 qr_p = new_primitive("qr", _qr_impl, _qr_aval, multiple_results=True)
