@@ -10,10 +10,9 @@ Y = L⁻¹ P dA U⁻¹, dL = L tril(Y, -1) and dU = triu(Y) U.
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import scipy.linalg as _sla
+from scipy.linalg.blas import get_blas_funcs
 
 from ..core.avals import ShapedArray
 from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
@@ -175,23 +174,22 @@ def _tsolve_aval(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diago
 
 
 def _solve_one(a, b, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
-    if conjugate_a:
+    # BLAS trsm, not LAPACK trtrs: a zero on the diagonal gives infs/NaNs, as
+    # in XLA, instead of an exception.
+    trsm, = get_blas_funcs(("trsm",), (a, b))
+    if conjugate_a and not transpose_a:
         a = np.conj(a)
-    if not left_side:  # x op(a) = b  <=>  op(a)ᵀ xᵀ = bᵀ
-        return _sla.solve_triangular(a, b.T, trans=0 if transpose_a else 1, lower=lower,
-                                     unit_diagonal=unit_diagonal, check_finite=False).T
-    return _sla.solve_triangular(a, b, trans=1 if transpose_a else 0, lower=lower,
-                                 unit_diagonal=unit_diagonal, check_finite=False)
+    trans = (2 if conjugate_a else 1) if transpose_a else 0
+    return trsm(1.0, a, b, side=0 if left_side else 1, lower=int(lower), trans_a=trans,
+                diag=int(unit_diagonal))
 
 
 def _tsolve_impl(a, b, **params):
     a, b = np.asarray(a), np.asarray(b)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a singular triangle gives infs/NaNs, as in XLA
-        if a.ndim == 2:
-            return _solve_one(a, b, **params).astype(b.dtype, copy=False)
-        fa, fb = a.reshape((-1,) + a.shape[-2:]), b.reshape((-1,) + b.shape[-2:])
-        out = np.stack([_solve_one(x, y, **params) for x, y in zip(fa, fb)]) if len(fa) else fb.copy()
+    if a.ndim == 2:
+        return _solve_one(a, b, **params).astype(b.dtype, copy=False)
+    fa, fb = a.reshape((-1,) + a.shape[-2:]), b.reshape((-1,) + b.shape[-2:])
+    out = np.stack([_solve_one(x, y, **params) for x, y in zip(fa, fb)]) if len(fa) else fb.copy()
     return out.reshape(b.shape).astype(b.dtype, copy=False)
 
 
@@ -259,12 +257,13 @@ def _tsolve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, u
 
 
 _TSOLVE_HELPER = '''def _triangular_solve(a, b, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
-    from scipy.linalg import solve_triangular
-    a = np.conj(a) if conjugate_a else a
+    from scipy.linalg.blas import get_blas_funcs
+    trsm, = get_blas_funcs(("trsm",), (a, b))
+    a = np.conj(a) if conjugate_a and not transpose_a else a
+    trans = (2 if conjugate_a else 1) if transpose_a else 0
     def one(a, b):
-        if left_side:
-            return solve_triangular(a, b, trans=int(transpose_a), lower=lower, unit_diagonal=unit_diagonal)
-        return solve_triangular(a, b.T, trans=1 - int(transpose_a), lower=lower, unit_diagonal=unit_diagonal).T
+        return trsm(1.0, a, b, side=0 if left_side else 1, lower=int(lower), trans_a=trans,
+                    diag=int(unit_diagonal))
     if a.ndim == 2:
         return one(a, b)
     fa, fb = a.reshape((-1,) + a.shape[-2:]), b.reshape((-1,) + b.shape[-2:])
