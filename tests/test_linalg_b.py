@@ -35,6 +35,24 @@ def test_rows_are_found():
 
 
 @pytest.mark.parametrize("spec", ROWS, ids=lambda s: s.name)
+def test_rows_match_jax_first_order(spec):
+    """grad of a weighted sum of the outputs and the jvp, against JAX's."""
+    from tests.test_ad import _leaves, _row
+    xs, f, jf, out = _row(spec)
+    rng = _rng(1)
+    ws = [rng.standard_normal(np.shape(o)) for o in _leaves(out)]
+    ts = [rng.standard_normal(np.shape(x)) for x in xs]
+    an = tuple(range(len(xs)))
+    g = funcad.grad(lambda *a: sum(fnp.sum(o * w) for o, w in zip(_leaves(f(*a)), ws)), an)(*xs)
+    jg = jax.grad(lambda *a: sum(jnp.sum(o * w) for o, w in zip(_leaves(jf(*a)), ws)), an)(*xs)
+    for a, b in zip(g, jg):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    for a, b in zip(_leaves(funcad.jvp(f, xs, ts)[1]), _leaves(jax.jvp(jf, tuple(xs), tuple(ts))[1])):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ROWS, ids=lambda s: s.name)
 def test_rows_match_jax_to_second_order(spec):
     from tests.test_ad import _compare_with_jax
     _compare_with_jax(spec)
@@ -313,3 +331,51 @@ def test_eigh_subset_by_index_and_integer_promotion():
     assert w_int.dtype == np.float64 and w_int.tolist() == [1.0, 3.0]
     q, r = L.qr(np.array([[3.0, 1.0], [4.0, 2.0]], np.float32))
     assert q.dtype == np.float32 and r.dtype == np.float32
+
+
+# ------------------------------------------------------------ scipy.linalg ----
+
+@pytest.mark.parametrize("type_", [1, 2, 3])
+def test_scipy_generalized_eigh_matches_scipy_and_jax(type_):
+    import jax.scipy.linalg as jsl
+    import scipy.linalg as sl
+
+    import funcad.scipy.linalg as fsl
+    rng = _rng(7)
+    a = SYMMETRIC(4)(rng, np.float64)[0]
+    b = rng.standard_normal((4, 4))
+    b = b @ b.T + 4 * np.eye(4)
+    w, v = fsl.eigh(a, b, type=type_)
+    sw, sv = sl.eigh(a, b, type=type_)
+    np.testing.assert_allclose(w, sw, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(v), np.abs(sv), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(v, jsl.eigh(a, b, type=type_)[1], rtol=1e-8, atol=1e-10)
+    f = lambda a, b: fnp.sum(fsl.eigh(a, b, type=type_, eigvals_only=True) ** 2)  # noqa: E731
+    jf = lambda a, b: jnp.sum(jsl.eigh(a, b, type=type_, eigvals_only=True) ** 2)  # noqa: E731
+    for g, jg in zip(funcad.grad(f, (0, 1))(a, b), jax.grad(jf, (0, 1))(a, b)):
+        np.testing.assert_allclose(g, jg, rtol=1e-8, atol=1e-10)
+
+
+def test_scipy_qr_modes_and_svd():
+    import scipy.linalg as sl
+
+    import funcad.scipy.linalg as fsl
+    x = SPECTRAL(5, 3)(_rng(8), np.float64)[0]
+    for mode in ("full", "economic", "r"):
+        got, want = fsl.qr(x, mode=mode), sl.qr(x, mode=mode)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, atol=1e-12)
+    (h, tau), r = fsl.qr(x, mode="raw")
+    (sh, stau), sr = sl.qr(x, mode="raw")
+    for g, w in ((h, sh), (tau, stau), (r, sr)):
+        np.testing.assert_allclose(g, w, atol=1e-12)
+    for g, w in zip(fsl.svd(x, full_matrices=False), sl.svd(x, full_matrices=False)):
+        np.testing.assert_allclose(g, w, atol=1e-12)
+    np.testing.assert_allclose(fsl.eigh(x.T @ x, eigvals_only=True), sl.eigh(x.T @ x, eigvals_only=True))
+    with pytest.raises(FuncadValueError, match="pivoting=True"):
+        fsl.qr(x, pivoting=True)
+    with pytest.raises(FuncadValueError, match="gesvd"):
+        fsl.svd(x, lapack_driver="gesvd")
+    with pytest.raises(FuncadValueError, match="type must be 1, 2, or 3"):
+        fsl.eigh(np.eye(2), np.eye(2), type=4)
