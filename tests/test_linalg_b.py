@@ -44,7 +44,7 @@ def test_rows_match_jax_first_order(spec):
     ts = [rng.standard_normal(np.shape(x)) for x in xs]
     an = tuple(range(len(xs)))
     g = funcad.grad(lambda *a: sum(fnp.sum(o * w) for o, w in zip(_leaves(f(*a)), ws)), an)(*xs)
-    jg = jax.jit(jax.grad(lambda *a: sum(jnp.sum(o * w) for o, w in zip(_leaves(jf(*a)), ws)), an))(*xs)
+    jg = _oracle(jax.jit(jax.grad(lambda *a: sum(jnp.sum(o * w) for o, w in zip(_leaves(jf(*a)), ws)), an)), *xs)
     for a, b in zip(g, jg):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
     for a, b in zip(_leaves(funcad.jvp(f, xs, ts)[1]),
@@ -57,6 +57,15 @@ def test_rows_match_jax_first_order(spec):
 def test_rows_match_jax_to_second_order(spec):
     from tests.test_ad import _compare_with_jax
     _compare_with_jax(spec)
+
+
+def _oracle(fn, *args):
+    """JAX's answer; older JAX releases (the oldest supported, 0.6) lack some of
+    these derivatives (wide and full QR, square full SVD, generalized eigh)."""
+    try:
+        return fn(*args)
+    except NotImplementedError as e:
+        pytest.skip(f"jax {jax.__version__} has no oracle here: {e}")
 
 
 def _rng(seed=0):
@@ -208,7 +217,7 @@ def test_svd_full_matrices_derivative_error_and_square_case():
     jf = lambda a: (lambda u, s, vh: jnp.sum(u * u[:1] * wt + vh * vh[:, :1] * wt.T))(*jnp.linalg.svd(a))  # noqa: E731
     g = funcad.grad(f)(sq)
     assert np.abs(g).max() > 0.1
-    np.testing.assert_allclose(g, jax.grad(jf)(sq), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(g, _oracle(jax.grad(jf), sq), rtol=1e-9, atol=1e-12)
 
 
 def test_raw_qr_and_householder_have_no_derivative():
@@ -350,10 +359,10 @@ def test_scipy_generalized_eigh_matches_scipy_and_jax(type_):
     sw, sv = sl.eigh(a, b, type=type_)
     np.testing.assert_allclose(w, sw, rtol=1e-10)
     np.testing.assert_allclose(np.abs(v), np.abs(sv), rtol=1e-8, atol=1e-10)
-    np.testing.assert_allclose(v, jsl.eigh(a, b, type=type_)[1], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(v, _oracle(lambda: jsl.eigh(a, b, type=type_))[1], rtol=1e-8, atol=1e-10)
     f = lambda a, b: fnp.sum(fsl.eigh(a, b, type=type_, eigvals_only=True) ** 2)  # noqa: E731
     jf = lambda a, b: jnp.sum(jsl.eigh(a, b, type=type_, eigvals_only=True) ** 2)  # noqa: E731
-    for g, jg in zip(funcad.grad(f, (0, 1))(a, b), jax.grad(jf, (0, 1))(a, b)):
+    for g, jg in zip(funcad.grad(f, (0, 1))(a, b), _oracle(jax.grad(jf, (0, 1)), a, b)):
         np.testing.assert_allclose(g, jg, rtol=1e-8, atol=1e-10)
 
 
