@@ -39,7 +39,7 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
 
     >>> import numpy as np
     >>> w = eigh(np.diag([2.0, 6.0]), np.diag([1.0, 2.0]), eigvals_only=True)
-    >>> w.tolist()
+    >>> np.round(w, 12).tolist()
     [2.0, 3.0]
     """
     if type not in (1, 2, 3):
