@@ -338,7 +338,7 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
         hint = {"inf": " Use numpy.inf instead.", "-inf": " Use -numpy.inf instead."}.get(ord, "")
         raise _FuncadValueError(f"Invalid order {ord!r} for vector norm.{hint}")
     if ord is None or ord == 2:
-        return _fnp.sqrt(_fnp.sum(x * x, axis=axis, keepdims=keepdims))
+        return _fnp.sqrt(_fnp.sum(_abs2(x), axis=axis, keepdims=keepdims))
     a = _fnp.abs(x)
     if ord == _np.inf:
         return _fnp.max(a, axis=axis, keepdims=keepdims)
@@ -363,6 +363,13 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
+def _abs2(x):
+    """|x|² elementwise: real for complex x, where x·x would be complex and wrong."""
+    if _np.dtype(x.dtype).kind == "c":
+        return _fnp.square(_fnp.abs(x))
+    return x * x
+
+
 def norm(x, ord=None, axis=None, keepdims: bool = False):
     """Vector and matrix norms as `numpy.linalg.norm`: every `ord` (the
     matrix 2, -2 and 'nuc' norms from singular values), `axis` one axis
@@ -376,7 +383,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
     nd = len(_shape(x))
     if axis is None:
         if ord is None:  # any rank, as NumPy
-            return _fnp.sqrt(_fnp.sum(x * x, keepdims=keepdims))
+            return _fnp.sqrt(_fnp.sum(_abs2(x), keepdims=keepdims))
         axis = tuple(range(nd))
     else:
         axis = _axes(x, axis)
@@ -389,7 +396,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
     if row == col:
         raise _FuncadValueError(f"norm: duplicate axes given: {axis}")
     if ord is None or ord in ("f", "fro"):
-        return _fnp.sqrt(_fnp.sum(x * x, axis=axis, keepdims=keepdims))
+        return _fnp.sqrt(_fnp.sum(_abs2(x), axis=axis, keepdims=keepdims))
     if ord in (1, -1, _np.inf, -_np.inf):
         red, other = (row, col) if ord in (1, -1) else (col, row)
         sums = _fnp.sum(_fnp.abs(x), axis=red, keepdims=True)
