@@ -34,8 +34,8 @@ def test_to_python_matches_interpreter(spec):
     for g, w in zip(got, want):
         g, w = np.asarray(g), np.asarray(w)
         assert g.shape == w.shape and g.dtype == w.dtype
-        if w.dtype.kind == "f":  # einsum may round differently from the interpreter's matmul
-            np.testing.assert_allclose(g, w, rtol=1e-12 if w.dtype == np.float64 else 1e-5)
+        if w.dtype.kind in "fc":  # einsum may round differently from the interpreter's matmul
+            np.testing.assert_allclose(g, w, rtol=1e-12 if w.dtype in (np.float64, np.complex128) else 1e-5)
         else:
             np.testing.assert_array_equal(g, w)
 
