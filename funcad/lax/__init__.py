@@ -48,3 +48,7 @@ from ._more import *  # noqa: E402,F401,F403  (compositions: *_in_dim, reduce, r
 from ._more import __all__ as _more_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_more_all))
+
+from ..primitives.sharding import with_sharding_constraint  # noqa: E402,F401
+
+__all__ = sorted(set(__all__) | {"with_sharding_constraint"})
