@@ -48,7 +48,7 @@ def put(x: np.ndarray, sharding: Sharding):
         return xla.device_put(x, sharding._device)
     index = sharding.devices_indices_map(x.shape)
     devices = list(sharding._device_assignment)
-    pieces = [np.ascontiguousarray(x[index[d]]) for d in devices]
+    pieces = [np.array(x[index[d]], order="C") for d in devices]  # keeps 0-d arrays 0-d
     bufs = [xla.device_put(p, d) for p, d in zip(pieces, devices)]
     return assemble(x.shape, sharding, bufs)
 

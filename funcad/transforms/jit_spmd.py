@@ -153,7 +153,8 @@ class SpmdExecutable:
         closed = optimize(closed)
         n_out = len(closed.out_avals)
         out_shardings = list(out_shardings) + [None] * (n_out - len(out_shardings))
-        known = list(in_shardings) + out_shardings + list(_constraints(closed.jaxpr))
+        constraints = list(_constraints(closed.jaxpr))
+        known = list(in_shardings) + out_shardings + constraints
         if not any(s is not None for s in known):
             known = [SingleDeviceSharding(xla.get_device(backend))]
         self.assignment = assignment = _assignment(known)
@@ -172,7 +173,8 @@ class SpmdExecutable:
         chosen = spmd.output_shardings(self.exe, n_out, assignment)
         # Where XLA's choice is one of the inputs' layouts, keep that sharding
         # object, so the result flows into the next call without resharding.
-        self.out_shardings = [s or _same_as(c, a, self.in_shardings, assignment)
+        candidates = [s for s in list(in_shardings) + out_shardings + constraints if s is not None]
+        self.out_shardings = [s or _same_as(c, a, candidates, assignment)
                               for s, c, a in zip(out_shardings, chosen, self.out_avals)]
         rep = _replicated(assignment)
         self.const_bufs = [put(c, rep) for c in lowered.const_args]
