@@ -65,7 +65,7 @@ class Array:
 
     @property
     def sharding(self):
-        from ..sharding import SingleDeviceSharding
+        from ..core.sharding import SingleDeviceSharding
         return SingleDeviceSharding(self._device)
 
     @property

@@ -15,7 +15,7 @@ modules (`use_shardy_partitioner = False`), as they would fall back anyway.
 
 >>> import funcad, numpy as np
 >>> from funcad.sharding import SingleDeviceSharding
->>> buf = put(np.arange(3.0), SingleDeviceSharding(funcad.devices()[0]))
+>>> buf = put_host(np.arange(3.0), SingleDeviceSharding(funcad.devices()[0]))
 >>> np.asarray(buf)
 array([0., 1., 2.])
 """
@@ -27,7 +27,9 @@ from typing import Sequence
 import numpy as np
 
 from . import xla
-from ..sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+from .array import Array, ShardedArray
+from ..core.avals import aval_of, float0
+from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 
 
 @functools.lru_cache(maxsize=1024)
@@ -41,7 +43,7 @@ def jax_sharding(sharding: Sharding):
                             js.PartitionSpec(*sharding.spec))
 
 
-def put(x: np.ndarray, sharding: Sharding):
+def put_host(x: np.ndarray, sharding: Sharding):
     """A jaxlib array holding NumPy `x` laid out as `sharding` (host memory is copied)."""
     x = np.asarray(x)
     if isinstance(sharding, SingleDeviceSharding):
@@ -140,3 +142,37 @@ def from_op_sharding(op, assignment: Sequence) -> Sharding:
     spec = PartitionSpec(*[names[i] if dims[i] > 1 else None for i in range(ndim)])
     assert grid.size == n
     return NamedSharding(Mesh(grid, names), spec)
+
+
+# --------------------------------------------------------------- transfers ----
+
+def put(x, sharding: Sharding, aval=None):
+    """A jaxlib array holding x (converted to aval's dtype) laid out as `sharding`."""
+    if type(x) is ShardedArray and x.sharding == sharding:
+        return x._buf
+    aval = aval or aval_of(x)
+    if aval.dtype == float0:
+        host = np.zeros(aval.shape, np.bool_)
+    else:
+        host = np.asarray(x._value() if isinstance(x, Array) else x)
+        if host.dtype != aval.dtype:
+            host = host.astype(aval.dtype)
+    return put_host(host, sharding)
+
+
+def wrap(buf, aval, sharding) -> Array:
+    if isinstance(sharding, SingleDeviceSharding):
+        return Array(buf, aval, sharding._device)
+    return ShardedArray(buf, aval, sharding)
+
+
+def device_put_sharded(x, sharding: Sharding) -> Array:
+    """x laid out as `sharding` (a device Array on one device for SingleDeviceSharding)."""
+    aval = aval_of(x).update(weak_type=False)
+    if isinstance(sharding, SingleDeviceSharding) and type(x) is Array and \
+            x._device is sharding._device:
+        return x
+    if type(x) is ShardedArray and x.sharding == sharding:
+        return x
+    sharding.devices_indices_map(aval.shape)  # checks rank and divisibility
+    return wrap(put(x, sharding, aval), aval, sharding)

@@ -10,7 +10,7 @@ from ..core.errors import FuncadTypeError
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules)
 from ..lowering.stablehlo import tensor_type
-from ..sharding import NamedSharding, PartitionSpec, Sharding, hlo_sharding
+from ..core.sharding import NamedSharding, PartitionSpec, Sharding, hlo_sharding
 from ._base import deflinear, defpython
 
 __all__ = ["with_sharding_constraint"]
@@ -49,8 +49,8 @@ def with_sharding_constraint(x, shardings):
 def _impl(x, *, sharding):
     from ..lowering.array import Array
     if isinstance(x, Array):  # a device array is laid out as asked, as JAX does
-        from ..transforms.jit import device_put
-        return device_put(x, sharding)
+        from ..lowering.spmd import device_put_sharded
+        return device_put_sharded(x, sharding)
     return x
 
 

@@ -160,8 +160,9 @@ def device_put(x, device=None) -> Array:
     >>> funcad.device_put(np.arange(3.0))
     Array([0., 1., 2.], dtype=float64)
     """
-    from ..sharding import Sharding, SingleDeviceSharding
-    from .jit_spmd import device_put_sharded, flat_shardings
+    from ..core.sharding import Sharding, SingleDeviceSharding
+    from ..lowering.spmd import device_put_sharded
+    from .jit_spmd import flat_shardings
     if isinstance(device, Sharding) or not (device is None or isinstance(device, str)
                                             or hasattr(device, "platform")):
         leaves, tree = tree_flatten(x)
@@ -686,7 +687,7 @@ def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, s
 def _options_key(shardings):
     """A hashable stand-in for in_shardings/out_shardings in the shared-cache key."""
     from ..core.pytree import tree_flatten as flatten
-    from ..sharding import Sharding
+    from ..core.sharding import Sharding
     leaves, tree = flatten(shardings, is_leaf=lambda s: s is None or isinstance(s, Sharding))
     return (tree, tuple(leaves))
 

@@ -15,16 +15,16 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core.avals import ShapedArray, aval_of, float0
+from ..core.avals import ShapedArray, float0
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr
-from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.pytree import tree_flatten
+from ..core.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
+                             hlo_sharding)
 from ..lowering import spmd, xla
-from ..lowering.array import Array, ShardedArray
+from ..lowering.spmd import put, wrap
 from ..lowering.stablehlo import Partitioning, lower_jaxpr
 from ..primitives.sharding import sharding_constraint_p
-from ..sharding import (Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
-                        hlo_sharding)
 from .debugging import hoist_prints
 from .passes import optimize
 
@@ -106,40 +106,6 @@ def _replicated(assignment) -> Sharding:
     if len(assignment) == 1:
         return SingleDeviceSharding(assignment[0])
     return NamedSharding(Mesh(np.array(assignment, dtype=object), ("_devices",)), PartitionSpec())
-
-
-# --------------------------------------------------------------- transfers ----
-
-def put(x, sharding: Sharding, aval=None):
-    """A jaxlib array holding x (converted to aval's dtype) laid out as `sharding`."""
-    if type(x) is ShardedArray and x.sharding == sharding:
-        return x._buf
-    aval = aval or aval_of(x)
-    if aval.dtype == float0:
-        host = np.zeros(aval.shape, np.bool_)
-    else:
-        host = np.asarray(x._value() if isinstance(x, Array) else x)
-        if host.dtype != aval.dtype:
-            host = host.astype(aval.dtype)
-    return spmd.put(host, sharding)
-
-
-def wrap(buf, aval, sharding) -> Array:
-    if isinstance(sharding, SingleDeviceSharding):
-        return Array(buf, aval, sharding._device)
-    return ShardedArray(buf, aval, sharding)
-
-
-def device_put_sharded(x, sharding: Sharding) -> Array:
-    """x laid out as `sharding` (a device Array on one device for SingleDeviceSharding)."""
-    aval = aval_of(x).update(weak_type=False)
-    if isinstance(sharding, SingleDeviceSharding) and type(x) is Array and \
-            x._device is sharding._device:
-        return x
-    if type(x) is ShardedArray and x.sharding == sharding:
-        return x
-    sharding.devices_indices_map(aval.shape)  # checks rank and divisibility
-    return wrap(put(x, sharding, aval), aval, sharding)
 
 
 # ---------------------------------------------------------------- programs ----
