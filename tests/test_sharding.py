@@ -36,6 +36,37 @@ def test_sharding_suite():
 
 child = pytest.mark.skipif(not CHILD, reason="runs in test_sharding_suite's subprocess")
 
+
+# ---------------------------------------- one device (the main test process) ----
+
+@pytest.mark.parametrize("module", ["funcad.sharding", "funcad.core.sharding",
+                                    "funcad.lowering.spmd", "funcad.primitives.sharding"])
+def test_doctests(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(module),
+                             optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_one_device_shardings_in_the_main_process():
+    import funcad
+    import funcad.numpy as fnp
+    from funcad.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
+    dev = funcad.devices()[0]
+    mesh = funcad.make_mesh((1, 1), ("a", "b"), devices=[dev])
+    x = np.arange(6.0).reshape(2, 3)
+    a = funcad.device_put(x, NamedSharding(mesh, P("a", "b")))
+    np.testing.assert_array_equal(np.asarray(a), x)
+    f = funcad.jit(lambda v: fnp.cos(funcad.lax.with_sharding_constraint(v, SingleDeviceSharding(dev))),
+                   in_shardings=NamedSharding(mesh, P("a")), out_shardings=SingleDeviceSharding(dev))
+    out = f(a)
+    np.testing.assert_allclose(np.asarray(out), np.cos(x))
+    assert out.device == dev and type(out) is funcad.Array
+    g = funcad.grad(lambda v: fnp.sum(funcad.lax.with_sharding_constraint(v, SingleDeviceSharding(dev)) ** 2))
+    np.testing.assert_allclose(g(x), 2 * x)
+    np.testing.assert_allclose(funcad.jit(g)(x), 2 * x)
+
 if CHILD:
     import jax
     import jax.numpy as jnp
@@ -282,6 +313,17 @@ def test_with_sharding_constraint_under_jit_grad_and_vmap():
     assert 'call_target_name = "Sharding"' in exe.text
     assert "{devices=[4,1,2]0,1,2,3,4,5,6,7 last_tile_dim_replicate}" in exe.text
     assert "mhlo.num_partitions = 8" in exe.text
+    text = funcad.jit(f).lower(w, x).as_text()
+    assert 'call_target_name = "Sharding"' in text and "mhlo.num_partitions = 8" in text
+    mm = funcad.jit(lambda a, b: a @ b, in_shardings=(s, None),
+                    out_shardings=NamedSharding(mesh, P(None, "model")))
+    text = mm.lower(x, w).as_text()
+    assert '%arg0: tensor<8x6xf32> {mhlo.sharding = "{devices=[4,1,2]0,1,2,3,4,5,6,7 ' \
+        'last_tile_dim_replicate}"}' in text
+    assert '%arg1: tensor<6x4xf32> {mhlo.sharding = "{replicated}"}' in text
+    assert '-> (tensor<8x4xf32> {mhlo.sharding = "{devices=[1,2,4]0,2,4,6,1,3,5,7 ' \
+        'last_tile_dim_replicate}"})' in text
+    np.testing.assert_allclose(np.asarray(mm.lower(x, w).compile()(x, w)), x @ w, rtol=1e-5)
 
 
 @child

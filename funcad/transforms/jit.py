@@ -567,7 +567,8 @@ class Jitted:
         """
         leaves, key, in_tree, static_pos = self._split(args, kwargs)
         closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos)
-        return Lowered(self, closed, out_tree, key, self._donated(args, static_pos, leaves))
+        return Lowered(self, closed, out_tree, key, self._donated(args, static_pos, leaves),
+                       self._shardings(args, kwargs, static_pos, leaves, out_tree))
 
     def _cache_size(self) -> int:
         """How many argument signatures are compiled (for tests)."""
@@ -588,17 +589,24 @@ class Jitted:
 class Lowered:
     """A traced and lowered jitted function: `.as_text()`, `.jaxpr`, `.compile()`."""
 
-    def __init__(self, jitted, closed, out_tree, key, donated):
+    def __init__(self, jitted, closed, out_tree, key, donated, shardings=None):
         self._jitted, self.jaxpr, self._out_tree, self._key, self._donated = (
             jitted, closed, out_tree, key, donated)
-        self._text = lower_jaxpr(optimize(hoist_prints(closed)[0]), jitted.name, donated).text
+        self._shardings = shardings or (None, ())
+        probe = _Entry(closed, out_tree, jitted.name, jitted.backend, donated, *self._shardings)
+        if probe.spmd:  # the SPMD program, with its sharding annotations
+            from .jit_spmd import lower_spmd
+            self._text = lower_spmd(closed, jitted.name, jitted.backend, probe.in_shardings,
+                                    probe.out_shardings, donated).lowered.text
+        else:
+            self._text = lower_jaxpr(optimize(hoist_prints(closed)[0]), jitted.name, donated).text
 
     def as_text(self) -> str:
         return self._text
 
     def compile(self) -> "Compiled":
         entry = _Entry(self.jaxpr, self._out_tree, self._jitted.name, self._jitted.backend,
-                       self._donated)
+                       self._donated, *self._shardings)
         self._jitted._store(self._key, entry)
         return Compiled(self._jitted, entry.executable(None), self._out_tree, self._key)
 

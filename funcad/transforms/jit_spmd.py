@@ -11,7 +11,7 @@ inserts the collectives.
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -110,38 +110,55 @@ def _replicated(assignment) -> Sharding:
 
 # ---------------------------------------------------------------- programs ----
 
+class SpmdLowering(NamedTuple):
+    lowered: object        # stablehlo.Lowered
+    prints: object         # debug prints hoisted out (or None)
+    assignment: tuple      # partition i runs on assignment[i]
+    backend: str
+    in_shardings: list     # resolved: unspecified inputs replicated
+    out_shardings: list    # None where XLA chooses
+    candidates: list       # every sharding named by the program, to name XLA's choices
+
+
+def lower_spmd(closed: ClosedJaxpr, name: str, backend: str | None, in_shardings: Sequence,
+               out_shardings: Sequence, donated=()) -> SpmdLowering:
+    """Lower a jaxpr as one SPMD program with a sharding annotation per input and output."""
+    closed, prints = hoist_prints(closed)
+    closed = optimize(closed)
+    n_out = len(closed.out_avals)
+    out_shardings = list(out_shardings) + [None] * (n_out - len(out_shardings))
+    constraints = list(_constraints(closed.jaxpr))
+    known = list(in_shardings) + out_shardings + constraints
+    if not any(s is not None for s in known):
+        known = [SingleDeviceSharding(xla.get_device(backend))]
+    assignment = _assignment(known)
+    backend = assignment[0].platform if assignment[0].platform in ("cpu", "gpu") else \
+        (backend or xla.default_backend())
+    ins = [s or _replicated(assignment) for s in in_shardings]
+    in_hlo = tuple(hlo_sharding(s, len(a.shape), assignment) for s, a in zip(ins, closed.in_avals))
+    out_hlo = tuple(None if s is None else hlo_sharding(s, len(a.shape), assignment)
+                    for s, a in zip(out_shardings, closed.out_avals))
+    lowered = lower_jaxpr(closed, name, donated, partitioning=Partitioning(assignment, in_hlo, out_hlo))
+    candidates = [s for s in list(in_shardings) + out_shardings + constraints if s is not None]
+    return SpmdLowering(lowered, prints, assignment, backend, ins, out_shardings, candidates)
+
+
 class SpmdExecutable:
     """A jaxpr compiled as one SPMD program over several devices."""
 
     def __init__(self, closed: ClosedJaxpr, name: str, backend: str | None,
                  in_shardings: Sequence, out_shardings: Sequence, donated=()):
-        closed, self.prints = hoist_prints(closed)
-        closed = optimize(closed)
-        n_out = len(closed.out_avals)
-        out_shardings = list(out_shardings) + [None] * (n_out - len(out_shardings))
-        constraints = list(_constraints(closed.jaxpr))
-        known = list(in_shardings) + out_shardings + constraints
-        if not any(s is not None for s in known):
-            known = [SingleDeviceSharding(xla.get_device(backend))]
-        self.assignment = assignment = _assignment(known)
-        backend = assignment[0].platform if assignment[0].platform in ("cpu", "gpu") else \
-            (backend or xla.default_backend())
-        self.in_shardings = [s or _replicated(assignment) for s in in_shardings]
-        ins = tuple(hlo_sharding(s, len(a.shape), assignment)
-                    for s, a in zip(self.in_shardings, closed.in_avals))
-        outs = tuple(None if s is None else hlo_sharding(s, len(a.shape), assignment)
-                     for s, a in zip(out_shardings, closed.out_avals))
-        lowered = lower_jaxpr(closed, name, donated,
-                              partitioning=Partitioning(assignment, ins, outs))
-        self.text = lowered.text
-        self.exe = spmd.compile_spmd(lowered.text, assignment, backend, [o is None for o in outs])
+        lo = lower_spmd(closed, name, backend, in_shardings, out_shardings, donated)
+        lowered, assignment, self.prints = lo.lowered, lo.assignment, lo.prints
+        self.assignment, self.in_shardings, self.text = assignment, lo.in_shardings, lowered.text
+        self.exe = spmd.compile_spmd(lowered.text, assignment, lo.backend,
+                                     [s is None for s in lo.out_shardings])
         self.in_avals, self.out_avals = lowered.in_avals, lowered.out_avals
-        chosen = spmd.output_shardings(self.exe, n_out, assignment)
-        # Where XLA's choice is one of the inputs' layouts, keep that sharding
-        # object, so the result flows into the next call without resharding.
-        candidates = [s for s in list(in_shardings) + out_shardings + constraints if s is not None]
-        self.out_shardings = [s or _same_as(c, a, candidates, assignment)
-                              for s, c, a in zip(out_shardings, chosen, self.out_avals)]
+        chosen = spmd.output_shardings(self.exe, len(self.out_avals), assignment)
+        # Where XLA chose a layout the program names, keep that sharding object,
+        # so the result flows into the next call without resharding.
+        self.out_shardings = [s or _same_as(c, a, lo.candidates, assignment)
+                              for s, c, a in zip(lo.out_shardings, chosen, self.out_avals)]
         rep = _replicated(assignment)
         self.const_bufs = [put(c, rep) for c in lowered.const_args]
         real = [ShapedArray(a.shape, np.bool_ if a.dtype == float0 else a.dtype)
