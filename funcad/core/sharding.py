@@ -77,6 +77,8 @@ class Mesh:
         if len({id(d) for d in devices.flat}) != devices.size:
             raise FuncadValueError("a Mesh lists each device at most once")
         self.devices, self.axis_names = devices, axis_names
+        self._hash_key = (axis_names, devices.shape, tuple(d.id for d in devices.flat),
+                          devices.flat[0].platform)
 
     @property
     def shape(self) -> dict:
@@ -90,15 +92,11 @@ class Mesh:
     def device_ids(self) -> np.ndarray:
         return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
 
-    def _key(self):
-        return (self.axis_names, self.devices.shape, tuple(d.id for d in self.devices.flat),
-                tuple(d.platform for d in self.devices.flat[:1]))
-
     def __eq__(self, other):
-        return isinstance(other, Mesh) and self._key() == other._key()
+        return self is other or (isinstance(other, Mesh) and self._hash_key == other._hash_key)
 
     def __hash__(self):
-        return hash(self._key())
+        return hash(self._hash_key)
 
     def __repr__(self):
         return "Mesh(" + ", ".join(f"{n!r}: {s}" for n, s in self.shape.items()) + ")"

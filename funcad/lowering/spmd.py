@@ -148,7 +148,7 @@ def from_op_sharding(op, assignment: Sequence) -> Sharding:
 
 def put(x, sharding: Sharding, aval=None):
     """A jaxlib array holding x (converted to aval's dtype) laid out as `sharding`."""
-    if type(x) is ShardedArray and x.sharding == sharding:
+    if type(x) is ShardedArray and (x._device is sharding or x._device == sharding):
         return x._buf
     aval = aval or aval_of(x)
     if aval.dtype == float0:
