@@ -298,3 +298,33 @@ def test_complex_row_vmap_of_grad_matches_loop(spec):
     for k, xs in enumerate(batch):
         for g, w in zip(got, funcad.grad(scalar, an)(*xs)):
             np.testing.assert_allclose(np.asarray(g)[k], w, rtol=1e-12, atol=1e-14)
+
+
+# ----------------------------------------------------- ordering of complex numbers ----
+
+_ORDER = np.array([3 + 1j, 1 - 2j, 1 + 1j, np.nan, 2j, 3., complex(1, np.nan), complex(np.nan, 1),
+                   -0.0 + 1j, 0.0 + 1j])
+
+
+def test_sort_of_complex_matches_jax_eager_and_jitted():
+    want = jnp.sort(_ORDER)
+    for f in (fnp.sort, funcad.jit(fnp.sort), fnp.sort_complex, funcad.jit(fnp.sort_complex)):
+        np.testing.assert_array_equal(np.asarray(f(_ORDER)), want)
+    np.testing.assert_array_equal(funcad.jit(fnp.argsort)(_ORDER), jnp.argsort(_ORDER))
+    batch = np.stack([_ORDER, _ORDER[::-1]])
+    np.testing.assert_array_equal(funcad.vmap(funcad.jit(fnp.sort))(batch), np.stack([want, want]))
+
+
+def test_sort_complex_promotes_like_numpy():
+    assert fnp.sort_complex(np.array([3, 1], np.int32)).dtype == np.sort_complex(np.array([3, 1], np.int32)).dtype
+    assert fnp.sort_complex(np.array([3.0, 1.0], np.float32)).dtype == np.complex64
+    np.testing.assert_array_equal(fnp.sort_complex(np.array([[3, 1], [2, 0]])), [[1, 3], [0, 2]])
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_of_complex_orders_like_numpy(name):
+    b = np.array([1 + 1j, 3 - 1j, 3 + 2j, 2, 3 + 2j])
+    for x in (_ORDER, b, b[::-1]):
+        want = getattr(np, name)(x)
+        assert int(getattr(fnp, name)(x)) == want
+        assert int(funcad.jit(getattr(fnp, name))(x)) == want

@@ -49,6 +49,12 @@ from ._more import __all__ as _more_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_more_all))
 
+from ..primitives.fft import FftType  # noqa: E402
+from ..primitives.fft import fft as _fft  # noqa: E402
+
+fft = _checked(_fft)
+__all__ = sorted(set(__all__) | {"FftType", "fft"})
+
 from ..primitives.sharding import with_sharding_constraint  # noqa: E402,F401
 
 __all__ = sorted(set(__all__) | {"with_sharding_constraint"})

@@ -11,7 +11,7 @@ import numpy as _np
 
 from ..core.trace import Tracer as _Tracer
 from ..core.avals import float0
-from . import linalg
+from . import fft, linalg
 from ._creation import (arange, array, asarray, astype, empty, empty_like, eye, full, full_like,
                         identity, linspace, ones, ones_like, zeros, zeros_like)
 from ._indexing import take, take_along_axis

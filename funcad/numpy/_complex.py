@@ -10,8 +10,9 @@ from ..core.avals import aval_of
 from ..primitives import elementwise as E
 from ..primitives._base import full
 from ._dtypes import asarray_or_tracer, promote, to_inexact
+from ._shape import sort
 
-__all__ = ["real", "imag", "conj", "conjugate", "angle", "isreal", "iscomplex"]
+__all__ = ["real", "imag", "conj", "conjugate", "angle", "isreal", "iscomplex", "sort_complex"]
 
 
 def _is_complex(x) -> bool:
@@ -100,3 +101,16 @@ def iscomplex(x):
         im = E.imag(x)
         return E.ne(im, np.zeros((), aval_of(im).dtype))
     return np.zeros(aval_of(x).shape, bool)
+
+
+def sort_complex(a):
+    """a sorted along its last axis as complex numbers: by real part, then imaginary part.
+
+    >>> import funcad.numpy as fnp
+    >>> fnp.sort_complex(fnp.array([1 + 2j, 1 - 1j, 0.5])).tolist()
+    [(0.5+0j), (1-1j), (1+2j)]
+    """
+    a = to_inexact(asarray_or_tracer(a))
+    if not _is_complex(a):
+        a = E.convert_element_type(a, np.result_type(aval_of(a).dtype, np.complex64))
+    return sort(a)
