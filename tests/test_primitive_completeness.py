@@ -64,6 +64,7 @@ LINEAR = {
     "broadcast_in_dim", "reshape", "transpose", "squeeze", "rev", "slice", "pad", "concatenate",
     "dot_general", "dynamic_slice", "dynamic_update_slice", "gather", "scatter_add", "fft",
     "triangular_solve", "optimization_barrier", "custom_lin", "real", "imag", "conj", "complex",
+    "sharding_constraint",
     # Higher-order primitives transpose their bodies; debug_print passes cotangents by.
     "jit", "checkpoint", "cond", "while", "scan", "debug_print",
 }

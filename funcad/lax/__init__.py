@@ -55,3 +55,7 @@ from ..primitives.fft import fft as _fft  # noqa: E402
 
 fft = _checked(_fft)
 __all__ = sorted(set(__all__) | {"FftType", "fft"})
+
+from ..primitives.sharding import with_sharding_constraint  # noqa: E402,F401
+
+__all__ = sorted(set(__all__) | {"with_sharding_constraint"})
