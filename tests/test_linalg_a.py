@@ -346,3 +346,16 @@ def test_gp_likelihood_gradient_and_hessian_match_jax_eager_and_jit():
     np.testing.assert_allclose(np.asarray(funcad.jit(f)(p, x, y)), want, rtol=1e-9)
     h = funcad.hessian(_nlml(fnp, fsl.solve_triangular))(p, x, y)
     np.testing.assert_allclose(h, want_h, rtol=1e-8)
+
+
+def test_lu_lowering_for_gpu_says_what_to_do():
+    from funcad.core.errors import MissingRuleError
+    from funcad.lowering.stablehlo import lower_jaxpr
+    closed = funcad.make_jaxpr(L.solve)(np.eye(2), np.ones(2))
+    assert "lapack_dgetrf_ffi" in lower_jaxpr(closed, "f").text
+    with pytest.raises(MissingRuleError, match="backend='cpu'"):
+        lower_jaxpr(closed, "f", platform="gpu")
+    # cholesky and triangular_solve are XLA's own ops, on every platform.
+    closed = funcad.make_jaxpr(lambda a, b: fsl.cho_solve(fsl.cho_factor(a), b))(np.eye(2), np.ones(2))
+    text = lower_jaxpr(closed, "f", platform="gpu").text
+    assert "stablehlo.cholesky" in text and "stablehlo.triangular_solve" in text

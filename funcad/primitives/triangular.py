@@ -15,6 +15,7 @@ import scipy.linalg as _sla
 from scipy.linalg.blas import get_blas_funcs
 
 from ..core.avals import ShapedArray
+from ..core.errors import MissingRuleError
 from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
 from ..lowering import lapack
 from ..lowering.stablehlo import binary, broadcast, compare, select
@@ -384,6 +385,11 @@ def _lu_batch(vals, dims, *, axis_size):
 
 
 def _lu_lowering(ctx, x):
+    if ctx.module.platform != "cpu":
+        raise MissingRuleError(
+            "lu (and solve, inv, det, slogdet, lu_factor... built on it) has no GPU lowering in "
+            "funcad yet: XLA has no native LU and only jaxlib's CPU LAPACK kernel is wired. "
+            "Run this jitted function with backend='cpu', or call it without jit")
     aval = x.aval
     *batch, m, n = aval.shape
     k = min(m, n)
