@@ -5,7 +5,6 @@
 [[2.0, 0.0], [1.0, 2.0]]
 """
 
-import numpy as _np
 
 from ..core.avals import aval_of as _aval_of
 from ..core.errors import FuncadTypeError as _FuncadTypeError
