@@ -81,7 +81,8 @@ def scalar_aval(aval) -> ShapedArray:
 class Module:
     """The state of one module being emitted: fresh names and hoisted constants."""
 
-    def __init__(self):
+    def __init__(self, platform: str = "cpu"):
+        self.platform = platform         # "cpu" or "gpu": rules that call kernels pick by it
         self.count = 0
         self.const_args: list = []       # values passed as leading @main arguments
         self.const_vals: list[Value] = []
@@ -242,7 +243,8 @@ class Partitioning(NamedTuple):
 
 
 def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = (),
-                packing=None, partitioning: Partitioning | None = None) -> Lowered:
+                packing=None, partitioning: Partitioning | None = None,
+                platform: str = "cpu") -> Lowered:
     """Lower a closed jaxpr to a StableHLO module whose @main takes
     (hoisted constants..., [packed host inputs,] inputs...) and returns the outputs.
 
@@ -250,9 +252,10 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = 
     `packing` (a `packing.Layout`) lists inputs that arrive as slices of one
     uint8 buffer, the parameter after the constants; the others follow it.
     `partitioning` makes it an SPMD program over several devices (hoisted
-    constants are replicated).
+    constants are replicated). `platform` ("cpu" or "gpu") is the device's,
+    for rules that call a kernel jaxlib ships for one platform (LAPACK's on the CPU).
     """
-    module = Module()
+    module = Module(platform)
     module.assignment = partitioning.assignment if partitioning else None
     ctx = LoweringContext(module)
     jaxpr = closed.jaxpr

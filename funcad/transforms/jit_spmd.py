@@ -138,7 +138,8 @@ def lower_spmd(closed: ClosedJaxpr, name: str, backend: str | None, in_shardings
     in_hlo = tuple(hlo_sharding(s, len(a.shape), assignment) for s, a in zip(ins, closed.in_avals))
     out_hlo = tuple(None if s is None else hlo_sharding(s, len(a.shape), assignment)
                     for s, a in zip(out_shardings, closed.out_avals))
-    lowered = lower_jaxpr(closed, name, donated, partitioning=Partitioning(assignment, in_hlo, out_hlo))
+    lowered = lower_jaxpr(closed, name, donated, partitioning=Partitioning(assignment, in_hlo, out_hlo),
+                          platform="cpu" if assignment[0].platform == "cpu" else "gpu")
     candidates = [s for s in list(in_shardings) + out_shardings + constraints if s is not None]
     return SpmdLowering(lowered, prints, assignment, backend, ins, out_shardings, candidates)
 
