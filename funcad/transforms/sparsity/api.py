@@ -154,8 +154,9 @@ def _seeds(colours, shape, dtype):
     return s.reshape((s.shape[0],) + tuple(shape)).astype(dtype)
 
 
-def _result(data, rows, cols, shape):
-    if isinstance(data, Tracer):
+def _result(x, data, rows, cols, shape):
+    """A SparseMatrix when the input is traced (so also an empty one under jit), else scipy."""
+    if isinstance(x, Tracer) or isinstance(data, Tracer):
         return SparseMatrix(data, rows, cols, shape)
     return sp.csr_array((np.asarray(data), (rows, cols)), shape=shape)
 
@@ -173,14 +174,14 @@ def _forward(flat_fun, x, pattern, colours, out_aval):
     rows, cols = _entries(pattern)
     k = int(colours.max()) + 1 if colours.size and rows.size else 0
     if k == 0:
-        return _result(np.zeros(0, tangent_dtype(out_aval.dtype)), rows, cols, (m, n))
+        return _result(x, np.zeros(0, tangent_dtype(out_aval.dtype)), rows, cols, (m, n))
 
     def push(t):
         return jvp_flat(flat_fun, [x], [t])[1]
 
     seeds = _seeds(colours, aval_of(x).shape, tangent_dtype(aval_of(x).dtype))
     b, = vmap_flat(push, [seeds], [0], k)                    # (k, *y): J @ seed, one per colour
-    return _result(_read(b, colours[cols] * m + rows, k * m, out_aval.dtype), rows, cols, (m, n))
+    return _result(x, _read(b, colours[cols] * m + rows, k * m, out_aval.dtype), rows, cols, (m, n))
 
 
 def _reverse(flat_fun, x, pattern, colours, out_aval):
@@ -188,7 +189,7 @@ def _reverse(flat_fun, x, pattern, colours, out_aval):
     rows, cols = _entries(pattern)
     k = int(colours.max()) + 1 if colours.size and rows.size else 0
     if k == 0:
-        return _result(np.zeros(0, tangent_dtype(out_aval.dtype)), rows, cols, (m, n))
+        return _result(x, np.zeros(0, tangent_dtype(out_aval.dtype)), rows, cols, (m, n))
     _, linear = linearize_flat(flat_fun, [x])
 
     def pull(ct):
@@ -197,7 +198,7 @@ def _reverse(flat_fun, x, pattern, colours, out_aval):
 
     seeds = _seeds(colours, out_aval.shape, tangent_dtype(out_aval.dtype))
     c, = vmap_flat(pull, [seeds], [0], k)                    # (k, *x): seed @ J, one per colour
-    return _result(_read(c, colours[rows] * n + cols, k * n, aval_of(x).dtype), rows, cols, (m, n))
+    return _result(x, _read(c, colours[rows] * n + cols, k * n, aval_of(x).dtype), rows, cols, (m, n))
 
 
 # -------------------------------------------------------------------- API ----
@@ -293,7 +294,7 @@ def sparse_hessian(fun: Callable, argnums: int = 0) -> Callable:
         rows, cols = _entries(pattern)
         dtype = tangent_dtype(aval_of(x).dtype)
         if not rows.size:
-            return _result(np.zeros(0, dtype), rows, cols, (n, n))
+            return _result(x, np.zeros(0, dtype), rows, cols, (n, n))
         g = grad(f)
 
         def hvp(t):
@@ -302,7 +303,7 @@ def sparse_hessian(fun: Callable, argnums: int = 0) -> Callable:
         k = _count(colours)
         b, = vmap_flat(hvp, [_seeds(colours, aval_of(x).shape, dtype)], [0], k)  # (k, *x): (H @ seed).T
         src_row, src_colour = star_sources(pattern, colours)
-        return _result(_read(b, src_colour * n + src_row, k * n, dtype), rows, cols, (n, n))
+        return _result(x, _read(b, src_colour * n + src_row, k * n, dtype), rows, cols, (n, n))
     return hess
 
 
