@@ -157,10 +157,15 @@ def _gather_unknown(eqn, ins, n):
     return [apply(pick(_bcast_src(rest, idx.shape[:-1] + rest), int(np.prod(rest, dtype=np.int64))), u)]
 
 
-_register("dynamic_slice", lambda eqn, ins, n: movement(
-    *range(1, len(ins)), fallback=_dynamic_slice_unknown)(eqn, ins, n))
-_register("dynamic_update_slice", lambda eqn, ins, n: movement(
-    *range(2, len(ins)), fallback=_dus_unknown)(eqn, ins, n))
+def _indexed_from(first_index, fallback):
+    """A movement rule whose operands from `first_index` on are indices."""
+    def rule(eqn, ins, n):
+        return movement(*range(first_index, len(ins)), fallback=fallback)(eqn, ins, n)
+    return rule
+
+
+_register("dynamic_slice", _indexed_from(1, _dynamic_slice_unknown))
+_register("dynamic_update_slice", _indexed_from(2, _dus_unknown))
 _register("gather", movement(1, fallback=_gather_unknown))
 _register("select_n", movement(0, fallback=elementwise))
 
@@ -241,6 +246,9 @@ def _dot_operand(shape, contract, batch, free_last):
     return ids.reshape((b, c, f) if free_last else (b, f, c))
 
 
+DOT_LIMIT = 1 << 25   # entries of a known operand's local pattern worth listing one by one
+
+
 def dot_general(eqn, ins, n):
     """out[b, i, j] depends on lhs[b, i, k] and rhs[b, k, j] for every k, except where
     the other operand is a known constant with a zero there."""
@@ -258,6 +266,8 @@ def dot_general(eqn, ins, n):
         ids, size = (L, lhs.size) if side == 0 else (R, rhs.size)
         other_ids = R if side == 0 else L
         nz = None if other.value is None else (np.asarray(other.value).ravel()[other_ids] != 0)
+        if nz is not None and nz.sum() * (I if side == 0 else J) > DOT_LIMIT:
+            nz = None   # too many entries to list: the union over k, still sound
         if nz is None or nz.all():   # every k: the union over k, spread over the other free axis
             if side == 0:
                 rows, to = np.arange(B * I).reshape(B, I, 1), (B, I, J)
