@@ -311,6 +311,25 @@ def test_grad_through_sparse_values():
                                rtol=1e-10)
 
 
+@funcad.custom_vjp
+def _chain_product(x):
+    return x[1:] * x[:-1]
+
+
+_chain_product.defvjp(lambda x: (_chain_product(x), x),
+                      lambda r, c: (fnp.concatenate([c * r[1:], fnp.zeros(1)])
+                                    + fnp.concatenate([fnp.zeros(1), c * r[:-1]]),))
+
+
+def test_custom_vjp_and_scalars():
+    x = np.arange(1.0, 5.0)
+    J = funcad.sparse_jacrev(_chain_product)(x)
+    assert J.nnz == 6
+    np.testing.assert_allclose(J.toarray(), funcad.jacrev(_chain_product)(x))
+    np.testing.assert_allclose(funcad.sparse_jacfwd(lambda s: fnp.sin(s) * 2)(0.5).toarray(), [[2 * np.cos(0.5)]])
+    np.testing.assert_allclose(funcad.sparse_hessian(lambda s: s ** 3)(2.0).toarray(), [[12.0]])
+
+
 def test_other_arguments_and_argnums():
     def f(a, x, scale):
         return scale * x[1:] * a[:-1]
