@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...core.trace import abstract_eval_rules, call_rules, impl_rules
+from ...primitives import decompositions as _dec, fft as _fft, sharding as _sh, triangular as _tri  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
 from .. import custom_calls as _custom_calls, debugging as _debugging, jit as _jit  # noqa: F401
 from ._interp import (BODY_PRIMS, NO_FOLD, Val, apply, dep_rules, empty, group, pick, propagate,
@@ -75,7 +76,8 @@ def elementwise(eqn, ins, n):
 
 _register("abs acos acosh add asin asinh atan atan2 atanh cbrt clamp convert_element_type cos "
           "cosh digamma div erf erf_inv erfc exp exp2 expm1 integer_pow lgamma log log1p "
-          "logistic max min neg polygamma pow rem rsqrt sin sinh sqrt sub tanh", elementwise)
+          "logistic max min neg polygamma pow rem rsqrt sin sinh sqrt sub tanh "
+          "real imag conj complex", elementwise)
 
 
 def mul(eqn, ins, n):
@@ -312,7 +314,27 @@ def identity(eqn, ins, n):
     return list(ins)
 
 
-_register("optimization_barrier", identity)
+_register("optimization_barrier sharding_constraint", identity)
+
+
+def blockwise(trailing):
+    """Each output block depends on the whole same-index block of every input: the
+    transforms over trailing axes (fft) and the matrix factorizations and solves, whose
+    leading axes are a batch. `trailing(eqn)` is the number of mixed input axes."""
+    def rule(eqn, ins, n):
+        a0 = eqn.inputs[0].aval
+        batch = a0.shape[:a0.ndim - trailing(eqn)]
+        nb = int(np.prod(batch, dtype=np.int64))
+
+        def block_of(aval):  # the batch index of each entry of a value
+            return np.repeat(np.arange(nb, dtype=np.int64), aval.size // max(nb, 1))
+        total = union(*[apply(group(block_of(a.aval), nb), x.deps) for a, x in zip(eqn.inputs, ins)])
+        return [apply(pick(block_of(v.aval), nb), total) for v in eqn.outvars]
+    return rule
+
+
+_register("fft", blockwise(lambda eqn: len(eqn.params["fft_lengths"])))
+_register("cholesky triangular_solve lu qr eigh svd geqrf householder_product", blockwise(lambda eqn: 2))
 
 # ------------------------------------------------------------------- calls ----
 
