@@ -10,12 +10,13 @@ import numpy as _np
 from ._solve import (SlogdetResult, cholesky, cross, det, diagonal, inv, matrix_power,  # noqa: F401
                      matrix_transpose, multi_dot, outer, slogdet, solve, tensorinv, tensorsolve,
                      trace, vecdot)
+from ._products import matmul, tensordot  # noqa: F401
 from ._spectral import *  # noqa: F401,F403
 from ._spectral import __all__ as _spectral_all
 
 __all__ = ["SlogdetResult", "cholesky", "cross", "det", "diagonal", "inv", "matrix_power",
            "matrix_transpose", "multi_dot", "outer", "slogdet", "solve", "tensorinv", "tensorsolve",
-           "trace", "vecdot", *_spectral_all]
+           "trace", "vecdot", "matmul", "tensordot", *_spectral_all]
 
 
 def __getattr__(name):
