@@ -30,7 +30,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
     """
     x = _arr(x)
     if symmetrize_input:
-        x = _T.mul(_T.add(x, _T._mT(x)), _T.const(x, 0.5)) if _aval_of(x).ndim >= 2 else x
+        x = _T.mul(_T.add(x, _T.mT(x)), _T.const(x, 0.5)) if _aval_of(x).ndim >= 2 else x
     return _checked(_T.cholesky)(x)
 
 

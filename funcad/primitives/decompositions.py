@@ -40,7 +40,7 @@ from .linalg import dot_general
 from .indexing import take_along_axis
 from .reductions import reduce_sum
 from .structural import broadcast_in_dim, concatenate, moveaxis0, pad, reshape, slice, transpose
-from .triangular import lu, triangular_solve
+from .triangular import lu, mm, mT, triangular_solve
 
 # ----------------------------------------------------------------- helpers ----
 
@@ -50,19 +50,6 @@ def _check_matrix(name, x, square=False):
         what = "square matrices [..., n, n]" if square else "matrices [..., m, n]"
         raise FuncadTypeError(f"{name} got {x.str_short()}: it takes a stack of float32 or float64 "
                               f"{what}; convert with .astype(np.float64){' or pass a square matrix' if square else ''}")
-
-
-def mT(x):
-    """The matrix transpose of a stack (last two axes swapped)."""
-    nd = len(shape_of(x))
-    return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
-
-
-def mm(a, b):
-    """Matrix product of two stacks with equal batch shapes."""
-    nd = len(shape_of(a))
-    nb = tuple(range(nd - 2))
-    return dot_general(a, b, (((nd - 1,), (nd - 2,)), (nb, nb)))
 
 
 def _diag(x):

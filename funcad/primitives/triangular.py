@@ -29,12 +29,13 @@ from .structural import broadcast_in_dim, iota, moveaxis0, pad, slice as slice_,
 # ------------------------------------------------------------ helpers ----
 
 
-def _mT(x):
+def mT(x):
+    """The matrix transpose of a stack (last two axes swapped)."""
     nd = len(shape_of(x))
     return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
-def matmul(x, y):
+def mm(x, y):
     """x @ y for stacks with equal batch dimensions."""
     nd = len(shape_of(x))
     b = tuple(range(nd - 2))
@@ -121,7 +122,7 @@ def _cholesky_jvp(primals, tangents):
     tmp = triangular_solve(L, t, left_side=False, lower=True, transpose_a=True)
     tmp = triangular_solve(L, tmp, left_side=True, lower=True)
     phi = sub(tril(tmp), mul(_half_diag(tmp), const(tmp, 0.5)))
-    return L, matmul(L, phi)
+    return L, mm(L, phi)
 
 
 def _half_diag(x):
@@ -230,8 +231,8 @@ def _tsolve_jvp(primals, tangents, **params):
         k = (-1 if params["lower"] else 1) if params["unit_diagonal"] else 0
         da = _band(ta, k, params["lower"])
         if params["transpose_a"]:
-            da = _mT(da)
-        rhs = matmul(da, x) if params["left_side"] else matmul(x, da)
+            da = mT(da)
+        rhs = mm(da, x) if params["left_side"] else mm(x, da)
         dx = neg(triangular_solve_p.bind(a, rhs, **params))
         out = dx if out is None else add(out, dx)
     return x, out
@@ -361,7 +362,7 @@ def _lu_jvp(primals, tangents):
     pt = take_along_axis(t, rows, nd - 2)
     la = triangular_solve(l, pt, left_side=True, lower=True, unit_diagonal=True)
     lau = triangular_solve(u, la, left_side=False, lower=False)
-    dlu = add(matmul(l, tril(lau, -1)), matmul(triu(lau), u))
+    dlu = add(mm(l, tril(lau, -1)), mm(triu(lau), u))
     return [lu_, piv, perm], [dlu, None, None]
 
 

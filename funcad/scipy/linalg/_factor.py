@@ -13,25 +13,11 @@ import numpy as np
 from ... import numpy as fnp  # (bound while funcad imports; used at call time)
 from ...core.avals import aval_of
 from ...core.errors import FuncadValueError
+from ...numpy.linalg._solve import _float, _square  # one check for both namespaces
 from ...primitives import triangular as T
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_factor", "lu_solve",
            "det", "inv", "solve", "block_diag", "expm"]
-
-
-def _float(x):
-    from ...numpy._dtypes import asarray_or_tracer, to_inexact
-    x = to_inexact(asarray_or_tracer(x))
-    return x.astype(np.float32) if aval_of(x).dtype.itemsize < 4 else x
-
-
-def _square(name, a):
-    a = _float(a)
-    s = aval_of(a).shape
-    if len(s) < 2 or s[-1] != s[-2]:
-        raise FuncadValueError(f"{name}: expected a square matrix or a stack of them (shape (..., n, n)), "
-                               f"got shape {tuple(s)}")
-    return a
 
 
 def _promote(a, b):
