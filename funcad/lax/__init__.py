@@ -47,3 +47,8 @@ from ._more import *  # noqa: E402,F401,F403  (compositions: *_in_dim, reduce, r
 from ._more import __all__ as _more_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_more_all))
+
+from ._conv import *  # noqa: E402,F401,F403  (conv_general_dilated and its wrappers)
+from ._conv import __all__ as _conv_all  # noqa: E402
+
+__all__ = sorted(set(__all__) | set(_conv_all))
