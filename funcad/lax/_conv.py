@@ -15,7 +15,8 @@ from ..primitives.convolution import ConvDimensionNumbers
 from ..primitives.convolution import conv_general_dilated as _bind
 
 __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_dilated", "conv",
-           "conv_with_general_padding", "conv_transpose", "padtype_to_pads"]
+           "conv_with_general_padding", "conv_transpose", "padtype_to_pads", "conv_shape_tuple",
+           "conv_general_shape_tuple", "conv_transpose_shape_tuple"]
 
 
 def _arr(x):
@@ -234,3 +235,50 @@ def conv_transpose(lhs, rhs, strides: Sequence[int], padding, rhs_dilation=None,
         y = S.transpose(y, tuple(perm))
     return conv_general_dilated(x, y, (1,) * len(strides), pads, strides, rhs_dilation, dn,
                                 precision=precision, preferred_element_type=preferred_element_type)
+
+
+def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count: int = 1) -> tuple:
+    """The output shape of a convolution in NC(spatial)/OI(spatial) layout (pads: pairs or a string).
+
+    >>> conv_shape_tuple((2, 3, 9), (4, 3, 3), (2,), "SAME")
+    (2, 4, 5)
+    """
+    if isinstance(pads, str):
+        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+    space = tuple(max((n + lo + hi - k) // s + 1, 0)
+                  for n, k, s, (lo, hi) in zip(lhs_shape[2:], rhs_shape[2:], strides, pads))
+    return (lhs_shape[0] // batch_group_count, rhs_shape[0]) + space
+
+
+def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers) -> tuple:
+    """The output shape of conv_general_dilated (no dilation) in the layout of dimension_numbers.
+
+    >>> conv_general_shape_tuple((1, 5, 5, 3), (3, 3, 3, 8), (1, 1), "VALID", ("NHWC", "HWIO", "NHWC"))
+    (1, 3, 3, 8)
+    """
+    lhs_spec, rhs_spec, out_spec = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    canon = conv_shape_tuple([lhs_shape[a] for a in lhs_spec], [rhs_shape[a] for a in rhs_spec],
+                             window_strides, padding)
+    out = [0] * len(canon)
+    for ax, n in zip(out_spec, canon):
+        out[ax] = n
+    return tuple(out)
+
+
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers) -> tuple:
+    """The output shape of conv_transpose (string padding or pairs, as conv_transpose reads them).
+
+    >>> conv_transpose_shape_tuple((1, 4, 4, 3), (3, 3, 3, 8), (2, 2), "SAME", ("NHWC", "HWIO", "NHWC"))
+    (1, 8, 8, 8)
+    """
+    lhs_spec, rhs_spec, out_spec = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    lhs_t, rhs_t = [lhs_shape[a] for a in lhs_spec], [rhs_shape[a] for a in rhs_spec]
+    if isinstance(padding, str):
+        padding = [_transpose_padding(k, s, padding) for k, s in zip(rhs_t[2:], window_strides)]
+    space = [(n - 1) * s - k + 2 + lo + hi
+             for n, k, s, (lo, hi) in zip(lhs_t[2:], rhs_t[2:], window_strides, padding)]
+    canon = [lhs_t[0], rhs_t[0]] + space
+    out = [0] * len(canon)
+    for ax, n in zip(out_spec, canon):
+        out[ax] = n
+    return tuple(out)
