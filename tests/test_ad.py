@@ -324,6 +324,13 @@ _LINEAR = {
     "scatter_add": (lambda x, u: lax.scatter_add(x, np.array([[1], [1], [5], [-1]]), u), [_X23, np.ones((4, 3))]),
     "gather/clamped": (lambda x: lax.gather(x, np.array([[[1, 7]], [[-2, 0]]])), [_X23]),
     "select_n": (lambda x, y: lax.select_n(_X23 > 0, x, y), [_X23, np.ones(3)]),
+    "conv_general_dilated": (lambda x, k: lax.conv_general_dilated(x, k, (2,), [(1, 2)], (1,), (2,),
+                                                                   feature_group_count=2),
+                             [np.ones((2, 4, 6)), np.ones((4, 2, 2))]),
+    "conv_general_dilated/batch_groups": (
+        lambda x, k: lax.conv_general_dilated(x, k, (1, 2), [(0, 1), (-1, 2)], (2, 1), None,
+                                              ("NHWC", "OHWI", "CNWH"), batch_group_count=2),
+        [np.ones((4, 3, 5, 2)), np.ones((4, 2, 2, 2))]),
 }
 
 
@@ -346,8 +353,8 @@ def test_transpose_rule(name):
 
 def test_every_primitive_transpose_rule_is_tested():
     from funcad.core.trace import transpose_rules
-    from funcad.primitives import elementwise, indexing, linalg, reductions, structural
-    ours = {getattr(m, n).name for m in (elementwise, structural, reductions, linalg, indexing)
+    from funcad.primitives import convolution, elementwise, indexing, linalg, reductions, structural
+    ours = {getattr(m, n).name for m in (elementwise, structural, reductions, linalg, indexing, convolution)
             for n in dir(m) if n.endswith("_p")}
     with_rule = {p.name for p in transpose_rules if p.name in ours}
     tested = {k.split("/")[0] for k in _LINEAR}
