@@ -324,14 +324,25 @@ _LINEAR = {
     "scatter_add": (lambda x, u: lax.scatter_add(x, np.array([[1], [1], [5], [-1]]), u), [_X23, np.ones((4, 3))]),
     "gather/clamped": (lambda x: lax.gather(x, np.array([[[1, 7]], [[-2, 0]]])), [_X23]),
     "select_n": (lambda x, y: lax.select_n(_X23 > 0, x, y), [_X23, np.ones(3)]),
-    "conv_general_dilated": (lambda x, k: lax.conv_general_dilated(x, k, (2,), [(1, 2)], (1,), (2,),
-                                                                   feature_group_count=2),
-                             [np.ones((2, 4, 6)), np.ones((4, 2, 2))]),
+    "conv_general_dilated": (lambda x: lax.conv_general_dilated(x, _K1, (2,), [(1, 2)], (1,), (2,),
+                                                                feature_group_count=2),
+                             [np.ones((2, 4, 6))]),
+    "conv_general_dilated/rhs": (lambda k: lax.conv_general_dilated(_X1, k, (2,), [(1, 2)], (1,), (2,),
+                                                                    feature_group_count=2),
+                                 [np.ones((4, 2, 2))]),
     "conv_general_dilated/batch_groups": (
-        lambda x, k: lax.conv_general_dilated(x, k, (1, 2), [(0, 1), (-1, 2)], (2, 1), None,
-                                              ("NHWC", "OHWI", "CNWH"), batch_group_count=2),
-        [np.ones((4, 3, 5, 2)), np.ones((4, 2, 2, 2))]),
+        lambda x: lax.conv_general_dilated(x, _K2, (1, 2), [(0, 1), (-1, 2)], (2, 1), None,
+                                           ("NHWC", "OHWI", "CNWH"), batch_group_count=2),
+        [np.ones((4, 3, 5, 2))]),
+    "conv_general_dilated/batch_groups_rhs": (
+        lambda k: lax.conv_general_dilated(_X2, k, (1, 2), [(0, 1), (-1, 2)], (2, 1), None,
+                                           ("NHWC", "OHWI", "CNWH"), batch_group_count=2),
+        [np.ones((4, 2, 2, 2))]),
 }
+
+
+_K1, _X1 = (np.random.default_rng(1).standard_normal(s) for s in [(4, 2, 2), (2, 4, 6)])
+_K2, _X2 = (np.random.default_rng(2).standard_normal(s) for s in [(4, 2, 2, 2), (4, 3, 5, 2)])
 
 
 @pytest.mark.parametrize("name", sorted(_LINEAR))
