@@ -7,6 +7,7 @@ from collections import namedtuple
 from typing import Any, Callable, NamedTuple
 
 from .. import numpy as fnp
+from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import register_pytree_node, tree_flatten, tree_map, tree_unflatten
 
@@ -124,6 +125,12 @@ def nesterov(step_size: Schedule, mass: float):
     return (lambda x0: (x0, fnp.zeros_like(x0))), update, (lambda state: state[0])
 
 
+def _inv_sqrt_or_zero(s):
+    # The same values as where(s > 0, 1 / sqrt(s), 0), without dividing by zero eagerly.
+    pos = s > 0
+    return fnp.where(pos, 1.0 / fnp.sqrt(fnp.where(pos, s, 1.0)), 0.0)
+
+
 @optimizer
 def adagrad(step_size, momentum=0.9):
     """Adagrad (Duchi et al.) with momentum on the scaled gradient.
@@ -137,7 +144,7 @@ def adagrad(step_size, momentum=0.9):
     def update(i, g, state):
         x, g_sq, m = state
         g_sq = g_sq + fnp.square(g)
-        inv_sqrt = fnp.where(g_sq > 0, 1.0 / fnp.sqrt(g_sq), 0.0)
+        inv_sqrt = _inv_sqrt_or_zero(g_sq)
         m = (1.0 - momentum) * (g * inv_sqrt) + momentum * m
         return x - step_size(i) * m, g_sq, m
     return ((lambda x0: (x0, fnp.zeros_like(x0), fnp.zeros_like(x0))), update,
@@ -180,8 +187,12 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
             (lambda state: state[0]))
 
 
+def _dtype(x):
+    return aval_of(fnp.asarray(x)).dtype
+
+
 def _bias_correction(b, like, i):
-    return 1 - fnp.asarray(b, fnp.result_type(like)) ** (i + 1)
+    return 1 - fnp.asarray(b, _dtype(like)) ** (i + 1)
 
 
 @optimizer
@@ -237,18 +248,20 @@ def sm3(step_size, momentum=0.9):
     def init(x0):
         shape = fnp.shape(x0)
         x0 = fnp.atleast_1d(x0)
-        return x0, fnp.zeros_like(x0), [fnp.zeros(n, fnp.result_type(x0)) for n in fnp.shape(x0)], shape
+        return x0, fnp.zeros_like(x0), [fnp.zeros(n, _dtype(x0)) for n in fnp.shape(x0)], shape
 
     def update(i, g, state):
         x, m, vs, shape = state
-        nd = fnp.ndim(g)
+        gnd = fnp.ndim(g)  # 0 for a scalar parameter, whose state is 1-d
         # Each axis' accumulator, broadcast along that axis; the tightest bound wins.
-        spread = [fnp.expand_dims(v, tuple(a for a in range(nd) if a != k)) for k, v in enumerate(vs)]
+        spread = [fnp.expand_dims(v, tuple(a for a in range(gnd) if a != k)) if gnd else v
+                  for k, v in enumerate(vs)]
         accum = functools.reduce(fnp.minimum, spread) + fnp.square(g)
-        inv_sqrt = fnp.where(accum > 0, 1.0 / fnp.sqrt(accum), 0)
+        inv_sqrt = _inv_sqrt_or_zero(accum)
         m = (1.0 - momentum) * (g * inv_sqrt) + momentum * m
         x = x - step_size(i) * m
-        vs = [fnp.max(accum, axis=tuple(a for a in range(nd) if a != k)) for k in range(nd)]
+        xnd = fnp.ndim(x)
+        vs = [fnp.max(accum, axis=tuple(a for a in range(xnd) if a != k)) for k in range(xnd)]
         return x, m, vs, shape
     return init, update, (lambda state: fnp.reshape(state[0], state[3]))
 
@@ -309,7 +322,7 @@ def piecewise_constant(boundaries, values) -> Schedule:
     if fnp.shape(boundaries)[0] != fnp.shape(values)[0] - 1:
         raise FuncadValueError("piecewise_constant: values needs one entry more than boundaries, got "
                                f"{fnp.shape(values)[0]} values for {fnp.shape(boundaries)[0]} boundaries")
-    return lambda i: values[fnp.sum(i > boundaries)]
+    return lambda i: fnp.take(values, fnp.sum(i > boundaries))  # a traced index works too
 
 
 def make_schedule(scalar_or_schedule) -> Schedule:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import lax, random
 from .. import numpy as fnp
+from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..nn import elu, gelu, leaky_relu, log_softmax, relu, selu, sigmoid, softmax, softplus, standardize
 
@@ -248,7 +249,7 @@ def _normalize_by_window_size(dims, strides, padding):
         nd = fnp.ndim(inputs)
         non_spatial = (0, nd - 1) if spec is None else (spec.index("N"), spec.index("C"))
         spatial = tuple(fnp.shape(inputs)[i] for i in range(nd) if i not in non_spatial)
-        sizes = lax.reduce_window(fnp.ones(spatial, fnp.result_type(inputs)), 0.0, lax.add, dims, strides, padding)
+        sizes = lax.reduce_window(fnp.ones(spatial, aval_of(fnp.asarray(inputs)).dtype), 0.0, lax.add, dims, strides, padding)
         for i in sorted(non_spatial):
             sizes = fnp.expand_dims(sizes, i)
         return outputs / sizes
