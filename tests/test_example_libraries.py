@@ -212,3 +212,21 @@ def test_optimizer_errors_explain():
         fo.piecewise_constant([1, 2], [1.0, 2.0])
     with pytest.raises(FuncadTypeError, match="JoinPoints"):
         fo.pack_optimizer_state({"a": 1.0})
+
+
+@pytest.mark.parametrize("init,red,window,strides,padding", [
+    (-np.inf, "max", (2, 2), (2, 2), "VALID"), (-np.inf, "max", (2, 3), (1, 1), "SAME"),
+    (np.inf, "min", (3, 2), (1, 2), [(1, 1), (0, 1)])])
+def test_pooling_derivatives_at_ties_match_jax(init, red, window, strides, padding):
+    # Ties are common in pooling (saturated pixels, relu zeros): JAX passes each window's
+    # whole tangent to its first extreme entry, to every order; funcad too.
+    x = np.array([[1., 1., 0., 2.], [1., 0., 2., 2.], [3., 3., 3., 3.]])
+
+    def f(lax):
+        return lambda x: (lax.reduce_window(x, init, getattr(lax, red), window, strides, padding) ** 3).sum()
+    ref = jax.grad(f(jax.lax))(x)
+    np.testing.assert_array_equal(funcad.grad(f(funcad.lax))(x), ref)
+    np.testing.assert_array_equal(np.asarray(funcad.jit(funcad.grad(f(funcad.lax)))(x)), ref)
+    np.testing.assert_array_equal(funcad.hessian(f(funcad.lax))(x), jax.hessian(f(jax.lax))(x))
+    xs = np.stack([x, -x])
+    np.testing.assert_array_equal(funcad.vmap(funcad.grad(f(funcad.lax)))(xs), jax.vmap(jax.grad(f(jax.lax)))(xs))
