@@ -289,21 +289,36 @@ def _layout(spec, first, second):
     return "[" + ", ".join(chars) + "]"
 
 
-def _conv_lowering(ctx, x, y, *, window_strides, padding, lhs_dilation, rhs_dilation,
-                   dimension_numbers, feature_group_count, batch_group_count, precision):
+def _emit_conv(ctx, x, y, out_aval, window_strides, padding, lhs_dilation, rhs_dilation,
+               dimension_numbers, feature_group_count, batch_group_count, precision):
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     dn = (f"#stablehlo.conv<{_layout(lhs_spec, 'b', 'f')}x{_layout(rhs_spec, 'o', 'i')}"
           f"->{_layout(out_spec, 'b', 'f')}>")
     prec = ", ".join(f"#stablehlo<precision {p}>" for p in (precision or ("DEFAULT", "DEFAULT")))
+    pad = f"dense<{ints(ints(p) for p in padding)}> : tensor<{len(padding)}x2xi64>"
     attrs = [f"batch_group_count = {batch_group_count} : i64", f"dimension_numbers = {dn}",
-             f"feature_group_count = {feature_group_count} : i64"]
-    if window_strides:  # window attributes are optional, and absent without spatial axes
-        pad = f"dense<{ints(ints(p) for p in padding)}> : tensor<{len(padding)}x2xi64>"
-        attrs += [f"lhs_dilation = {i64_array(lhs_dilation)}", f"padding = {pad}",
-                  f"rhs_dilation = {i64_array(rhs_dilation)}",
-                  f"window_strides = {i64_array(window_strides)}"]
-    attrs.append(f"precision_config = [{prec}]")
-    return ctx.op1("stablehlo.convolution", [x, y], ctx.out_aval, ", ".join(attrs))
+             f"feature_group_count = {feature_group_count} : i64",
+             f"lhs_dilation = {i64_array(lhs_dilation)}", f"padding = {pad}",
+             f"rhs_dilation = {i64_array(rhs_dilation)}", f"window_strides = {i64_array(window_strides)}",
+             f"precision_config = [{prec}]"]
+    return ctx.op1("stablehlo.convolution", [x, y], out_aval, ", ".join(attrs))
+
+
+def _conv_lowering(ctx, x, y, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                   dimension_numbers, feature_group_count, batch_group_count, precision):
+    groups = (feature_group_count, batch_group_count, precision)
+    if window_strides:
+        return _emit_conv(ctx, x, y, ctx.out_aval, window_strides, padding, lhs_dilation, rhs_dilation,
+                          dimension_numbers, *groups)
+    # No spatial axes: give each operand a trailing one of size 1 (XLA's CPU backend in
+    # jaxlib 0.6 computes grouped convolutions without spatial axes wrongly).
+    def grow(v):
+        return ctx.op1("stablehlo.reshape", [v], ShapedArray(v.aval.shape + (1,), v.aval.dtype))
+    out_aval = ctx.out_aval
+    dn = tuple(tuple(spec) + (2,) for spec in dimension_numbers)
+    out = _emit_conv(ctx, grow(x), grow(y), ShapedArray(out_aval.shape + (1,), out_aval.dtype), (1,), ((0, 0),),
+                     (1,), (1,), dn, *groups)
+    return ctx.op1("stablehlo.reshape", [out], out_aval)
 
 
 lowering_rules[conv_general_dilated_p] = _conv_lowering
