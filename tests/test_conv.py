@@ -284,3 +284,50 @@ def test_numpy_convolve_options_match_jax():
         np.testing.assert_allclose(fnp.correlate(v, a, mode), jnp.correlate(v, a, mode), rtol=1e-5)
     with pytest.raises(FuncadValueError, match="1-d"):
         fnp.convolve(np.ones((2, 2)), v)
+
+
+def test_fftconvolve_matches_jax_with_axes_complex_and_jit():
+    import jax.scipy.signal as jsig
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4, 6, 5))
+    ac = a + 1j * rng.standard_normal(a.shape)
+    # (kernel, axes): axes not convolved over are matched pairwise, so their sizes agree.
+    cases = [(rng.standard_normal((2, 3, 2)), None), (rng.standard_normal((4, 3, 2)), (1, 2)),
+             (rng.standard_normal((4, 6, 2)), -1)]
+    for mode in ["full", "same", "valid"]:
+        for x in [a, ac]:
+            for k, axes in cases:
+                ref = jsig.fftconvolve(x, k, mode, axes)
+                np.testing.assert_allclose(fsig.fftconvolve(x, k, mode, axes), ref, rtol=1e-10, atol=1e-12)
+        k = cases[0][0]
+        np.testing.assert_allclose(fsig.convolve(a, k, mode, method="fft"), jsig.convolve(a, k, mode), atol=1e-12)
+    k = cases[1][0]
+    f = funcad.jit(lambda x, y: fsig.fftconvolve(x, y, "same", axes=(1, 2)))
+    np.testing.assert_allclose(np.asarray(f(a, k)), jsig.fftconvolve(a, k, "same", (1, 2)), atol=1e-12)
+    g = funcad.grad(lambda y: (fsig.fftconvolve(a, y, "valid", axes=(1, 2)) ** 2).sum())(k)
+    np.testing.assert_allclose(g, jax.grad(lambda y: (jsig.fftconvolve(a, y, "valid", (1, 2)) ** 2).sum())(k),
+                               rtol=1e-9)
+    with pytest.raises(FuncadValueError, match="equal sizes"):
+        fsig.fftconvolve(a, k[:2], axes=(1, 2))
+    with pytest.raises(FuncadValueError, match="every dimension"):
+        fsig.fftconvolve(a, np.ones((1, 8, 1)), "valid")
+
+
+def test_complex_convolutions_match_jax():
+    import jax.numpy as jnp
+    import jax.scipy.signal as jsig
+    rng = np.random.default_rng(0)
+    c = lambda *s: rng.standard_normal(s) + 1j * rng.standard_normal(s)  # noqa: E731
+    x, k = c(2, 3, 5, 4), c(4, 3, 3, 2)
+    f = lambda lx: lambda x, k: lx.conv_general_dilated(x, k, (1, 2), "SAME", rhs_dilation=(2, 1))  # noqa: E731
+    np.testing.assert_allclose(f(lax)(x, k), f(jlax)(x, k), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(funcad.jit(f(lax))(x, k)), f(jlax)(x, k), rtol=1e-12)
+    loss = lambda lx: lambda x, k: (abs(f(lx)(x, k)) ** 2).sum()  # noqa: E731
+    for ours, ref in zip(funcad.grad(loss(lax), (0, 1))(x, k), jax.grad(loss(jlax), (0, 1))(x, k)):
+        np.testing.assert_allclose(ours, ref, rtol=1e-10)
+    a, v, p, q = c(6), c(3), c(3, 4), c(2, 3)
+    for mode in ["full", "same", "valid"]:
+        np.testing.assert_allclose(fnp.correlate(a, v, mode), jnp.correlate(a, v, mode), rtol=1e-12)
+        np.testing.assert_allclose(fnp.correlate(v, a, mode), jnp.correlate(v, a, mode), rtol=1e-12)
+        np.testing.assert_allclose(fsig.correlate2d(p, q, mode), jsig.correlate2d(p, q, mode), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(fsig.correlate(q, p, mode), jsig.correlate(q, p, mode), rtol=1e-12, atol=1e-12)

@@ -112,7 +112,8 @@ def _preferred(x, y, preferred_element_type):
     if not (have.kind in "iu" and want.kind == "f"):
         if (have.kind in "iu") != (want.kind in "iu") or (have.kind == "f") != (want.kind == "f"):
             raise FuncadTypeError(f"preferred_element_type {want} does not fit inputs of dtype {have}: "
-                                  "allowed are (integer, integer), (integer, float), (float, float)")
+                                  "allowed are (integer, integer), (integer, float), (float, float), "
+                                  "(complex, complex)")
         if have.kind == "i" and want.kind != "i":
             raise FuncadTypeError(f"preferred_element_type {want} must be signed like the inputs ({have})")
     if want.itemsize < have.itemsize:

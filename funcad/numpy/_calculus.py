@@ -234,6 +234,9 @@ def _conv(a, v, mode, op, precision, preferred_element_type):
     if mode not in ("full", "same", "valid"):
         raise FuncadValueError(f"{op}: mode must be 'full', 'same' or 'valid', got {mode!r}")
     reverse = False
+    if op == "correlate":
+        from ._complex import conj
+        v = conj(v)
     if nv > na:  # as NumPy: the longer input slides; correlate then reads backwards
         a, v, na, nv = v, a, nv, na
         reverse = op == "correlate"

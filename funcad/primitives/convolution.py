@@ -57,8 +57,8 @@ def _conv_aval(x, y, *, window_strides, padding, lhs_dilation, rhs_dilation, dim
     nd, nsp = x.ndim, x.ndim - 2
     if y.ndim != nd or nd < 2:
         raise type_error(name, "lhs and rhs need the same rank, at least 2 (batch and feature axes)", x, y)
-    if x.dtype != y.dtype or x.dtype.kind not in "iuf":
-        raise type_error(name, "lhs and rhs need one integer or floating dtype; convert one with "
+    if x.dtype != y.dtype or x.dtype.kind not in "iufc":
+        raise type_error(name, "lhs and rhs need one integer, floating or complex dtype; convert one with "
                          "convert_element_type, or pass preferred_element_type", x, y)
     for spec in dimension_numbers:
         if sorted(spec) != list(range(nd)):

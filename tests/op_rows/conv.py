@@ -83,3 +83,9 @@ for _name, _mode, _shapes in [("convolve", "full", ((3, 4), (2, 3))), ("convolve
        (lambda n, m: lambda a, b: getattr(fsig, n)(a, b, m))(_name, _mode),
        (lambda n, m: lambda a, b: _sp(n)(a, b, m))(_name, _mode), U(*_shapes),
        (lambda n, m: lambda a, b: getattr(_jsig(), n)(a, b, m))(_name, _mode), rtol=1e-5)
+
+for _mode, _shapes in [("full", ((3, 4), (2, 3))), ("same", ((6,), (4,))), ("valid", ((2, 3), (4, 5)))]:
+    op(f"signal_fftconvolve_{_mode}",
+       (lambda m: lambda a, b: fsig.fftconvolve(a, b, m))(_mode),
+       (lambda m: lambda a, b: _sp("fftconvolve")(a, b, m))(_mode), U(*_shapes),
+       (lambda m: lambda a, b: _jsig().fftconvolve(a, b, m))(_mode), rtol=1e-5)
