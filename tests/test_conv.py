@@ -169,6 +169,29 @@ def test_dimension_numbers_and_shape_helpers_match_jax():
             tuple(p) for p in jlax.padtype_to_pads((7, 8), (4, 3), (2, 3), pad)]
 
 
+@pytest.mark.parametrize("xs,filt,strides,padding,kw", [
+    ((2, 3, 6, 5), (2, 3), (1, 2), "SAME", {}),
+    ((2, 6, 5, 3), (3, 2), (2, 1), [(1, 0), (0, 2)], {"dimension_numbers": ("NHWC", "OIHW", "NHWC"),
+                                                       "rhs_dilation": (1, 2)}),
+    ((2, 6, 5, 3), (3, 2), (1, 1), [(0, 0), (1, 1)], {"dimension_numbers": ("NHWC", "HWIO", "NCHW"),
+                                                       "lhs_dilation": (2, 1)}),
+])
+def test_patches_match_jax(xs, filt, strides, padding, kw):
+    x = np.random.default_rng(0).standard_normal(xs)
+    ref = jlax.conv_general_dilated_patches(x, filt, strides, padding, **kw)
+    np.testing.assert_array_equal(lax.conv_general_dilated_patches(x, filt, strides, padding, **kw), ref)
+    g = funcad.grad(lambda x: (lax.conv_general_dilated_patches(x, filt, strides, padding, **kw) ** 2).sum())(x)
+    jg = jax.grad(lambda x: (jlax.conv_general_dilated_patches(x, filt, strides, padding, **kw) ** 2).sum())(x)
+    np.testing.assert_allclose(g, jg, rtol=1e-12)
+
+
+def test_permutation_and_window_shape_helpers_match_jax():
+    for dn in [("NCHW", "OIHW", "NCHW"), ("HCNW", "WOHI", "WNHC"), ("NHC", "HIO", "NCH")]:
+        assert lax.conv_general_permutations(dn) == jlax.conv_general_permutations(dn)
+    for args in [((4, 7), (2, 3), (2, 2), [(1, 0), (0, 2)], (1, 2), (2, 1)), ((5, 1), (3, 3), (1, 1), [(0, 0)] * 2)]:
+        assert lax.reduce_window_shape_tuple(*args) == tuple(jlax.reduce_window_shape_tuple(*args))
+
+
 def test_preferred_element_type_and_precision():
     rng = np.random.default_rng(0)
     xi, ki = rng.integers(-5, 5, (2, 3, 6)).astype(np.int8), rng.integers(-5, 5, (2, 3, 3)).astype(np.int8)

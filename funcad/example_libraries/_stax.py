@@ -218,10 +218,6 @@ Selu = elementwise(selu)
 Gelu = elementwise(gelu)
 
 
-def _window_out_shape(shape, window, strides, pads):
-    return tuple(max((n + lo + hi - w) // s + 1, 0) for n, w, s, (lo, hi) in zip(shape, window, strides, pads))
-
-
 def _pooling_layer(reducer, init_val, rescaler=None):
     def PoolingLayer(window_shape, strides=None, padding="VALID", spec=None):
         """A pooling layer over the spatial axes (NHWC unless spec names the layout)."""
@@ -235,7 +231,7 @@ def _pooling_layer(reducer, init_val, rescaler=None):
 
         def init_fun(rng, input_shape):
             pads = lax.padtype_to_pads(input_shape, window_shape, strides, padding)
-            return _window_out_shape(input_shape, window_shape, strides, pads), ()
+            return lax.reduce_window_shape_tuple(input_shape, window_shape, strides, pads), ()
 
         def apply_fun(params, inputs, **kwargs):
             out = lax.reduce_window(inputs, init_val, reducer, window_shape, strides, padding)

@@ -16,7 +16,8 @@ from ..primitives.convolution import conv_general_dilated as _bind
 
 __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_dilated", "conv",
            "conv_with_general_padding", "conv_transpose", "padtype_to_pads", "conv_shape_tuple",
-           "conv_general_shape_tuple", "conv_transpose_shape_tuple"]
+           "conv_general_shape_tuple", "conv_transpose_shape_tuple", "conv_general_permutations",
+           "conv_general_dilated_patches", "reduce_window_shape_tuple"]
 
 
 def _arr(x):
@@ -62,6 +63,17 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimen
                               "spatial letters in all three strings")
     return ConvDimensionNumbers(_spec_perm(lhs, pairs[0], rhs), _spec_perm(rhs, pairs[1], rhs),
                                 _spec_perm(out, pairs[2], rhs))
+
+
+def conv_general_permutations(dimension_numbers) -> tuple:
+    """The (lhs, rhs, out) axis permutations of three layout strings (conv_dimension_numbers
+    without the shape checks).
+
+    >>> conv_general_permutations(("NHWC", "HWIO", "NHWC"))
+    ((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
+    """
+    nd = len(dimension_numbers[0])
+    return tuple(conv_dimension_numbers((1,) * nd, (1,) * nd, tuple(dimension_numbers)))
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list:
@@ -283,3 +295,45 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, di
     for ax, n in zip(out_spec, canon):
         out[ax] = n
     return tuple(out)
+
+
+def _dilated(n: int, d: int) -> int:
+    return 0 if n == 0 else (n - 1) * d + 1
+
+
+def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
+                              base_dilation=None, window_dilation=None) -> tuple:
+    """The output shape of reduce_window with explicit (lo, hi) padding.
+
+    >>> reduce_window_shape_tuple((4, 6), (2, 3), (2, 1), [(0, 0), (1, 1)])
+    (2, 6)
+    """
+    shape = [_dilated(n, d) for n, d in zip(operand_shape, base_dilation or (1,) * len(operand_shape))]
+    window = [_dilated(w, d) for w, d in zip(window_dimensions, window_dilation or (1,) * len(shape))]
+    return tuple(max((n + lo + hi - w) // s + 1, 0)
+                 for n, w, s, (lo, hi) in zip(shape, window, window_strides, padding))
+
+
+def conv_general_dilated_patches(lhs, filter_shape: Sequence[int], window_strides: Sequence[int], padding,
+                                 lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
+                                 precision=None, preferred_element_type=None):
+    """The patches a convolution with a kernel of `filter_shape` would see, as channels:
+    output channel c * prod(filter_shape) + p holds input channel c at window position p.
+
+    >>> import numpy as np
+    >>> conv_general_dilated_patches(np.arange(4.0).reshape(1, 1, 4), (2,), (1,), "VALID")[0]
+    array([[0., 1., 2.],
+           [1., 2., 3.]])
+    """
+    x = _arr(lhs)
+    xs = aval_of(x).shape
+    filter_shape = tuple(int(f) for f in filter_shape)
+    dn = conv_dimension_numbers(xs, (1, 1) + filter_shape, dimension_numbers)
+    size, channels = int(np.prod(filter_shape, dtype=np.int64)), xs[dn.lhs_spec[1]]
+    # One one-hot kernel per (channel, window position): a grouped convolution copies them out.
+    eye = np.broadcast_to(np.eye(size, dtype=aval_of(x).dtype), (channels, size, size))
+    kernel = np.moveaxis(eye.reshape((channels * size, 1) + filter_shape), (0, 1), dn.rhs_spec[:2])
+    return conv_general_dilated(x, kernel, window_strides, padding, lhs_dilation, rhs_dilation, dn,
+                                feature_group_count=channels,
+                                precision=None if precision is None else (precision, "default"),
+                                preferred_element_type=preferred_element_type)
