@@ -27,6 +27,8 @@ from ._helpers import (block_until_ready, default_backend, device_count, device_
                        disable_jit, ensure_compile_time_eval, eval_shape, local_device_count,
                        local_devices, named_call, named_scope, process_count, process_index)
 from .core.traceback_util import api_boundary as _api_boundary, boundary_transform as _boundary
+from . import sharding  # noqa: F401  (Mesh, NamedSharding, PartitionSpec, ...)
+from .sharding import make_mesh
 
 # Errors leaving the public entry points (and the functions they return) show
 # the user's frames only; see funcad/core/traceback_util.py.
@@ -61,6 +63,6 @@ __all__ = ["Array", "BackendError", "ClosedJaxpr", "ConcretizationError", "Funca
            "device_count", "device_get", "device_put", "devices", "disable_jit",
            "ensure_compile_time_eval", "eval_jaxpr", "eval_shape", "float0", "grad", "hessian",
            "jacfwd", "jacobian", "jacrev", "jit", "jvp", "linear_transpose", "linearize",
-           "local_device_count", "local_devices", "make_jaxpr", "named_call", "named_scope",
+           "local_device_count", "local_devices", "make_jaxpr", "make_mesh", "named_call", "named_scope",
            "optimize", "process_count", "process_index", "remat", "stop_gradient", "to_python",
            "value_and_grad", "vjp", "vmap"]
