@@ -338,7 +338,25 @@ _LINEAR = {
     "conj": (lax.conj, [_X23 * 1j]),
     "conj/of-real": (lax.conj, [_X23]),
     "complex": (lax.complex, [_X23, _X23]),
+    "conv_general_dilated": (lambda x: lax.conv_general_dilated(x, _K1, (2,), [(1, 2)], (1,), (2,),
+                                                                feature_group_count=2),
+                             [np.ones((2, 4, 6))]),
+    "conv_general_dilated/rhs": (lambda k: lax.conv_general_dilated(_X1, k, (2,), [(1, 2)], (1,), (2,),
+                                                                    feature_group_count=2),
+                                 [np.ones((4, 2, 2))]),
+    "conv_general_dilated/batch_groups": (
+        lambda x: lax.conv_general_dilated(x, _K2, (1, 2), [(0, 1), (-1, 2)], (2, 1), None,
+                                           ("NHWC", "OHWI", "CNWH"), batch_group_count=2),
+        [np.ones((4, 3, 5, 2))]),
+    "conv_general_dilated/batch_groups_rhs": (
+        lambda k: lax.conv_general_dilated(_X2, k, (1, 2), [(0, 1), (-1, 2)], (2, 1), None,
+                                           ("NHWC", "OHWI", "CNWH"), batch_group_count=2),
+        [np.ones((4, 2, 2, 2))]),
 }
+
+
+_K1, _X1 = (np.random.default_rng(1).standard_normal(s) for s in [(4, 2, 2), (2, 4, 6)])
+_K2, _X2 = (np.random.default_rng(2).standard_normal(s) for s in [(4, 2, 2, 2), (4, 3, 5, 2)])
 
 
 @pytest.mark.parametrize("name", sorted(_LINEAR))
@@ -360,8 +378,8 @@ def test_transpose_rule(name):
 
 def test_every_primitive_transpose_rule_is_tested():
     from funcad.core.trace import transpose_rules
-    from funcad.primitives import elementwise, indexing, linalg, reductions, structural
-    ours = {getattr(m, n).name for m in (elementwise, structural, reductions, linalg, indexing)
+    from funcad.primitives import convolution, elementwise, indexing, linalg, reductions, structural
+    ours = {getattr(m, n).name for m in (elementwise, structural, reductions, linalg, indexing, convolution)
             for n in dir(m) if n.endswith("_p")}
     with_rule = {p.name for p in transpose_rules if p.name in ours}
     tested = {k.split("/")[0] for k in _LINEAR}

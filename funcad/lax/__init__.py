@@ -59,3 +59,8 @@ __all__ = sorted(set(__all__) | {"FftType", "fft"})
 from ..primitives.sharding import with_sharding_constraint  # noqa: E402,F401
 
 __all__ = sorted(set(__all__) | {"with_sharding_constraint"})
+
+from ._conv import *  # noqa: E402,F401,F403  (conv_general_dilated and its wrappers)
+from ._conv import __all__ as _conv_all  # noqa: E402
+
+__all__ = sorted(set(__all__) | set(_conv_all))

@@ -356,18 +356,53 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         combine = lambda a, b: [reshape(o, out_shape) for o in vc([ravel(x) for x in a], [ravel(x) for x in b])]  # noqa: E731
     else:
         combine = comb
+    def pieces(x):
+        """The strided slice of x under each window offset, in row-major offset order."""
+        for offs in np.ndindex(*window):
+            start = [o * d for o, d in zip(offs, wdil)]
+            stop = [st + (n - 1) * s + 1 if n else st for st, n, s in zip(start, out_shape, strides)]
+            yield S.slice(x, start, stop, strides)
+
+    if prim in (R.reduce_max, R.reduce_min) and aval_of(padded[0]).dtype.kind == "f" and np.prod(window) > 1:
+        return tree_unflatten(tree, [_window_choose(padded[0], pieces, comb)])
     # A monoid starts from the first window entry; any other reducer folds from init_value.
     acc = None if prim is not None else [S.broadcast_in_dim(
         v if aval_of(v).dtype == aval_of(x).dtype else E.convert_element_type(v, aval_of(x).dtype), out_shape, ())
         for v, x in zip(flat_init, flat_ops)]
-    for offs in np.ndindex(*window):
-        start = [o * d for o, d in zip(offs, wdil)]
-        stop = [st + (n - 1) * s + 1 if n else st for st, n, s in zip(start, out_shape, strides)]
-        piece = [S.slice(p, start, stop, strides) for p in padded]
-        acc = piece if acc is None else combine(acc, piece)
+    for piece in zip(*[pieces(p) for p in padded]):
+        acc = list(piece) if acc is None else combine(acc, list(piece))
     if acc is None:
         acc = [S.broadcast_in_dim(v, out_shape, ()) for v in flat_init]
     return tree_unflatten(tree, acc)
+
+
+def _window_choose(x, pieces, comb):
+    """A max or min over windows whose tangent is that of the first chosen entry of
+    each window (row-major), as JAX's reduce_window max/min: a tie passes the whole
+    tangent to one entry, not shares of it."""
+    from ..core.trace import bind_custom_jvp
+
+    def value(x):
+        acc = None
+        for piece in pieces(x):
+            acc = piece if acc is None else comb([acc], [piece])[0]
+        return [acc]
+
+    def jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        out = _window_choose(x, pieces, comb)  # itself, so that its derivative follows the same rule
+        if t is None:
+            return [out], [None]
+        tan = taken = None
+        for px, pt in zip(pieces(x), pieces(t)):
+            hit = E.eq(px, out)
+            if taken is not None:
+                hit = E.bitwise_and(hit, E.bitwise_not(taken))
+            tan = pt * 0 if tan is None else tan  # (a zero of the tangent's type, to select into)
+            tan = E.select_n(hit, tan, pt)
+            taken = hit if taken is None else E.bitwise_or(taken, hit)
+        return [out], [tan]
+    return bind_custom_jvp(value, jvp, [x])[0]
 
 
 # ------------------------------------------------------------- construction ----

@@ -222,40 +222,31 @@ def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
     return add(p, concatenate([np.zeros(zeros_shape, aval_of(c).dtype), c], ax))
 
 
-def _conv_full(a, v):
-    """Full 1-d convolution as a sum of shifted, scaled copies (no conv primitive)."""
-    na, nv = shape(a)[0], shape(v)[0]
-    dt = aval_of(a).dtype
-    out = None
-    for j in range(nv):
-        term = multiply(S.pad(a, np.zeros((), dt), [(j, nv - 1 - j, 0)]), getitem(v, j))
-        out = term if out is None else add(out, term)
-    return out
-
-
-def _conv(a, v, mode, flip, name):
-    a, v = promote(a, v)
+def _conv(a, v, mode, op, precision, preferred_element_type):
+    """numpy.convolve/correlate as one 1-d conv_general_dilated (the shorter input is the kernel)."""
+    from ..lax._conv import conv_general_dilated
+    a, v = promote(a, v)  # integers stay integers (exact), as in NumPy
     if len(shape(a)) != 1 or len(shape(v)) != 1:
-        raise FuncadValueError(f"{name}: a and v must be 1-d")
+        raise FuncadValueError(f"{op}: a and v must be 1-d, got shapes {shape(a)} and {shape(v)}")
     na, nv = shape(a)[0], shape(v)[0]
     if na == 0 or nv == 0:
-        raise FuncadValueError(f"{name}: inputs cannot be empty")
+        raise FuncadValueError(f"{op}: inputs cannot be empty, got shapes {shape(a)} and {shape(v)}")
     if mode not in ("full", "same", "valid"):
-        raise FuncadValueError(f"{name}: mode must be 'full', 'same' or 'valid', got {mode!r}")
-    if flip:
-        v = S.rev(v, (0,))
-    swapped = nv > na
-    if swapped:
+        raise FuncadValueError(f"{op}: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    reverse = False
+    if op == "correlate":
+        from ._complex import conj
+        v = conj(v)
+    if nv > na:  # as NumPy: the longer input slides; correlate then reads backwards
         a, v, na, nv = v, a, nv, na
-    full = _conv_full(a, v)
-    if mode == "full":
-        out = full
-    elif mode == "same":
-        lo = (nv - 1) // 2
-        out = S.slice(full, (lo,), (lo + na,))
-    else:
-        out = S.slice(full, (nv - 1,), (na,))
-    return out
+        reverse = op == "correlate"
+    if op == "convolve":
+        v = S.rev(v, (0,))
+    pad = {"valid": (0, 0), "same": (nv // 2, nv - nv // 2 - 1), "full": (nv - 1, nv - 1)}[mode]
+    out = conv_general_dilated(reshape(a, (1, 1, na)), reshape(v, (1, 1, nv)), (1,), [pad],
+                               precision=precision, preferred_element_type=preferred_element_type)
+    out = reshape(out, (shape(out)[2],))
+    return S.rev(out, (0,)) if reverse else out
 
 
 def convolve(a, v, mode: str = "full", *, precision=None, preferred_element_type=None):
@@ -265,14 +256,17 @@ def convolve(a, v, mode: str = "full", *, precision=None, preferred_element_type
     >>> fnp.convolve(fnp.array([1.0, 2.0, 3.0]), fnp.array([0.0, 1.0, 0.5]))
     array([0. , 1. , 2.5, 4. , 1.5])
     """
-    out = _conv(a, v, mode, False, "convolve")
-    return out if preferred_element_type is None else cast(out, np.dtype(preferred_element_type))
+    return _conv(a, v, mode, "convolve", precision, preferred_element_type)
 
 
 def correlate(a, v, mode: str = "valid", *, precision=None, preferred_element_type=None):
-    """The cross-correlation of 1-d a and v (as numpy.correlate)."""
-    out = _conv(a, v, mode, True, "correlate")
-    return out if preferred_element_type is None else cast(out, np.dtype(preferred_element_type))
+    """The cross-correlation of 1-d a and v (as numpy.correlate).
+
+    >>> import funcad.numpy as fnp
+    >>> fnp.correlate(fnp.array([1.0, 2.0, 3.0]), fnp.array([0.0, 1.0, 0.5]))
+    array([3.5])
+    """
+    return _conv(a, v, mode, "correlate", precision, preferred_element_type)
 
 
 def kron(a, b):
