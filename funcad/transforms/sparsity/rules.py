@@ -18,7 +18,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...core.trace import abstract_eval_rules, call_rules, impl_rules
-from ...primitives import decompositions as _dec, fft as _fft, sharding as _sh, triangular as _tri  # noqa: F401
+from ...primitives import convolution as _conv, decompositions as _dec, fft as _fft  # noqa: F401
+from ...primitives import sharding as _sh, triangular as _tri  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
 from .. import custom_calls as _custom_calls, debugging as _debugging, jit as _jit  # noqa: F401
 from ._interp import (BODY_PRIMS, NO_FOLD, Val, apply, dep_rules, empty, group, pick, propagate,
@@ -307,6 +308,8 @@ def dense(eqn, ins, n):
 
 
 _register("custom_lin debug_print", dense)
+# conv_general_dilated: sound but dense for now; a window-exact rule is future work.
+_register("conv_general_dilated", dense)
 NO_FOLD.update(_PRIMS[p] for p in ("custom_lin", "debug_print"))
 
 
