@@ -192,3 +192,11 @@ def test_linalg_matmul_and_tensordot():
     np.testing.assert_allclose(fnp.linalg.tensordot(a, b, axes=1), np.tensordot(a, b, axes=1), rtol=1e-12)
     with pytest.raises(ValueError, match="ndim at least 1"):
         fnp.linalg.matmul(np.ones(()), np.ones(3))
+
+
+def test_result_type_of_tracers():
+    f = lambda x: fnp.zeros(2, fnp.result_type(x, np.float32))
+    assert funcad.jit(f)(np.ones(2)).dtype == np.float64
+    assert funcad.jit(f)(np.ones(2, np.float32)).dtype == np.float32
+    assert funcad.jit(f)(1.0).dtype == np.float32  # a weak Python float does not widen
+    assert funcad.jit(lambda x: fnp.zeros(1, np.result_type(x, np.int8)))(np.int16(1)).dtype == np.int16

@@ -10,7 +10,7 @@ dispatch; under grad, jvp, vmap or jit the same code is traced.
 import numpy as _np
 
 from ..core.trace import Tracer as _Tracer
-from ..core.avals import float0
+from ..core.avals import aval_of as _aval_of, float0
 from . import fft, linalg
 from ._creation import (arange, array, asarray, astype, empty, empty_like, eye, full, full_like,
                         identity, linspace, ones, ones_like, zeros, zeros_like)
@@ -46,8 +46,23 @@ float16, float32, float64 = _np.float16, _np.float32, _np.float64
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint32, uint64 = _np.uint8, _np.uint32, _np.uint64
 complex64, complex128, bool_ = _np.complex64, _np.complex128, _np.bool_
-ndarray, dtype, result_type, finfo, iinfo = _np.ndarray, _np.dtype, _np.result_type, _np.finfo, _np.iinfo
+ndarray, dtype, finfo, iinfo = _np.ndarray, _np.dtype, _np.finfo, _np.iinfo
 integer, floating, inexact, number, issubdtype = _np.integer, _np.floating, _np.inexact, _np.number, _np.issubdtype
+
+
+def result_type(*arrays_and_dtypes):
+    """numpy.result_type that also takes tracers (a weak-typed one counts as a Python scalar).
+
+    >>> result_type(float32, 2.0)
+    dtype('float32')
+    """
+    args = []
+    for a in arrays_and_dtypes:
+        if isinstance(a, _Tracer):
+            av = _aval_of(a)
+            a = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[av.dtype.kind] if av.weak_type else av.dtype
+        args.append(a)
+    return _np.result_type(*args)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
