@@ -17,7 +17,8 @@ _FROM_PRIMITIVES = {
     _reductions: """argmax argmin cummax cummin cumprod cumsum reduce_max reduce_min reduce_prod
         reduce_sum""",
     _linalg: "dot_general",
-    _special: "igamma igamma_grad_a igammac random_gamma_grad",
+    _special: """bessel_i0e bessel_i1e betainc igamma igamma_grad_a igammac random_gamma_grad
+        zeta""",
     _indexing: "dynamic_slice dynamic_update_slice gather scatter_add sort",
     _bits: """bitcast_convert_type clz population_count shift_left shift_right_arithmetic
         shift_right_logical""",
