@@ -166,7 +166,7 @@ def _zeta_jvp(primals, tangents):
     tx, tq = (fnp.zeros_like(p) if t is None else t for p, t in zip(primals, tangents))
     _, t_out = _jvp(_zeta_series, primals, (tx, tq))
     # Where zeta is NaN (x < 1) so is its derivative; a product keeps the rule linear.
-    return out, t_out * fnp.where(fnp.isnan(out), np.nan, 1.0)
+    return out, t_out * fnp.where(fnp.isnan(out), out, fnp.ones_like(out))
 
 
 def zeta(x, q=None):
