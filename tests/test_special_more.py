@@ -1,0 +1,141 @@
+"""The special-function primitives beyond the op table: the a-derivatives,
+the errors for the arguments JAX does not differentiate, edge values, jit in
+float32, and agreement with JAX on wide grids."""
+import numpy as np
+import pytest
+import scipy.special as sps
+
+import funcad
+import funcad.lax as flax
+import funcad.scipy.special as fsp
+from funcad.core.errors import FuncadTypeError, FuncadValueError
+
+
+@pytest.fixture(scope="module")
+def jx():
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+A_GRID = np.array([0.3, 0.9, 1.5, 3.0, 7.5, 20.0, 60.0])
+X_GRID = np.array([0.05, 0.5, 1.0, 2.5, 6.0, 18.0, 75.0])
+
+
+def _grid():
+    a, x = np.meshgrid(A_GRID, X_GRID)
+    return a.ravel(), x.ravel()
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac", "igamma_grad_a", "random_gamma_grad"])
+def test_gamma_family_matches_jax_on_a_grid_eager_and_jit(jx, name):
+    a, x = _grid()
+    want = np.asarray(getattr(jx.lax, name)(a, x))
+    eager = np.asarray(getattr(flax, name)(a, x))
+    jitted = np.asarray(funcad.jit(getattr(flax, name))(a, x))
+    np.testing.assert_allclose(eager, want, rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(jitted, want, rtol=1e-9, atol=1e-300)
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac", "igamma_grad_a", "random_gamma_grad"])
+def test_gamma_family_float32_under_jit(jx, name):
+    a, x = _grid()
+    want = np.asarray(getattr(jx.lax, name)(a, x))
+    got = funcad.jit(getattr(flax, name))(a.astype(np.float32), x.astype(np.float32))
+    assert np.asarray(got).dtype == np.float32
+    np.testing.assert_allclose(np.asarray(got), want, rtol=2e-4, atol=1e-30)
+
+
+def test_igamma_edges_eager_and_jit():
+    a = np.array([2.0, 2.0, -1.0, 2.0, np.nan, 2.0])
+    x = np.array([0.0, np.inf, 1.0, -1.0, 1.0, np.nan])
+    p = np.array([0.0, 1.0, np.nan, np.nan, np.nan, np.nan])
+    for f in (flax.igamma, funcad.jit(flax.igamma)):
+        np.testing.assert_array_equal(np.asarray(f(a, x)), p)
+    for f in (flax.igammac, funcad.jit(flax.igammac)):
+        np.testing.assert_array_equal(np.asarray(f(a, x)), 1 - p)
+    for f in (flax.igamma_grad_a, funcad.jit(flax.igamma_grad_a)):
+        np.testing.assert_array_equal(np.asarray(f(a, x)), [0.0, 0.0, np.nan, np.nan, np.nan, np.nan])
+
+
+def test_gammainc_a_derivative_first_order_matches_jax_and_differences(jx):
+    a, x = 1.7, np.array([0.4, 1.2, 3.5, 9.0])
+    ours = funcad.vmap(funcad.grad(fsp.gammainc), (None, 0))(a, x)
+    theirs = jx.vmap(jx.grad(jx.scipy.special.gammainc), (None, 0))(a, x)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9)
+    fd = (sps.gammainc(a + 1e-6, x) - sps.gammainc(a - 1e-6, x)) / 2e-6
+    np.testing.assert_allclose(ours, fd, rtol=1e-6)
+    jitted = funcad.jit(funcad.vmap(funcad.grad(fsp.gammaincc), (None, 0)))(a, x)
+    np.testing.assert_allclose(jitted, -theirs, rtol=1e-9)
+
+
+def test_second_a_derivative_and_other_arguments_raise_clearly():
+    with pytest.raises(FuncadValueError, match="igamma_grad_a: the derivative with respect to a"):
+        funcad.grad(funcad.grad(fsp.gammainc))(1.5, 2.0)
+    with pytest.raises(FuncadValueError, match="random_gamma_grad: the derivative with respect to x"):
+        funcad.grad(flax.random_gamma_grad, 1)(1.5, 2.0)
+    with pytest.raises(FuncadValueError, match="betainc: the derivative with respect to a and b"):
+        funcad.grad(fsp.betainc, 1)(1.5, 2.0, 0.3)
+    with pytest.raises(FuncadValueError, match="zeta: the derivative with respect to x"):
+        funcad.grad(flax.zeta)(2.5, 1.0)
+    with pytest.raises(FuncadTypeError, match="Riemann zeta"):
+        fsp.zeta(2.0)
+
+
+def test_lax_operands_must_share_a_float_dtype():
+    with pytest.raises(FuncadTypeError, match="igamma"):
+        flax.igamma(np.float32(1.0), np.float64(1.0))
+    with pytest.raises(FuncadTypeError, match="regularized_incomplete_beta"):
+        flax.betainc(np.int32(1), np.int32(1), np.int32(0))
+
+
+def test_betainc_matches_scipy_jit_both_sides_and_edges():
+    rng = np.random.default_rng(1)
+    a, b = rng.uniform(0.2, 40, 200), rng.uniform(0.2, 40, 200)
+    x = rng.uniform(0, 1, 200)
+    want = sps.betainc(a, b, x)
+    np.testing.assert_allclose(fsp.betainc(a, b, x), want, rtol=1e-12)
+    np.testing.assert_allclose(funcad.jit(fsp.betainc)(a, b, x), want, rtol=1e-9, atol=1e-300)
+    edges = (np.array([2.0, 2.0, -1.0, 2.0]), np.array([3.0, 3.0, 1.0, 3.0]), np.array([0.0, 1.0, 0.5, 1.5]))
+    for f in (fsp.betainc, funcad.jit(fsp.betainc)):
+        np.testing.assert_array_equal(np.asarray(f(*edges)), [0.0, 1.0, np.nan, np.nan])
+
+
+def test_betainc_vmap_over_every_argument(jx):
+    a, b, x = np.array([0.5, 2.0, 4.0]), np.array([1.5, 3.0, 0.7]), np.array([0.2, 0.5, 0.9])
+    got = funcad.vmap(funcad.grad(fsp.betainc, 2))(a, b, x)
+    want = jx.vmap(jx.grad(jx.scipy.special.betainc, 2))(a, b, x)
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+    got = funcad.vmap(fsp.betainc, (0, None, None))(a, 2.0, 0.3)
+    np.testing.assert_allclose(got, sps.betainc(a, 2.0, 0.3), rtol=1e-12)
+
+
+def test_bessel_wide_range_jit_and_derivatives_at_zero(jx):
+    x = np.concatenate([-np.geomspace(1e-8, 800, 60), [0.0], np.geomspace(1e-8, 800, 60)])
+    for ours, ref in ((flax.bessel_i0e, sps.i0e), (flax.bessel_i1e, sps.i1e)):
+        np.testing.assert_allclose(funcad.jit(ours)(x), ref(x), rtol=1e-13, atol=1e-300)
+        np.testing.assert_allclose(funcad.jit(ours)(x.astype(np.float32)), ref(x), rtol=2e-6, atol=1e-30)
+    assert float(funcad.grad(flax.bessel_i1e)(0.0)) == 0.5
+    assert float(funcad.grad(fsp.i1)(0.0)) == 0.5
+    for ours, theirs in ((fsp.i0, jx.scipy.special.i0), (fsp.i1, jx.scipy.special.i1),
+                         (fsp.i0e, jx.scipy.special.i0e), (fsp.i1e, jx.scipy.special.i1e)):
+        for at in (0.3, -1.7, 4.0):
+            np.testing.assert_allclose(funcad.grad(funcad.grad(ours))(at),
+                                       jx.grad(jx.grad(theirs))(at), rtol=1e-8)
+
+
+def test_zeta_derivatives_in_both_arguments_match_jax(jx):
+    for x, q in ((2.5, 1.3), (4.0, 0.6), (1.7, 5.0)):
+        for argnum in (0, 1):
+            ours = funcad.grad(funcad.grad(fsp.zeta, argnum), argnum)(x, q)
+            theirs = jx.grad(jx.grad(jx.scipy.special.zeta, argnum), argnum)(x, q)
+            np.testing.assert_allclose(ours, theirs, rtol=1e-8)
+    assert np.isnan(float(funcad.grad(fsp.zeta)(0.5, 1.0)))  # outside the domain, as the value
+
+
+def test_to_python_of_the_new_primitives_runs():
+    f = lambda a, x: flax.igamma(a, x) + flax.igamma_grad_a(a, x) + flax.bessel_i0e(x)
+    src = funcad.to_python(funcad.make_jaxpr(f)(1.5, 2.0))
+    ns = {}
+    exec(src, ns)
+    np.testing.assert_allclose(ns["f"](1.5, 2.0), f(1.5, 2.0), rtol=1e-12)
