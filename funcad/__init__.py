@@ -38,8 +38,21 @@ remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
 __version__ = "0.1.0"
-from . import random  # noqa: E402,F401  (funcad.random, as in JAX)
-from . import nn, scipy  # noqa: E402,F401  (attributes after `import funcad`, as in JAX)
+
+# User namespaces load on first attribute access, as attributes of `funcad` like JAX's, so
+# `import funcad` (and a process's cold start) pays only for what the program touches.
+_LAZY = frozenset({"random", "nn", "scipy"})
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'funcad' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY)
 
 __all__ = ["Array", "BackendError", "ClosedJaxpr", "ConcretizationError", "FuncadError",
            "FuncadTypeError", "Jaxpr", "MissingRuleError", "NaNError",

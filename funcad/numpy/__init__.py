@@ -100,7 +100,8 @@ def __getattr__(name):
     raise unsupported_name("funcad.numpy", name, globals(), _np)
 
 
-from ._bits import bitwise_count, bitwise_left_shift, bitwise_right_shift, left_shift, right_shift  # noqa: E402
+from ._bits import (bitwise_count, bitwise_left_shift, bitwise_right_shift, left_shift,  # noqa: E402
+                    packbits, right_shift, unpackbits)
 # The rest of JAX's numpy surface, one topic per module (all compositions of primitives).
 from ._calculus import *  # noqa: E402,F401,F403
 from ._construct import *  # noqa: E402,F401,F403
@@ -116,3 +117,8 @@ __all__ = sorted(set(__all__).union(
     ["bitwise_count", "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift"],
     *(m.__all__ for m in (_calculus, _construct, _dtype_names, _manip, _setops, _stats,
                           _ufuncs_more))))
+from ._floatbits import frexp, nextafter, spacing  # noqa: E402
+from ._vectorize import vectorize  # noqa: E402
+from ._poly import *  # noqa: E402,F401,F403
+from . import _poly  # noqa: E402
+__all__ = sorted(set(__all__) | set(_poly.__all__) | {"frexp", "nextafter", "packbits", "spacing", "unpackbits", "vectorize"})

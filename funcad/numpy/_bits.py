@@ -5,8 +5,13 @@ import numpy as np
 
 from ..primitives.bits import population_count, shift_left, shift_right_arithmetic, shift_right_logical
 from ._creation import asarray
+from ._manip import pad
+from ._reductions import sum as _sum
+from ._shape import moveaxis, ravel
+from ._ufuncs import bitwise_and, not_equal
 
-__all__ = ["left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_count"]
+__all__ = ["left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_count",
+           "packbits", "unpackbits"]
 
 
 def _int_pair(name, x1, x2):
@@ -53,3 +58,65 @@ def bitwise_count(x):
     if np.dtype(x.dtype).kind == "i":
         x = abs(x)
     return population_count(x).astype(np.uint8)
+
+
+def _bit_axis(a, axis, name):
+    if axis is None:
+        return ravel(a), 0
+    if not isinstance(axis, (int, np.integer)) or not -a.ndim <= axis < a.ndim:
+        raise ValueError(f"{name}: axis {axis!r} is out of range for an array of {a.ndim} dimensions")
+    return a, int(axis) % a.ndim
+
+
+def _bit_weights(bitorder, name):
+    if bitorder not in ("big", "little"):
+        raise ValueError(f"{name}: bitorder must be 'big' or 'little', got {bitorder!r}")
+    w = np.arange(8, dtype=np.uint8)
+    return w[::-1].copy() if bitorder == "big" else w
+
+
+def packbits(a, axis: int | None = None, bitorder: str = "big"):
+    """Nonzero elements of an integer or boolean array packed into the bits of uint8.
+
+    The axis (the flattened array when None) is padded with zeros to a multiple of 8.
+
+    >>> import numpy as np
+    >>> packbits(np.array([1, 0, 1, 1, 0, 0, 0, 1])).tolist()
+    [177]
+    """
+    a = asarray(a)
+    if np.dtype(a.dtype).kind not in "biu":
+        raise TypeError(f"packbits needs an integer or boolean array, got {a.dtype}")
+    shifts = _bit_weights(bitorder, "packbits")
+    a, axis = _bit_axis(a, axis, "packbits")
+    bits = moveaxis(not_equal(a, 0).astype(np.uint8), axis, -1)
+    n = bits.shape[-1]
+    bits = pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, -n % 8)])
+    bits = bits.reshape(bits.shape[:-1] + (bits.shape[-1] // 8, 8))
+    packed = _sum(left_shift(bits, shifts), axis=-1, dtype=np.uint8)
+    return moveaxis(packed, -1, axis)
+
+
+def unpackbits(a, axis: int | None = None, count: int | None = None, bitorder: str = "big"):
+    """The bits of a uint8 array as a uint8 array of 0s and 1s, 8 per element along axis.
+
+    `count` keeps that many bits (negative: drops them from the end; more than there are:
+    pads with zeros), as NumPy.
+
+    >>> import numpy as np
+    >>> unpackbits(np.array([177], np.uint8)).tolist()
+    [1, 0, 1, 1, 0, 0, 0, 1]
+    """
+    a = asarray(a)
+    if a.dtype != np.uint8:
+        raise TypeError(f"unpackbits needs a uint8 array, got {a.dtype}")
+    shifts = _bit_weights(bitorder, "unpackbits")
+    a, axis = _bit_axis(a, axis, "unpackbits")
+    a = moveaxis(a, axis, -1)
+    bits = bitwise_and(right_shift(a[..., None], shifts), np.uint8(1))
+    bits = bits.reshape(bits.shape[:-2] + (bits.shape[-2] * 8,))
+    if count is not None:
+        n = bits.shape[-1]
+        keep = count if count >= 0 else max(n + count, 0)
+        bits = bits[..., :keep] if keep <= n else pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, keep - n)])
+    return moveaxis(bits, -1, axis)
