@@ -67,3 +67,42 @@ op("lax_igamma_grad_a", lambda x: flax.igamma_grad_a(_a(x), x), _as(_dp_da),
 op("lax_random_gamma_grad", lambda x: flax.random_gamma_grad(_a(x), x),
    _as(lambda x: -_dp_da(x) / np.exp((A - 1) * np.log(x) - x - sps.gammaln(A))),
    U(S23, lo=0.2, hi=8.0), lambda x: _jlax().random_gamma_grad(_a(x), x), diff=False, rtol=1e-4)
+
+
+# ------------------------------------------------------------------ stats ----
+# The shape parameters of gamma, chi2 and beta are held fixed (their second
+# derivative, or any derivative for beta, is not offered); x, loc and scale vary.
+
+def _jst():
+    import jax.scipy.stats as jst
+    return jst
+
+
+import funcad.scipy.stats as fst  # noqa: E402
+import scipy.stats as sst  # noqa: E402
+
+_XLS = lambda lo, hi: (lambda r, d: U(S23, lo=lo, hi=hi)(r, d) + (np.asarray(0.1, d), np.asarray(1.3, d)))
+for _f in ("cdf", "logcdf", "sf", "logsf"):
+    for _m, _shape, _gen in (("gamma", (lambda x: (_a(x),)), _XLS(0.4, 6.0)),
+                             ("chi2", (lambda x: (_a(x) * 2,)), _XLS(0.4, 9.0)),
+                             ("beta", (lambda x: (_a(x), _a(x)[::-1] + 0.5)), _XLS(0.35, 1.2))):
+        op(f"stats_{_m}_{_f}",
+           (lambda m, f, sh: lambda x, loc, s: getattr(getattr(fst, m), f)(x, *sh(x), loc, s))(_m, _f, _shape),
+           (lambda m, f, sh: _as(lambda x, loc, s: getattr(getattr(sst, m), f)(x, *sh(x), loc, s)))(_m, _f, _shape),
+           _gen,
+           (lambda m, f, sh: lambda x, loc, s: getattr(getattr(_jst(), m), f)(x, *sh(x), loc, s))(_m, _f, _shape),
+           rtol=1e-5)
+
+op("stats_poisson_cdf", lambda mu: fst.poisson.cdf(np.array([[0.0, 1.0, 4.0], [2.0, 7.0, 3.0]], mu.dtype), mu),
+   _as(lambda mu: sst.poisson.cdf(np.array([[0.0, 1.0, 4.0], [2.0, 7.0, 3.0]]), mu)), U(S23, lo=0.5, hi=6.0),
+   lambda mu: _jst().poisson.cdf(np.array([[0.0, 1.0, 4.0], [2.0, 7.0, 3.0]], mu.dtype), mu), rtol=1e-5)
+op("stats_poisson_entropy", fst.poisson.entropy,
+   _as(lambda mu: np.vectorize(lambda m: sst.poisson(m).entropy())(mu)),
+   lambda r, d: (np.array([0.5, 3.0, 8.7, 14.0, 60.0, 250.0], d),),
+   lambda mu: _jst().poisson.entropy(mu), rtol=1e-4)
+op("stats_vonmises_logpdf", fst.vonmises.logpdf, _as(sst.vonmises.logpdf),
+   lambda r, d: U(S23, lo=-3.0, hi=3.0)(r, d) + U(S23, lo=0.3, hi=20.0)(r, d),
+   lambda x, k: _jst().vonmises.logpdf(x, k), rtol=1e-5)
+op("stats_vonmises_pdf", fst.vonmises.pdf, _as(sst.vonmises.pdf),
+   lambda r, d: U(S23, lo=-3.0, hi=3.0)(r, d) + U(S23, lo=0.3, hi=5.0)(r, d),
+   lambda x, k: _jst().vonmises.pdf(x, k), rtol=1e-5)

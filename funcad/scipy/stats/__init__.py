@@ -5,10 +5,10 @@
 -0.918939
 """
 from . import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, geom, laplace,
-               logistic, norm, poisson, t, uniform)
+               logistic, norm, poisson, t, uniform, vonmises)
 
 __all__ = ["bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "geom",
-           "laplace", "logistic", "norm", "poisson", "t", "uniform"]
+           "laplace", "logistic", "norm", "poisson", "t", "uniform", "vonmises"]
 
 
 def __getattr__(name):
