@@ -259,6 +259,7 @@ def test_namespaces():
 _DOC_MODULES = ["funcad.nn._activations", "funcad.nn._functions", "funcad.nn._attention",
                 "funcad.scipy.special._basic", "funcad.scipy.special._gamma", "funcad.scipy.special._normal",
                 "funcad.scipy.special._incomplete", "funcad.primitives.special", "funcad.nn.initializers",
+                "funcad.scipy.optimize",
                 "funcad.scipy.special", "funcad.scipy.integrate"] + [
     f"funcad.scipy.stats.{m}" for m in fst.__all__]
 
