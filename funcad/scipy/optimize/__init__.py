@@ -47,7 +47,7 @@ def minimize(fun: _Callable, x0, args: tuple = (), *, method: str, tol: float | 
     >>> import funcad.numpy as fnp
     >>> res = minimize(lambda x, c: fnp.sum((x - c) ** 2), fnp.zeros(2), (1.5,), method="BFGS")
     >>> int(res.nit), round(float(res.fun), 12)
-    (1, 0.0)
+    (2, 0.0)
     """
     options = dict(options or {})
     if not isinstance(args, tuple):
