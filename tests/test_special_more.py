@@ -139,3 +139,17 @@ def test_to_python_of_the_new_primitives_runs():
     ns = {}
     exec(src, ns)
     np.testing.assert_allclose(ns["f"](1.5, 2.0), f(1.5, 2.0), rtol=1e-12)
+
+
+def test_polygamma_is_binary_with_traced_orders(jx):
+    x, n = np.array([0.3, 1.0, 4.5, 2.0]), np.array([0, 2, 3, 1])
+    want = jx.scipy.special.polygamma(n, x)
+    np.testing.assert_allclose(funcad.jit(fsp.polygamma)(n, x), want, rtol=1e-10)
+    np.testing.assert_allclose(funcad.vmap(fsp.polygamma)(n, x), want, rtol=1e-10)
+    np.testing.assert_allclose(flax.polygamma(np.float64(2.0), x), jx.lax.polygamma(2.0, x), rtol=1e-10)
+    np.testing.assert_allclose(funcad.vmap(funcad.grad(fsp.polygamma, 1))(n, x),
+                               jx.vmap(jx.grad(jx.scipy.special.polygamma, 1))(n, x), rtol=1e-10)
+    with pytest.raises(FuncadValueError, match="polygamma gradient with respect to m"):
+        funcad.grad(flax.polygamma)(1.0, 0.7)
+    with pytest.raises(FuncadValueError, match="integer type"):
+        fsp.polygamma(1.5, x)
