@@ -106,3 +106,8 @@ op("stats_vonmises_logpdf", fst.vonmises.logpdf, _as(sst.vonmises.logpdf),
 op("stats_vonmises_pdf", fst.vonmises.pdf, _as(sst.vonmises.pdf),
    lambda r, d: U(S23, lo=-3.0, hi=3.0)(r, d) + U(S23, lo=0.3, hi=5.0)(r, d),
    lambda x, k: _jst().vonmises.pdf(x, k), rtol=1e-5)
+
+import funcad.numpy as fnp  # noqa: E402
+
+op("numpy_i0", fnp.i0, _as(np.i0), U(S23, lo=-3.0, hi=3.0), lambda x: __import__("jax.numpy").numpy.i0(x),
+   rtol=1e-5)
