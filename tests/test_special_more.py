@@ -153,3 +153,26 @@ def test_polygamma_is_binary_with_traced_orders(jx):
         funcad.grad(flax.polygamma)(1.0, 0.7)
     with pytest.raises(FuncadValueError, match="integer type"):
         fsp.polygamma(1.5, x)
+
+
+def test_erfcx_over_its_range_and_bernoulli(jx):
+    x = np.concatenate([-np.geomspace(1e-3, 26, 30), np.geomspace(1e-3, 1e5, 60)])
+    for f in (fsp.erfcx, funcad.jit(fsp.erfcx)):
+        np.testing.assert_allclose(f(x), sps.erfcx(x), rtol=1e-14)
+    xf = x[x > -9].astype(np.float32)
+    np.testing.assert_allclose(funcad.jit(fsp.erfcx)(xf), sps.erfcx(xf.astype(np.float64)), rtol=2e-6)
+    np.testing.assert_allclose(funcad.vmap(funcad.grad(fsp.erfcx))(x), jx.vmap(jx.grad(jx.scipy.special.erfcx))(x),
+                               rtol=1e-12)
+    # JAX truncates zeta's sum (its B_4 is -0.03333324870879); funcad's are exact to rounding.
+    from fractions import Fraction
+    from funcad.scipy.special._incomplete import _bernoulli_even
+    exact = np.zeros(61)
+    exact[:2] = [1.0, -0.5]
+    exact[2::2] = [float(b) for b in _bernoulli_even(30)]
+    assert _bernoulli_even(2) == [Fraction(1, 6), Fraction(-1, 30)]
+    np.testing.assert_allclose(fsp.bernoulli(60), exact, rtol=1e-14, atol=0)
+    np.testing.assert_allclose(fsp.bernoulli(60), sps.bernoulli(60), rtol=1e-11, atol=1e-15)
+    np.testing.assert_allclose(fsp.bernoulli(60), jx.scipy.special.bernoulli(60), rtol=3e-6)
+    assert fsp.bernoulli(1).tolist() == [1.0, -0.5]
+    with pytest.raises(FuncadValueError, match="non-negative"):
+        fsp.bernoulli(-1)

@@ -111,3 +111,5 @@ import funcad.numpy as fnp  # noqa: E402
 
 op("numpy_i0", fnp.i0, _as(np.i0), U(S23, lo=-3.0, hi=3.0), lambda x: __import__("jax.numpy").numpy.i0(x),
    rtol=1e-5)
+op("special_erfcx", fsp.erfcx, _as(sps.erfcx), U(S23, lo=-2.0, hi=3.0), lambda x: _jsp().erfcx(x), rtol=1e-5)
+op("special_erfcx_large", fsp.erfcx, _as(sps.erfcx), U(S23, lo=7.0, hi=40.0), lambda x: _jsp().erfcx(x), rtol=1e-5)
