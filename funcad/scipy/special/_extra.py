@@ -22,7 +22,7 @@ def erfcx(x):
 
     >>> from funcad.scipy.special import erfcx
     >>> round(float(erfcx(1.0)), 6), round(float(erfcx(30.0)), 8)
-    (0.427584, 0.01879415)
+    (0.427584, 0.01879589)
     """
     x, = _real("erfcx", x)
     dtype = aval_of(x).dtype
