@@ -25,7 +25,7 @@ FLOATS = (np.float32, np.float64)
 
 def tol(dtype, extra=None):
     # XLA's float32 transcendental approximations differ from NumPy's by a few ulps.
-    base = 2e-5 if np.dtype(dtype) == np.float32 else 1e-9
+    base = 2e-5 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-9
     return base + (extra or 0.0)
 
 

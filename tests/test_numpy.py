@@ -29,7 +29,7 @@ def _inputs(spec, dtype):
 
 
 def _tol(spec, dtype):
-    base = 2e-6 if dtype == np.float32 else 1e-12
+    base = 2e-6 if dtype in (np.float32, np.complex64) else 1e-12
     return max(base, spec.rtol or 0.0)
 
 

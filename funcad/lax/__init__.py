@@ -10,9 +10,10 @@ from ._control_flow import cond, fori_loop, map, scan, switch, while_loop  # noq
 # operand types eagerly too (see _checked.py).
 _FROM_PRIMITIVES = {
     _elementwise: """abs acos acosh add asin asinh atan atan2 atanh bitwise_and bitwise_not bitwise_or
-        bitwise_xor cbrt ceil clamp convert_element_type cos cosh digamma div eq erf erf_inv erfc exp exp2
-        expm1 floor ge gt integer_pow is_finite le lgamma log log1p logistic lt max min mul ne neg
-        polygamma pow rem round rsqrt select_n sign sin sinh sqrt square stop_gradient sub tanh""",
+        bitwise_xor cbrt ceil clamp complex conj convert_element_type cos cosh digamma div eq erf
+        erf_inv erfc exp exp2 expm1 floor ge gt imag integer_pow is_finite le lgamma log log1p
+        logistic lt max min mul ne neg polygamma pow real rem round rsqrt select_n sign sin sinh
+        sqrt square stop_gradient sub tanh""",
     _structural: "broadcast_in_dim concatenate expand_dims iota pad reshape rev slice squeeze transpose",
     _reductions: """argmax argmin cummax cummin cumprod cumsum reduce_max reduce_min reduce_prod
         reduce_sum""",
@@ -50,3 +51,9 @@ from ._more import *  # noqa: E402,F401,F403  (compositions: *_in_dim, reduce, r
 from ._more import __all__ as _more_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_more_all))
+
+from ..primitives.fft import FftType  # noqa: E402
+from ..primitives.fft import fft as _fft  # noqa: E402
+
+fft = _checked(_fft)
+__all__ = sorted(set(__all__) | {"FftType", "fft"})

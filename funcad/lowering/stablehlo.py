@@ -327,8 +327,9 @@ def reduction_identity(kind: str, dtype):
         return 0 if kind == "add" else 1
     if dtype == np.bool_:
         return kind == "min"
-    if dtype.kind == "f":
-        return -np.inf if kind == "max" else np.inf
+    if dtype.kind in "fc":  # complex: (-inf, -inf) lies below every number in (real, imag) order
+        inf = -np.inf if kind == "max" else np.inf
+        return complex(inf, inf) if dtype.kind == "c" else inf
     info = np.iinfo(dtype)
     return info.min if kind == "max" else info.max
 

@@ -11,7 +11,7 @@ import numpy as _np
 
 from ..core.trace import Tracer as _Tracer
 from ..core.avals import float0
-from . import linalg
+from . import fft, linalg
 from ._creation import (arange, array, asarray, astype, empty, empty_like, eye, full, full_like,
                         identity, linspace, ones, ones_like, zeros, zeros_like)
 from ._indexing import take, take_along_axis
@@ -104,6 +104,7 @@ from ._bits import (bitwise_count, bitwise_left_shift, bitwise_right_shift, left
                     packbits, right_shift, unpackbits)
 # The rest of JAX's numpy surface, one topic per module (all compositions of primitives).
 from ._calculus import *  # noqa: E402,F401,F403
+from ._complex import *  # noqa: E402,F401,F403
 from ._construct import *  # noqa: E402,F401,F403
 from ._dtype_names import *  # noqa: E402,F401,F403
 from ._manip import *  # noqa: E402,F401,F403
@@ -112,10 +113,10 @@ from ._stats import *  # noqa: E402,F401,F403
 from ._ufuncs_more import *  # noqa: E402,F401,F403
 from ._ndarray import ndarray  # noqa: E402,F811  (isinstance true for tracers too, as jnp.ndarray)
 
-from . import _calculus, _construct, _dtype_names, _manip, _setops, _stats, _ufuncs_more  # noqa: E402
+from . import _calculus, _complex, _construct, _dtype_names, _manip, _setops, _stats, _ufuncs_more  # noqa: E402
 __all__ = sorted(set(__all__).union(
     ["bitwise_count", "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift"],
-    *(m.__all__ for m in (_calculus, _construct, _dtype_names, _manip, _setops, _stats,
+    *(m.__all__ for m in (_calculus, _complex, _construct, _dtype_names, _manip, _setops, _stats,
                           _ufuncs_more))))
 from ._floatbits import frexp, nextafter, spacing  # noqa: E402
 from ._vectorize import vectorize  # noqa: E402

@@ -312,9 +312,10 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
 
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
-    """Sum of x1 * x2 along axis (with broadcasting)."""
+    """Sum of conj(x1) * x2 along axis (with broadcasting)."""
+    from ._complex import conj
     from ._reductions import sum as _sum
-    x1, x2 = promote(x1, x2)
+    x1, x2 = promote(conj(x1), x2)
     if shape(x1)[axis] != shape(x2)[axis]:
         raise FuncadValueError(f"vecdot: axis {axis} has sizes {shape(x1)[axis]} and {shape(x2)[axis]}")
     out = _sum(multiply(moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)), -1)
@@ -330,8 +331,9 @@ def matvec(x1, x2, /):
 
 
 def vecmat(x1, x2, /):
-    """Vector-matrix products with batch broadcasting: x1 (..., m), x2 (..., m, n)."""
+    """Vector-matrix products conj(x1) @ x2 with batch broadcasting: x1 (..., m), x2 (..., m, n)."""
+    from ._complex import conj
     from ._linalg import matmul
-    x1, x2 = promote(x1, x2)
+    x1, x2 = promote(conj(x1), x2)
     out = matmul(S.expand_dims(x1, (len(shape(x1)) - 1,)), x2)
     return S.squeeze(out, (len(shape(out)) - 2,))

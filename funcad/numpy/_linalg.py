@@ -60,8 +60,10 @@ def dot(a, b):
 
 
 def vdot(a, b):
+    """The dot product of the flattened arrays, conjugating a (as numpy.vdot)."""
+    from ._complex import conj
     from ._shape import ravel
-    return dot(ravel(a), ravel(b))
+    return dot(conj(ravel(a)), ravel(b))
 
 
 def inner(a, b):

@@ -1,6 +1,7 @@
 """Operators and array methods for tracers (and for jit's device arrays)."""
 from __future__ import annotations
 
+from . import _complex as Cx
 from . import _creation as C
 from . import _indexing as X
 from . import _linalg as L
@@ -53,7 +54,7 @@ ARRAY_METHODS = {
     "T": property(lambda self: Sh.transpose(self)),
     "mT": property(Sh.matrix_transpose),
     "at": property(X._IndexUpdateHelper),
-    "real": property(lambda self: self), "conj": lambda self: self,
+    "real": property(Cx.real), "imag": property(Cx.imag), "conj": Cx.conj, "conjugate": Cx.conj,
 }
 
 

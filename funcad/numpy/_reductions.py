@@ -100,7 +100,13 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     shape = aval_of(a).shape
     n = _count(shape, _norm_axes(len(shape), axis))
     centered = subtract(a, mean(a, axis, d, keepdims=True))
-    sq = E.mul(centered, centered) if d.kind == "f" else E.mul(centered, E.div(centered, np.ones((), d)))
+    if d.kind == "c":  # |x - mean|², real as NumPy's and JAX's
+        re, im = E.real(centered), E.imag(centered)
+        sq, d = E.add(E.mul(re, re), E.mul(im, im)), aval_of(re).dtype
+    elif d.kind == "f":
+        sq = E.mul(centered, centered)
+    else:
+        sq = E.mul(centered, E.div(centered, np.ones((), d)))
     return E.div(sum(sq, axis, d, keepdims), np.array(np.max([n - ddof, 0]), d))
 
 

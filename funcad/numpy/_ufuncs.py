@@ -119,8 +119,8 @@ def isnan(x):
 
 
 def isinf(x):
-    x = to_inexact(x)
-    return E.eq(E.abs(x), np.array(np.inf, aval_of(x).dtype))
+    a = E.abs(to_inexact(x))  # real for complex x: inf where either part is
+    return E.eq(a, np.array(np.inf, aval_of(a).dtype))
 
 
 def logical_not(x):

@@ -12,7 +12,7 @@ from ..primitives import elementwise as E
 from ._dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
 from ._ufuncs import (absolute, floor_divide, isinf, isnan, logical_and, logical_or, maximum, minimum, multiply, power, subtract, trunc, where)
 
-__all__ = ["fabs", "fmax", "fmin", "signbit", "isposinf", "isneginf", "isreal", "iscomplex",
+__all__ = ["fabs", "fmax", "fmin", "signbit", "isposinf", "isneginf",
            "isrealobj", "iscomplexobj", "isscalar", "iterable", "nan_to_num", "modf", "ldexp",
            "gcd", "lcm", "pow", "bitwise_invert"]
 
@@ -65,24 +65,6 @@ def isneginf(x, /, out=None):
     if aval_of(x).dtype.kind not in "fc":
         return E.ne(x, x)
     return E.eq(x, np.array(-np.inf, aval_of(x).dtype))
-
-
-def isreal(x):
-    """True where the imaginary part is zero (everywhere for real input)."""
-    x = asarray_or_tracer(x)
-    if aval_of(x).dtype.kind == "c":
-        raise FuncadTypeError("isreal of complex input needs funcad's complex support; "
-                              "for real arrays it is all True")
-    return np.ones(aval_of(x).shape, bool)
-
-
-def iscomplex(x):
-    """True where the imaginary part is non-zero (nowhere for real input)."""
-    x = asarray_or_tracer(x)
-    if aval_of(x).dtype.kind == "c":
-        raise FuncadTypeError("iscomplex of complex input needs funcad's complex support; "
-                              "for real arrays it is all False")
-    return np.zeros(aval_of(x).shape, bool)
 
 
 def isrealobj(x):

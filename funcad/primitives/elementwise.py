@@ -39,8 +39,8 @@ sp = _LazyScipySpecial()
 def _unary_aval(name, kinds):
     def rule(x, **_):
         if x.dtype.kind not in kinds:
-            want = {"fc": "a float or complex", "f": "a float", "biu": "an integer or boolean",
-                    "fciu": "a numeric", "b": "a boolean"}.get(kinds, kinds)
+            want = {"fc": "a float or complex", "f": "a float", "c": "a complex",
+                    "biu": "an integer or boolean", "fciu": "a numeric", "b": "a boolean"}.get(kinds, kinds)
             raise type_error(name, f"it needs {want} array; cast with .astype(...)", x)
         return x
     return rule
@@ -185,13 +185,23 @@ defjvp(cbrt_p, lambda t, ans, x: mul(t, mul(const(x, 1 / 3), integer_pow(ans, -2
 
 
 def _abs_lowering(ctx, x):
-    return x if x.aval.dtype.kind == "u" else ctx.op1("stablehlo.abs", [x], x.aval)
+    return x if x.aval.dtype.kind == "u" else ctx.op1("stablehlo.abs", [x], ctx.out_aval)
 
 
-abs_p = unop("abs", np.abs, "fiu", hlo=_abs_lowering, py="np.abs({0})")
+def _abs_jvp(t, ans, x):
+    if dtype_of(x).kind == "c":
+        # d|x| = Re(conj(x) dx) / |x|, taken as 0 at x == 0 (as JAX).
+        a = convert_element_type(ans, dtype_of(x))
+        safe = select_n(eq(a, const(a, 0)), a, full(shape_of(a), 1, dtype_of(a)))
+        return real(mul(t, div(conj(x), safe)))
+    # As in JAX, the derivative at 0 is taken from the right (+1), so norms and hinges get a subgradient.
+    return select_n(ge(x, const(x, 0)), neg(t), t)
+
+
+abs_p = unop("abs", np.abs, "fciu", hlo=_abs_lowering, py="np.abs({0})",
+             aval=lambda x: _real_of(_unary_aval("abs", "fciu")(x)))
 abs = _bind1(abs_p)
-# As in JAX, the derivative at 0 is taken from the right (+1), so norms and hinges get a subgradient.
-defjvp(abs_p, lambda t, ans, x: select_n(ge(x, const(x, 0)), neg(t), t))
+defjvp(abs_p, _abs_jvp)
 
 
 def _sign_lowering(ctx, x):
@@ -201,9 +211,20 @@ def _sign_lowering(ctx, x):
     return ctx.op1("stablehlo.sign", [x], x.aval)
 
 
-sign_p = unop("sign", np.sign, "fiu", hlo=_sign_lowering, py="np.sign({0})")
+def _sign_jvp(t, ans, x):
+    if dtype_of(x).kind != "c":
+        return None  # piecewise constant
+    # sign(x) = exp(i·angle(x)): d sign = i·sign(x)·dθ with dθ = Im(conj(sign x)·dx) / |x|,
+    # which is 0 at x == 0 (as JAX).
+    ax = abs(x)
+    safe = select_n(eq(ax, const(ax, 0)), ax, full(shape_of(ax), 1, dtype_of(ax)))
+    dtheta = div(imag(mul(conj(ans), t)), safe)
+    return mul(ans, complex(zeros_like(dtheta), dtheta))
+
+
+sign_p = unop("sign", np.sign, "fciu", hlo=_sign_lowering, py="np.sign({0})")
 sign = _bind1(sign_p)
-defzero(sign_p)
+defjvp(sign_p, _sign_jvp)
 
 floor_p = unop("floor", np.floor, "f", hlo="stablehlo.floor", py="np.floor({0})")
 floor = _bind1(floor_p)
@@ -244,7 +265,18 @@ digamma_p = unop("digamma", lambda x: sp.digamma(x), "f", hlo="chlo.digamma", py
 digamma = _bind1(digamma_p)
 defjvp(digamma_p, lambda t, ans, x: mul(t, polygamma(1, x)))
 
-is_finite_p = unop("is_finite", np.isfinite, hlo="stablehlo.is_finite", py="np.isfinite({0})",
+def _is_finite_lowering(ctx, x):
+    out = ctx.out_aval
+    if x.aval.dtype.kind != "c":
+        return ctx.op1("stablehlo.is_finite", [x], out)
+    # XLA's is_finite takes floats only: both parts finite.
+    part = ShapedArray(x.aval.shape, _REAL_OF[x.aval.dtype])
+    re, im = [ctx.op1("stablehlo.is_finite", [ctx.op1(f"stablehlo.{k}", [x], part)], out)
+              for k in ("real", "imag")]
+    return binary(ctx, "stablehlo.and", re, im)
+
+
+is_finite_p = unop("is_finite", np.isfinite, hlo=_is_finite_lowering, py="np.isfinite({0})",
                    aval=lambda x: ShapedArray(x.shape, np.bool_))
 is_finite = _bind1(is_finite_p)
 defzero(is_finite_p)
@@ -300,6 +332,96 @@ def square(x):
 defjvp(integer_pow_p, lambda t, ans, x, *, y:
        full(shape_of(x), 0, dtype_of(x)) if y == 0 else
        mul(t, mul(const(x, y), x if y == 2 else integer_pow(x, y - 1))))
+
+
+# -------------------------------------------------------------- complex ----
+# JAX's conventions: transposes are plain transposes (no conjugation), so
+# real's is complex(ct, 0), imag's complex(0, -ct), complex's (Re ct, -Im ct).
+
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.dtype(np.complex128)}
+_REAL_OF = {c: f for f, c in _COMPLEX_OF.items()}
+
+
+def _real_of(aval):
+    """The aval with a complex dtype replaced by its real part's dtype."""
+    return aval.update(dtype=_REAL_OF[aval.dtype]) if aval.dtype.kind == "c" else aval
+
+
+def _complex_dtype(dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    return dtype if dtype.kind == "c" else _COMPLEX_OF.get(dtype, np.dtype(np.complex128))
+
+
+real_p = unop("real", np.real, "c", hlo="stablehlo.real", py="np.real({0})",
+              aval=lambda x: _real_of(_unary_aval("real", "c")(x)))
+real = _bind1(real_p)
+deflinear(real_p, lambda ct, x: [complex(ct, zeros_like(ct))])
+
+imag_p = unop("imag", np.imag, "c", hlo="stablehlo.imag", py="np.imag({0})",
+              aval=lambda x: _real_of(_unary_aval("imag", "c")(x)))
+imag = _bind1(imag_p)
+deflinear(imag_p, lambda ct, x: [complex(zeros_like(ct), neg(ct))])
+
+
+def _conj_lowering(ctx, x):
+    out = ctx.out_aval
+    part = ShapedArray(out.shape, _REAL_OF[out.dtype])
+    if x.aval.dtype.kind == "c":
+        re, im = ctx.op1("stablehlo.real", [x], part), ctx.op1("stablehlo.imag", [x], part)
+        im = ctx.op1("stablehlo.negate", [im], part)
+    else:
+        re, im = convert(ctx, x, part.dtype), ctx.full(0, part.dtype, part.shape)
+    return ctx.op1("stablehlo.complex", [re, im], out)
+
+
+def _conj_transpose(ct, x):
+    # Of a real input (promoted to complex by conj), the real part, as JAX.
+    return [conj(ct) if x.aval.dtype.kind == "c" else real(ct)]
+
+
+# As in JAX, conj of a real array is complex (funcad.numpy.conj keeps reals real).
+conj_p = unop("conj", lambda x: np.conj(x).astype(_complex_dtype(np.result_type(x))), hlo=_conj_lowering,
+              py=lambda eqn, a: f"np.conj({a[0]}).astype(np.{eqn.outvars[0].aval.dtype.name})",
+              aval=lambda x: _unary_aval("conj", "fc")(x).update(dtype=_complex_dtype(x.dtype)))
+conj = _bind1(conj_p)
+deflinear(conj_p, _conj_transpose)
+
+
+def _complex_impl(x, y):
+    out = np.empty(np.broadcast_shapes(np.shape(x), np.shape(y)), _COMPLEX_OF[np.result_type(x)])
+    out.real, out.imag = x, y
+    return out
+
+
+def _complex_lowering(ctx, x, y):
+    (x, y), _ = broadcast_operands(ctx, x, y)
+    return ctx.op1("stablehlo.complex", [x, y], ctx.out_aval)
+
+
+def _complex_transpose(ct, x, y):
+    return [unbroadcast(real(ct), shape_of(x)) if is_undefined(x) else None,
+            unbroadcast(neg(imag(ct)), shape_of(y)) if is_undefined(y) else None]
+
+
+def _complex_aval(x, y):
+    if x.dtype not in _COMPLEX_OF or y.dtype != x.dtype:
+        raise type_error("complex", "it needs two float32 or two float64 operands "
+                         "(cast them with .astype)", x, y)
+    return _binary_aval("complex", "f")(x, y).update(dtype=_COMPLEX_OF[x.dtype])
+
+
+complex_p = new_primitive("complex", _complex_impl, _complex_aval)
+
+
+def complex(x, y):
+    """x + i·y elementwise, from two float arrays of one dtype (lax.complex)."""
+    return complex_p.bind(x, y)
+
+
+deflinear(complex_p, _complex_transpose)
+batch_rules[complex_p] = _broadcasting_batch(complex_p)
+lowering_rules[complex_p] = _complex_lowering
+defpython(complex_p, "({0} + 1j * {1})")
 
 
 # --------------------------------------------------------------- binary ----
@@ -369,9 +491,31 @@ mul_p = binop("mul", np.multiply, "fciub", hlo=("stablehlo.multiply", "stablehlo
 div_p = binop("div", _int_div, "fciu", hlo="stablehlo.divide", py=_div_source)
 rem_p = binop("rem", _rem, "fiu", hlo="stablehlo.remainder", py="np.fmod({0}, {1})")
 pow_p = binop("pow", np.power, "fc", hlo="stablehlo.power", py="{0} ** {1}")
-max_p = binop("max", np.maximum, "fiub", hlo=("stablehlo.maximum", "stablehlo.or"),
+
+
+def _minmax_lowering(op, bool_op, direction):
+    real_rule = elementwise_rule(op, bool_op)
+
+    def rule(ctx, x, y):
+        if x.aval.dtype.kind != "c":
+            return real_rule(ctx, x, y)
+        # XLA orders complex numbers by real part only; NumPy lexicographically, NaNs first.
+        (x, y), shape = broadcast_operands(ctx, x, y)
+        part = ShapedArray(shape, _REAL_OF[x.aval.dtype])
+        rx, ix, ry, iy = [ctx.op1(f"stablehlo.{k}", [v], part) for v in (x, y) for k in ("real", "imag")]
+        both = lambda k, a, b: binary(ctx, f"stablehlo.{k}", a, b)  # noqa: E731
+        pick_x = both("or", compare(ctx, rx, ry, direction),
+                      both("and", compare(ctx, rx, ry, "EQ"), compare(ctx, ix, iy, direction[0] + "E")))
+        x_nan = both("or", compare(ctx, rx, rx, "NE"), compare(ctx, ix, ix, "NE"))
+        y_nan = both("or", compare(ctx, ry, ry, "NE"), compare(ctx, iy, iy, "NE"))
+        pick_x = both("or", x_nan, both("and", pick_x, ctx.op1("stablehlo.not", [y_nan], y_nan.aval)))
+        return select(ctx, pick_x, x, y)
+    return rule
+
+
+max_p = binop("max", np.maximum, "fciub", hlo=_minmax_lowering("stablehlo.maximum", "stablehlo.or", "GT"),
               py="np.maximum({0}, {1})")
-min_p = binop("min", np.minimum, "fiub", hlo=("stablehlo.minimum", "stablehlo.and"),
+min_p = binop("min", np.minimum, "fciub", hlo=_minmax_lowering("stablehlo.minimum", "stablehlo.and", "LT"),
               py="np.minimum({0}, {1})")
 atan2_p = binop("atan2", np.arctan2, "f", hlo="stablehlo.atan2", py="np.arctan2({0}, {1})")
 and_p = binop("and", np.bitwise_and, "biu", hlo="stablehlo.and", py="{0} & {1}")

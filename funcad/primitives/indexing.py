@@ -368,7 +368,10 @@ def _sort_aval(*xs, dimension, num_keys):
 def _sort_impl(*xs, dimension, num_keys):
     xs = [np.asarray(x) for x in xs]
     perm = None
-    for key in reversed(xs[:num_keys]):  # least significant key first, each sort stable
+    keys = []
+    for key in xs[:num_keys]:  # complex keys sort as (real, imag), NaNs last in each, as XLA does
+        keys += [key.real, key.imag] if key.dtype.kind == "c" else [key]
+    for key in reversed(keys):  # least significant key first, each sort stable
         k = key if perm is None else np.take_along_axis(key, perm, dimension)
         p = np.argsort(k, axis=dimension, kind="stable")
         perm = p if perm is None else np.take_along_axis(perm, p, dimension)
@@ -420,11 +423,21 @@ def _sort_lowering(ctx, *xs, dimension, num_keys):
     for x in xs:
         scalars += [scalar_aval(x.aval), scalar_aval(x.aval)]
 
+    def parts(c, x):
+        """A complex key compares as (real, imag), the order NumPy sorts complex numbers in."""
+        if x.aval.dtype.kind != "c":
+            return [x]
+        part = ShapedArray((), np.finfo(x.aval.dtype).dtype)
+        return [c.op1("stablehlo.real", [x], part), c.op1("stablehlo.imag", [x], part)]
+
     def body(c, *args):
         # Lexicographic less-than over the keys: lt0 or (eq0 and (lt1 or ...)).
+        pairs = []
+        for k in range(num_keys):
+            pairs += zip(parts(c, args[2 * k]), parts(c, args[2 * k + 1]))
         result = None
-        for k in reversed(range(num_keys)):
-            a, b = _sort_key(c, args[2 * k]), _sort_key(c, args[2 * k + 1])
+        for a, b in reversed(pairs):
+            a, b = _sort_key(c, a), _sort_key(c, b)
             ctype = "TOTALORDER" if a.aval.dtype.kind == "f" else None
             lt = compare(c, a, b, "LT", ctype)
             if result is not None:
@@ -441,7 +454,10 @@ def _sort_lowering(ctx, *xs, dimension, num_keys):
 _SORT_HELPER = '''def _sort(xs, axis, num_keys):
     xs = [np.asarray(x) for x in xs]
     perm = None
-    for key in reversed(xs[:num_keys]):
+    keys = []
+    for key in xs[:num_keys]:
+        keys += [key.real, key.imag] if key.dtype.kind == "c" else [key]
+    for key in reversed(keys):
         k = key if perm is None else np.take_along_axis(key, perm, axis)
         p = np.argsort(k, axis=axis, kind="stable")
         perm = p if perm is None else np.take_along_axis(perm, p, axis)

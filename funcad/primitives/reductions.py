@@ -179,11 +179,28 @@ def _arg_lowering(direction):
         inits = [ctx.constant(reduction_identity(kind, dtype), dtype), ctx.constant(0, index_dtype)]
         s, si = scalar_aval(x.aval), ShapedArray((), index_dtype)
 
+        def parts(c, v):  # complex numbers order as (real, imag), as in NumPy
+            if dtype.kind != "c":
+                return [v]
+            part = ShapedArray((), np.finfo(dtype).dtype)
+            return [c.op1("stablehlo.real", [v], part), c.op1("stablehlo.imag", [v], part)]
+
+        def any_nan(c, vs):
+            out = compare(c, vs[0], vs[0], "NE")
+            for v in vs[1:]:
+                out = binary(c, "stablehlo.or", out, compare(c, v, v, "NE"))
+            return out
+
         def body(c, a, ia, b, ib):
-            better = compare(c, a, b, direction)
-            tie = compare(c, a, b, "EQ")
-            if dtype.kind == "f":  # NaN wins (first NaN), as in NumPy
-                a_nan, b_nan = compare(c, a, a, "NE"), compare(c, b, b, "NE")
+            pa, pb = parts(c, a), parts(c, b)
+            better, tie = compare(c, pa[-1], pb[-1], direction), compare(c, pa[-1], pb[-1], "EQ")
+            for u, v in zip(pa[-2::-1], pb[-2::-1]):  # lexicographic, most significant last
+                eq = compare(c, u, v, "EQ")
+                better = binary(c, "stablehlo.or", compare(c, u, v, direction),
+                                binary(c, "stablehlo.and", eq, better))
+                tie = binary(c, "stablehlo.and", eq, tie)
+            if dtype.kind in "fc":  # NaN wins (first NaN), as in NumPy
+                a_nan, b_nan = any_nan(c, pa), any_nan(c, pb)
                 not_b_nan = c.op1("stablehlo.not", [b_nan], b_nan.aval)
                 better = binary(c, "stablehlo.or", better, binary(c, "stablehlo.and", a_nan, not_b_nan))
                 tie = binary(c, "stablehlo.or", tie, binary(c, "stablehlo.and", a_nan, b_nan))

@@ -180,20 +180,47 @@ def _argnums_tuple(argnums, nargs, name):
     return single, tuple(i % nargs for i in nums)
 
 
-def _check_diff_inputs(leaves, name, holomorphic, allow_int):
+def _check_diff_inputs(leaves, name, holomorphic, allow_int, forward=False):
+    """JAX's input rules: holomorphic needs complex inputs; reverse mode takes real or
+    complex ones (integers with allow_int); forward mode (jacfwd) real ones only."""
     for x in leaves:
         a = aval_of(x)
         k = a.dtype.kind
-        if holomorphic and k != "c":
-            raise FuncadTypeError(f"{name} with holomorphic=True needs complex inputs, got {a.str_short()}")
-        if k in "biu" and not allow_int:
+        if holomorphic:
+            if k != "c":
+                raise FuncadTypeError(f"{name} with holomorphic=True needs complex inputs, got "
+                                      f"{a.str_short()}; cast it (e.g. x.astype(complex))")
+        elif forward and k == "c":
+            raise FuncadTypeError(
+                f"{name} needs real inputs, but got {a.str_short()}. For a holomorphic function "
+                "pass holomorphic=True; for a non-holomorphic one of complex inputs use "
+                "funcad.jvp directly (or funcad.jacrev).")
+        elif k in "biu" and not allow_int:
             raise FuncadTypeError(
                 f"{name} needs float inputs to differentiate with respect to, but got {a.str_short()}. "
-                "Cast the argument to float (e.g. x.astype(float) or 1.0 instead of 1), or pass "
-                "allow_int=True to get float0 zero gradients for it.")
-        if k == "c" and not holomorphic:
-            raise FuncadTypeError(f"{name} of a function of complex input {a.str_short()} needs "
-                                  "holomorphic=True (or differentiate the real and imaginary parts)")
+                "Cast the argument to float (e.g. x.astype(float) or 1.0 instead of 1)"
+                + (", or pass allow_int=True to get float0 zero gradients for it." if not forward else "."))
+
+
+def _check_diff_outputs(leaves, name, holomorphic, forward=False):
+    """JAX's output rules: holomorphic needs complex outputs; reverse mode needs real ones."""
+    for x in leaves:
+        a = aval_of(x)
+        k = a.dtype.kind
+        if holomorphic:
+            if k != "c":
+                raise FuncadTypeError(f"{name} with holomorphic=True needs complex outputs, but the "
+                                      f"function returned {a.str_short()}")
+        elif forward:
+            continue
+        elif k == "c":
+            raise FuncadTypeError(
+                f"{name} of a complex output {a.str_short()} needs holomorphic=True; for a "
+                "non-holomorphic function with complex outputs use funcad.vjp directly, or "
+                "differentiate the real and imaginary parts (fnp.real, fnp.imag) separately.")
+        elif k != "f":
+            raise FuncadTypeError(f"{name} needs float outputs, but the function returned "
+                                  f"{a.str_short()}; use funcad.vjp directly for integer outputs")
 
 
 def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
@@ -237,10 +264,7 @@ def _check_scalar_output(out, holomorphic):
         raise FuncadTypeError(
             f"grad needs a scalar output, but the function returned {a.str_short()}. Reduce it to "
             "a scalar (e.g. `.sum()`), or use funcad.jacrev/funcad.vjp for non-scalar outputs.")
-    if a.dtype.kind == "c" and not holomorphic:
-        raise FuncadTypeError(f"grad of a complex output {a.str_short()} needs holomorphic=True")
-    if a.dtype.kind not in "fc":
-        raise FuncadTypeError(f"grad needs a float output, but the function returned {a.str_short()}")
+    _check_diff_outputs([out], "grad", holomorphic)
 
 
 def _ones_like(x):

@@ -10,7 +10,7 @@ from ..core.avals import aval_of
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..primitives._base import zeros_tangent
 from ..primitives.structural import reshape, slice as lax_slice, transpose
-from .api import _argnums_tuple, _check_diff_inputs, _flatten_fun
+from .api import _argnums_tuple, _check_diff_inputs, _check_diff_outputs, _flatten_fun
 from .jvp import jvp_flat
 from .linearize import linearize_flat
 from .transpose import backward_pass
@@ -41,11 +41,11 @@ def _split_last(y, avals, lead_shape):
     return out
 
 
-def _prepare(fun, argnums, args, kwargs, name, holomorphic=False):
+def _prepare(fun, argnums, args, kwargs, name, holomorphic=False, allow_int=False):
     single, nums = _argnums_tuple(argnums, len(args), name)
     dyn = tuple(args[i] for i in nums)
     flat, in_tree = tree_flatten(dyn)
-    _check_diff_inputs(flat, name, holomorphic, False)
+    _check_diff_inputs(flat, name, holomorphic, allow_int, forward=name == "jacfwd")
 
     def partial_fun(*d):
         full = list(args)
@@ -89,6 +89,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         tangents = vmap_flat(push, basis, [0] * len(basis), sum(a.size for a in in_avals), None)
         out_tree, aux_tree, n = store[0]
         primals = outs["p"]
+        _check_diff_outputs(primals[:n], "jacfwd", holomorphic, forward=True)
         blocks = []
         for y, t in zip(primals[:n], tangents[:n]):
             y_shape = aval_of(y).shape
@@ -121,6 +122,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         flat_fun, store = _flatten_fun(lambda *d: partial_fun(*d), in_tree, has_aux)
         p_out, linear = linearize_flat(flat_fun, flat)
         out_tree, aux_tree, n = store[0]
+        _check_diff_outputs(p_out[:n], "jacrev", holomorphic)
         in_avals = [aval_of(x) for x in flat]
         out_avals = [aval_of(y) for y in p_out[:n]]
         dtype = np.result_type(*[a.dtype for a in out_avals])

@@ -7,6 +7,13 @@ from .. import _ufuncs as _U
 from .._dtypes import asarray_or_tracer as _asarray_or_tracer, to_inexact as _to_inexact
 
 
+def _abs2(x):
+    """|x|² elementwise, real for complex x (x·x would be complex and wrong)."""
+    if _aval_of(x).dtype.kind == "c":
+        return _U.square(_U.absolute(x))
+    return _U.multiply(x, x)
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     """Vector and matrix norms as numpy.linalg.norm (no 'nuc' or 2-norm of matrices).
 
@@ -18,7 +25,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     nd = _aval_of(x).ndim
     if axis is None and (ord is None or nd == 1):
         if ord is None or ord == 2:
-            return _U.sqrt(_R.sum(_U.multiply(x, x), axis=None, keepdims=keepdims))
+            return _U.sqrt(_R.sum(_abs2(x), axis=None, keepdims=keepdims))
         axis = tuple(range(nd))
     if axis is None:
         axis = tuple(range(nd))
@@ -26,7 +33,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if len(axes) == 1:
         a = _U.absolute(x)
         if ord is None or ord == 2:
-            return _U.sqrt(_R.sum(_U.multiply(x, x), axes, keepdims=keepdims))
+            return _U.sqrt(_R.sum(_abs2(x), axes, keepdims=keepdims))
         if ord == _np.inf:
             return _R.max(a, axes, keepdims=keepdims)
         if ord == -_np.inf:
@@ -40,7 +47,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if len(axes) == 2:
         r, c = axes
         if ord is None or ord == "fro":
-            return _U.sqrt(_R.sum(_U.multiply(x, x), axes, keepdims=keepdims))
+            return _U.sqrt(_R.sum(_abs2(x), axes, keepdims=keepdims))
         a = _U.absolute(x)
         if ord == 1:
             return _R.max(_R.sum(a, r, keepdims=True), axes, keepdims=keepdims)
