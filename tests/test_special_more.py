@@ -176,3 +176,31 @@ def test_erfcx_over_its_range_and_bernoulli(jx):
     assert fsp.bernoulli(1).tolist() == [1.0, -0.5]
     with pytest.raises(FuncadValueError, match="non-negative"):
         fsp.bernoulli(-1)
+
+
+def test_edge_values_match_jax_and_scipy(jx):
+    a = np.array([0.0, 0.0, 1.0, np.inf, np.inf, 1e-300, 3.0, -1.0])
+    x = np.array([0.0, 1.0, np.inf, 1.0, np.inf, 1.0, 1e-300, 1.0])
+    for name in ("igamma", "igammac"):
+        want = np.asarray(getattr(jx.lax, name)(a, x))
+        for f in (getattr(flax, name), funcad.jit(getattr(flax, name))):
+            np.testing.assert_allclose(np.asarray(f(a, x)), want, rtol=1e-12, atol=0)
+    # dP/da is 0 where P is flat (x = inf, a = inf); JAX gives NaN there, funcad the limit.
+    want = np.array([np.nan, np.nan, 0.0, 0.0, 0.0, -0.2193839343955203, -0.0, np.nan])
+    for f in (flax.igamma_grad_a, funcad.jit(flax.igamma_grad_a)):
+        np.testing.assert_allclose(np.asarray(f(a, x)), want, rtol=1e-12, atol=0)
+    vals = [0.0, 1.0, np.inf, -1.0]
+    A, B, X = map(np.array, zip(*[(p, q, t) for p in vals for q in vals for t in (0.0, 0.5, 1.0, 1.5)]))
+    for f in (fsp.betainc, funcad.jit(fsp.betainc)):
+        np.testing.assert_array_equal(np.asarray(f(A, B, X)), sps.betainc(A, B, X))
+
+
+def test_small_shapes_keep_their_digits(jx):
+    # The gamma sampler's gradient at small alpha: series with lgamma(a + 1), no 1/a cancellation.
+    a, x = np.meshgrid([1e-8, 1e-4, 1e-2, 0.1], [1e-30, 1e-10, 1e-3, 0.5, 1.0, 1.5, 5.0])
+    a, x = a.ravel(), x.ravel()
+    for name in ("igamma_grad_a", "random_gamma_grad"):
+        want = np.asarray(getattr(jx.lax, name)(a, x))
+        np.testing.assert_allclose(funcad.jit(getattr(flax, name))(a, x), want, rtol=1e-10)
+        got32 = funcad.jit(getattr(flax, name))(a.astype(np.float32), x.astype(np.float32))
+        np.testing.assert_allclose(np.asarray(got32), want, rtol=1e-4, atol=1e-30)

@@ -127,23 +127,51 @@ def _eps(x):
     return float(np.finfo(x.aval.dtype if hasattr(x, "aval") else np.result_type(x)).eps)
 
 
-def _igamma_setup(a, x):
-    one = const(x, 1)
-    use_cf = bitwise_and(gt(x, one), gt(x, a))
-    bad = bitwise_or(bitwise_or(lt(x, const(x, 0)), le(a, const(a, 0))), bitwise_or(ne(a, a), ne(x, x)))
-    live = bitwise_not(bitwise_or(bad, bitwise_or(eq(x, const(x, 0)), eq(x, const(x, np.inf)))))
-    safe_x = _where(live, x, one)
-    safe_a = _where(live, a, one)
-    zero = mul(safe_x, const(x, 0))
-    ser = [bitwise_and(live, bitwise_not(use_cf)), safe_x, safe_a, safe_a, zero, add(one, zero),
-           zero, add(one, zero), zero]
-    y = sub(one, safe_a)
-    z = add(add(safe_x, y), one)
-    qkm1 = mul(z, safe_x)
-    ans = div(add(safe_x, one), qkm1)
-    cf = [bitwise_and(live, use_cf), safe_x, y, z, zero, add(one, zero), safe_x, add(safe_x, one), qkm1,
-          zero, zero, zero, neg(safe_x), ans, div(mul(ans, safe_x), qkm1)]
-    return ser + cf
+def _any(*masks):
+    out = masks[0]
+    for m in masks[1:]:
+        out = bitwise_or(out, m)
+    return out
+
+
+def _igamma_cases(a, x, mode):
+    """(use_cf, bad, live): where the continued fraction is used (for Q from x >= max(1, a),
+    else from x > max(1, a), as Cephes' igamc and igam), the domain errors (NaN, as JAX's),
+    and the elements that are neither errors nor closed-form edges."""
+    zero, one, inf = const(x, 0), const(x, 1), const(x, np.inf)
+    if mode == "q":
+        use_cf = bitwise_not(bitwise_or(lt(x, one), lt(x, a)))
+    else:
+        use_cf = bitwise_and(gt(x, one), gt(x, a))
+    nan_in = bitwise_or(ne(a, a), ne(x, x))
+    if mode in ("p", "q"):
+        bad = _any(lt(x, zero), lt(a, zero), bitwise_and(eq(a, zero), eq(x, zero)),
+                   bitwise_and(eq(a, inf), eq(x, inf)), nan_in)
+        edge = _any(eq(x, zero), eq(a, zero), eq(x, inf), eq(a, inf))
+    else:
+        bad = _any(lt(x, zero), le(a, zero), nan_in)
+        edge = _any(eq(x, zero), eq(x, inf), eq(a, inf))
+    return use_cf, bad, bitwise_not(bitwise_or(bad, edge))
+
+
+def _igamma_setup(mode):
+    def setup(a, x):
+        one = const(x, 1)
+        use_cf, _, live = _igamma_cases(a, x, mode)
+        safe_x = _where(live, x, one)
+        safe_a = _where(live, a, one)
+        zero = mul(safe_x, const(x, 0))
+        ser = [bitwise_and(live, bitwise_not(use_cf)), safe_x, safe_a, safe_a, zero, add(one, zero),
+               zero, add(one, zero), zero]
+        y = sub(one, safe_a)
+        z = add(add(safe_x, y), one)
+        qkm1 = mul(z, safe_x)
+        ans = div(add(safe_x, one), qkm1)
+        cf = [bitwise_and(live, use_cf), safe_x, y, z, zero, add(one, zero), safe_x, add(safe_x, one), qkm1,
+              zero, zero, zero, neg(safe_x), ans, div(mul(ans, safe_x), qkm1)]
+        return ser + cf
+    setup.__name__ = f"igamma_setup_{mode}"
+    return setup
 
 
 def _series_body(derivative):
@@ -195,31 +223,31 @@ def _cf_body(derivative):
 
 def _igamma_finish(mode):
     def finish(a, x, s_ans, s_dans, c_ans, c_dans):
-        one, zero, nan = const(x, 1), const(x, 0), const(x, np.nan)
-        use_cf = bitwise_and(gt(x, one), gt(x, a))
-        bad = bitwise_or(bitwise_or(lt(x, zero), le(a, zero)), bitwise_or(ne(a, a), ne(x, x)))
-        x_zero, x_inf = eq(x, zero), eq(x, const(x, np.inf))
-        live = bitwise_not(bitwise_or(bad, bitwise_or(x_zero, x_inf)))
+        one, zero, nan, inf = const(x, 1), const(x, 0), const(x, np.nan), const(x, np.inf)
+        use_cf, bad, live = _igamma_cases(a, x, mode)
         sx, sa = _where(live, x, one), _where(live, a, one)
         lx = log(sx)
+        # The series is P = S exp(a log x - x - lgamma(a + 1)): with lgamma(a + 1) and
+        # digamma(a + 1), not lgamma(a) - log(a), small a loses nothing to cancellation.
+        a1 = add(sa, one)
+        lead = sub(sub(mul(sa, lx), sx), lgamma(a1))
+        d_ser = add(s_dans, mul(s_ans, sub(lx, digamma(a1))))
+        # The continued fraction is Q = F exp(a log x - x - lgamma(a)).
         ax = sub(sub(mul(sa, lx), sx), lgamma(sa))
-        dax = sub(lx, digamma(sa))
+        d_cf = add(c_dans, mul(c_ans, sub(lx, digamma(sa))))
         if mode in ("p", "q"):
-            p = div(mul(s_ans, exp(ax)), sa)
-            q = mul(c_ans, exp(ax))
-            if mode == "p":
-                out, at_zero, at_inf = _where(use_cf, sub(one, q), p), zero, one
-            else:
-                out, at_zero, at_inf = _where(use_cf, q, sub(one, p)), one, zero
-        else:
-            # dP/da = exp(ax) * g with g from the series or (negated) the continued fraction.
-            g_ser = div(add(s_dans, mul(s_ans, sub(dax, div(one, sa)))), sa)
-            g_cf = neg(add(c_dans, mul(c_ans, dax)))
-            g = _where(use_cf, g_cf, g_ser)
-            out = mul(g, exp(ax)) if mode == "grad_a" else neg(mul(g, sx))
-            at_zero, at_inf = zero, zero
-        out = _where(x_zero, at_zero, _where(x_inf, at_inf, out))
-        return [_where(bad, nan, out)]
+            p, q = mul(s_ans, exp(lead)), mul(c_ans, exp(ax))
+            out = _where(use_cf, sub(one, q), p) if mode == "p" else _where(use_cf, q, sub(one, p))
+            # P at the edges: 0 at x = 0, 1 at a = 0 or x = inf, 0 at a = inf.
+            edge_p = _where(eq(x, zero), zero, _where(bitwise_or(eq(a, zero), eq(x, inf)), one, zero))
+            edge = edge_p if mode == "p" else sub(one, edge_p)
+        elif mode == "grad_a":   # dP/da
+            out = _where(use_cf, neg(mul(d_cf, exp(ax))), mul(d_ser, exp(lead)))
+            edge = zero
+        else:                    # dx/da = -(dP/da) / pdf(x), pdf = exp(ax) / x
+            out = _where(use_cf, mul(sx, d_cf), neg(mul(div(sx, sa), d_ser)))
+            edge = zero
+        return [_where(bad, nan, _where(live, out, edge))]
     finish.__name__ = f"igamma_{mode}"
     return finish
 
@@ -228,7 +256,7 @@ def _igamma_alg(mode):
     derivative = mode in ("grad_a", "sample")
 
     def alg(run, a, x):
-        init = run.stage(_igamma_setup, a, x)
+        init = run.stage(_igamma_setup(mode), a, x)
         ser = run.loop(_series_body(derivative), init[:9])
         cf = run.loop(_cf_body(derivative), init[9:])
         return run.stage(_igamma_finish(mode), a, x, ser[7], ser[8], cf[13], cf[14])[0]
@@ -323,11 +351,23 @@ defjvp(random_gamma_grad_p, _no_derivative("random_gamma_grad", "a"),
 _TINY = 1e-30
 
 
+def _betainc_cases(a, b, x):
+    """(bad, live, edge): NaN for negative a or b, x outside [0, 1], a = b = 0 or
+    a = b = inf (as SciPy and JAX); the closed-form value `edge` at x = 0 or 1,
+    a = 0 or b = inf (1), b = 0 or a = inf (0); `live` elsewhere."""
+    one, zero, inf = const(x, 1), const(x, 0), const(x, np.inf)
+    bad = _any(lt(a, zero), lt(b, zero), lt(x, zero), gt(x, one), ne(x, x), ne(a, a), ne(b, b),
+               bitwise_and(eq(a, zero), eq(b, zero)), bitwise_and(eq(a, inf), eq(b, inf)))
+    to_one = bitwise_or(eq(a, zero), eq(b, inf))
+    to_zero = bitwise_or(eq(b, zero), eq(a, inf))
+    edge = _where(eq(x, zero), zero, _where(eq(x, one), one, _where(to_one, one, zero)))
+    live = bitwise_not(_any(bad, eq(x, zero), eq(x, one), to_one, to_zero))
+    return bad, live, edge
+
+
 def _betainc_setup(a, b, x):
     one, zero = const(x, 1), const(x, 0)
-    bad = bitwise_or(bitwise_or(le(a, zero), le(b, zero)), bitwise_or(lt(x, zero), gt(x, one)))
-    bad = bitwise_or(bad, bitwise_or(ne(x, x), bitwise_or(ne(a, a), ne(b, b))))
-    live = bitwise_not(bitwise_or(bad, bitwise_or(eq(x, zero), eq(x, one))))
+    _, live, _ = _betainc_cases(a, b, x)
     flip = gt(x, div(add(a, one), add(add(a, b), const(x, 2))))
     sa, sb = _where(flip, b, a), _where(flip, a, b)
     sx = _where(flip, sub(one, x), x)
@@ -366,8 +406,8 @@ def _betainc_body(enabled, a, b, x, m, c, d, h):
 
 def _betainc_finish(a, b, x, h):
     one, zero = const(x, 1), const(x, 0)
-    bad = bitwise_or(bitwise_or(le(a, zero), le(b, zero)), bitwise_or(lt(x, zero), gt(x, one)))
-    bad = bitwise_or(bad, bitwise_or(ne(x, x), bitwise_or(ne(a, a), ne(b, b))))
+    bad, live, edge = _betainc_cases(a, b, x)
+    a, b = _where(live, a, one), _where(live, b, one)
     flip = gt(x, div(add(a, one), add(add(a, b), const(x, 2))))
     sa, sb = _where(flip, b, a), _where(flip, a, b)
     sx = _where(flip, sub(one, x), x)
@@ -377,8 +417,7 @@ def _betainc_finish(a, b, x, h):
     front = div(exp(sub(add(mul(sa, log(sx)), mul(sb, log1p(neg(sx)))), lbeta)), sa)
     val = mul(front, h)
     out = _where(flip, sub(one, val), val)
-    out = _where(eq(x, zero), zero, _where(eq(x, one), one, out))
-    return [_where(bad, const(x, np.nan), out)]
+    return [_where(bad, const(x, np.nan), _where(live, out, edge))]
 
 
 def _betainc_alg(run, a, b, x):
