@@ -30,17 +30,18 @@ def _grid():
 @pytest.mark.parametrize("name", ["igamma", "igammac", "igamma_grad_a", "random_gamma_grad"])
 def test_gamma_family_matches_jax_on_a_grid_eager_and_jit(jx, name):
     a, x = _grid()
-    want = np.asarray(getattr(jx.lax, name)(a, x))
+    want = np.asarray(jx.jit(getattr(jx.lax, name))(a, x))
     eager = np.asarray(getattr(flax, name)(a, x))
     jitted = np.asarray(funcad.jit(getattr(flax, name))(a, x))
     np.testing.assert_allclose(eager, want, rtol=1e-9, atol=1e-300)
     np.testing.assert_allclose(jitted, want, rtol=1e-9, atol=1e-300)
 
 
+@pytest.mark.slow  # test_small_shapes_keep_their_digits checks float32 in the default run
 @pytest.mark.parametrize("name", ["igamma", "igammac", "igamma_grad_a", "random_gamma_grad"])
 def test_gamma_family_float32_under_jit(jx, name):
     a, x = _grid()
-    want = np.asarray(getattr(jx.lax, name)(a, x))
+    want = np.asarray(jx.jit(getattr(jx.lax, name))(a, x))
     got = funcad.jit(getattr(flax, name))(a.astype(np.float32), x.astype(np.float32))
     assert np.asarray(got).dtype == np.float32
     np.testing.assert_allclose(np.asarray(got), want, rtol=2e-4, atol=1e-30)
@@ -124,12 +125,14 @@ def test_bessel_wide_range_jit_and_derivatives_at_zero(jx):
                                        jx.grad(jx.grad(theirs))(at), rtol=1e-8)
 
 
-def test_zeta_derivatives_in_both_arguments_match_jax(jx):
-    for x, q in ((2.5, 1.3), (4.0, 0.6), (1.7, 5.0)):
-        for argnum in (0, 1):
-            ours = funcad.grad(funcad.grad(fsp.zeta, argnum), argnum)(x, q)
-            theirs = jx.grad(jx.grad(jx.scipy.special.zeta, argnum), argnum)(x, q)
-            np.testing.assert_allclose(ours, theirs, rtol=1e-8)
+def test_zeta_derivatives_in_both_arguments_against_differences():
+    # (The op table compares them with JAX's at orders 1 and 2.)
+    x, q, h = np.array([2.5, 4.0, 1.7]), np.array([1.3, 0.6, 5.0]), 1e-4
+    fd_x = (sps.zeta(x + h, q) - sps.zeta(x - h, q)) / (2 * h)
+    fd_xx = (sps.zeta(x + h, q) - 2 * sps.zeta(x, q) + sps.zeta(x - h, q)) / h ** 2
+    np.testing.assert_allclose(funcad.vmap(funcad.grad(fsp.zeta))(x, q), fd_x, rtol=1e-7)
+    np.testing.assert_allclose(funcad.vmap(funcad.grad(funcad.grad(fsp.zeta)))(x, q), fd_xx, rtol=1e-5)
+    np.testing.assert_allclose(funcad.vmap(funcad.grad(fsp.zeta, 1))(x, q), -x * sps.zeta(x + 1, q), rtol=1e-12)
     assert np.isnan(float(funcad.grad(fsp.zeta)(0.5, 1.0)))  # outside the domain, as the value
 
 
@@ -182,7 +185,7 @@ def test_edge_values_match_jax_and_scipy(jx):
     a = np.array([0.0, 0.0, 1.0, np.inf, np.inf, 1e-300, 3.0, -1.0])
     x = np.array([0.0, 1.0, np.inf, 1.0, np.inf, 1.0, 1e-300, 1.0])
     for name in ("igamma", "igammac"):
-        want = np.asarray(getattr(jx.lax, name)(a, x))
+        want = np.asarray(jx.jit(getattr(jx.lax, name))(a, x))
         for f in (getattr(flax, name), funcad.jit(getattr(flax, name))):
             np.testing.assert_allclose(np.asarray(f(a, x)), want, rtol=1e-12, atol=0)
     # dP/da is 0 where P is flat (x = inf, a = inf); JAX gives NaN there, funcad the limit.
@@ -200,7 +203,7 @@ def test_small_shapes_keep_their_digits(jx):
     a, x = np.meshgrid([1e-8, 1e-4, 1e-2, 0.1], [1e-30, 1e-10, 1e-3, 0.5, 1.0, 1.5, 5.0])
     a, x = a.ravel(), x.ravel()
     for name in ("igamma_grad_a", "random_gamma_grad"):
-        want = np.asarray(getattr(jx.lax, name)(a, x))
+        want = np.asarray(jx.jit(getattr(jx.lax, name))(a, x))
         np.testing.assert_allclose(funcad.jit(getattr(flax, name))(a, x), want, rtol=1e-10)
         got32 = funcad.jit(getattr(flax, name))(a.astype(np.float32), x.astype(np.float32))
         np.testing.assert_allclose(np.asarray(got32), want, rtol=1e-4, atol=1e-30)
