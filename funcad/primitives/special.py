@@ -20,10 +20,10 @@ from ..core.errors import FuncadValueError
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import batch_rules, lowering_rules, set_trace
 from ..lowering.stablehlo import broadcast_operands, convert, elementwise_rule
-from ._base import const, defjvp, defpython, new_primitive, shape_of, type_error, broadcast_shapes
+from ._base import broadcast_shapes, const, defjvp, defpython, dtype_of, new_primitive, type_error
 from .elementwise import (_broadcasting_batch, _bind1, abs, add, binop, bitwise_and, bitwise_not,
                           bitwise_or, digamma, div, eq, exp, ge, gt, le, lgamma, log, log1p, lt, mul,
-                          ne, neg, rsqrt, select_n, sign, sp, sqrt, sub, unop)
+                          ne, neg, rsqrt, select_n, sign, sp, sub, unop)
 from .reductions import reduce_max
 
 __all__ = ["betainc", "bessel_i0e", "bessel_i1e", "igamma", "igamma_grad_a", "igammac", "random_gamma_grad",
@@ -124,7 +124,7 @@ _BIG, _BIGINV = 4503599627370496.0, 2.220446049250313e-16
 
 
 def _eps(x):
-    return float(np.finfo(x.aval.dtype if hasattr(x, "aval") else np.result_type(x)).eps)
+    return float(np.finfo(dtype_of(x)).eps)
 
 
 def _any(*masks):
@@ -536,7 +536,7 @@ defjvp(bessel_i0e_p, lambda t, ans, x: mul(t, sub(bessel_i1e(x), mul(sign(x), an
 
 def _i1e_dx(t, ans, x):
     # i1e'(x) = i0e(x) - i1e(x) (sign(x) + 1/x), which tends to 1/2 at 0.
-    eps = const(x, np.finfo(x.dtype if hasattr(x, "dtype") else np.result_type(x)).eps)
+    eps = const(x, np.finfo(dtype_of(x)).eps)
     tiny = le(abs(x), eps)
     sx = _where(tiny, eps, x)
     d = sub(bessel_i0e(sx), mul(ans, add(sign(sx), div(const(x, 1), sx))))
