@@ -113,3 +113,25 @@ op("numpy_i0", fnp.i0, _as(np.i0), U(S23, lo=-3.0, hi=3.0), lambda x: __import__
    rtol=1e-5)
 op("special_erfcx", fsp.erfcx, _as(sps.erfcx), U(S23, lo=-2.0, hi=3.0), lambda x: _jsp().erfcx(x), rtol=1e-5)
 op("special_erfcx_large", fsp.erfcx, _as(sps.erfcx), U(S23, lo=7.0, hi=40.0), lambda x: _jsp().erfcx(x), rtol=1e-5)
+
+# Pareto, Gumbel (both sides), negative binomial: x, loc and scale (or p) vary.
+_PARETO_X = lambda r, d: U(S23, lo=1.6, hi=4.0)(r, d) + (np.asarray(0.2, d), np.asarray(1.3, d))
+for _f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+    op(f"stats_pareto_{_f}", (lambda f: lambda x, loc, s: getattr(fst.pareto, f)(x, 2.5, loc, s))(_f),
+       (lambda f: _as(lambda x, loc, s: getattr(sst.pareto, f)(x, 2.5, loc, s)))(_f), _PARETO_X,
+       (lambda f: lambda x, loc, s: getattr(_jst().pareto, f)(x, 2.5, loc, s))(_f), rtol=1e-5)
+op("stats_pareto_ppf", lambda q: fst.pareto.ppf(q, 2.5, 0.2, 1.3), _as(lambda q: sst.pareto.ppf(q, 2.5, 0.2, 1.3)),
+   U(S23, lo=0.05, hi=0.95), lambda q: _jst().pareto.ppf(q, 2.5, 0.2, 1.3), rtol=1e-5)
+for _m in ("gumbel_r", "gumbel_l"):
+    for _f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+        op(f"stats_{_m}_{_f}", (lambda m, f: lambda x, loc, s: getattr(getattr(fst, m), f)(x, loc, s))(_m, _f),
+           (lambda m, f: _as(lambda x, loc, s: getattr(getattr(sst, m), f)(x, loc, s)))(_m, _f),
+           _XLS(-2.0, 2.0),
+           (lambda m, f: lambda x, loc, s: getattr(getattr(_jst(), m), f)(x, loc, s))(_m, _f), rtol=1e-5)
+    op(f"stats_{_m}_ppf", (lambda m: lambda q: getattr(fst, m).ppf(q, 0.3, 1.4))(_m),
+       (lambda m: _as(lambda q: getattr(sst, m).ppf(q, 0.3, 1.4)))(_m), U(S23, lo=0.1, hi=0.85),
+       (lambda m: lambda q: getattr(_jst(), m).ppf(q, 0.3, 1.4))(_m), rtol=1e-5)
+_K = np.array([[0.0, 1.0, 4.0], [2.0, 7.0, 3.0]])
+op("stats_nbinom_logpmf", lambda n, p: fst.nbinom.logpmf(_K.astype(n.dtype), n, p),
+   _as(lambda n, p: sst.nbinom.logpmf(_K, n, p)), lambda r, d: U(S23, lo=0.5, hi=5.0)(r, d) + U(S23, lo=0.1, hi=0.9)(r, d),
+   lambda n, p: _jst().nbinom.logpmf(_K.astype(n.dtype), n, p), rtol=1e-5)

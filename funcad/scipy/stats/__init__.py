@@ -4,11 +4,12 @@
 >>> round(float(norm.logpdf(0.0)), 6)
 -0.918939
 """
-from . import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, geom, laplace,
-               logistic, norm, poisson, t, uniform, vonmises)
+from . import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, geom, gumbel_l, gumbel_r,
+               laplace, logistic, nbinom, norm, pareto, poisson, t, uniform, vonmises)
 
 __all__ = ["bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "geom",
-           "laplace", "logistic", "norm", "poisson", "t", "uniform", "vonmises"]
+           "gumbel_l", "gumbel_r", "laplace", "logistic", "nbinom", "norm", "pareto", "poisson", "t",
+           "uniform", "vonmises"]
 
 
 def __getattr__(name):
