@@ -135,3 +135,18 @@ _K = np.array([[0.0, 1.0, 4.0], [2.0, 7.0, 3.0]])
 op("stats_nbinom_logpmf", lambda n, p: fst.nbinom.logpmf(_K.astype(n.dtype), n, p),
    _as(lambda n, p: sst.nbinom.logpmf(_K, n, p)), lambda r, d: U(S23, lo=0.5, hi=5.0)(r, d) + U(S23, lo=0.1, hi=0.9)(r, d),
    lambda n, p: _jst().nbinom.logpmf(_K.astype(n.dtype), n, p), rtol=1e-5)
+op("stats_wrapcauchy_logpdf", fst.wrapcauchy.logpdf, _as(sst.wrapcauchy.logpdf),
+   lambda r, d: U(S23, lo=0.5, hi=5.8)(r, d) + U(S23, lo=0.1, hi=0.6)(r, d),
+   lambda x, c: _jst().wrapcauchy.logpdf(x, c), rtol=1e-5)
+op("stats_gennorm_logpdf", fst.gennorm.logpdf, _as(sst.gennorm.logpdf),
+   lambda r, d: U(S23, lo=0.3, hi=2.0)(r, d) + U(S23, lo=0.8, hi=3.0)(r, d),
+   lambda x, b: _jst().gennorm.logpdf(x, b), rtol=1e-5)
+op("stats_gennorm_cdf", lambda x: fst.gennorm.cdf(x, _a(x) + 0.5), _as(lambda x: sst.gennorm.cdf(x, _a(x) + 0.5)),
+   U(S23, lo=-2.0, hi=2.0), lambda x: _jst().gennorm.cdf(x, _a(x) + 0.5), rtol=1e-5)
+op("stats_betabinom_logpmf", lambda a, b: fst.betabinom.logpmf(_K.astype(a.dtype), 8.0, a, b),
+   _as(lambda a, b: sst.betabinom.logpmf(_K, 8, a, b)), U(S23, S23, lo=0.5, hi=4.0),
+   lambda a, b: _jst().betabinom.logpmf(_K.astype(a.dtype), 8.0, a, b), rtol=1e-5)
+op("stats_multinomial_logpmf", lambda p: fst.multinomial.logpmf(np.array([[1, 2, 0], [0, 1, 2]]), 3, p / p.sum()),
+   _as(lambda p: sst.multinomial.logpmf(np.array([[1, 2, 0], [0, 1, 2]]), 3, p / p.sum())),
+   U((3,), lo=0.5, hi=2.0),
+   lambda p: _jst().multinomial.logpmf(np.array([[1, 2, 0], [0, 1, 2]]), 3, p / p.sum()), rtol=1e-5)

@@ -4,12 +4,13 @@
 >>> round(float(norm.logpdf(0.0)), 6)
 -0.918939
 """
-from . import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, geom, gumbel_l, gumbel_r,
-               laplace, logistic, nbinom, norm, pareto, poisson, t, uniform, vonmises)
+from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm, geom,
+               gumbel_l, gumbel_r, laplace, logistic, multinomial, nbinom, norm, pareto, poisson, t,
+               uniform, vonmises, wrapcauchy)
 
-__all__ = ["bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "geom",
-           "gumbel_l", "gumbel_r", "laplace", "logistic", "nbinom", "norm", "pareto", "poisson", "t",
-           "uniform", "vonmises"]
+__all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
+           "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic", "multinomial", "nbinom", "norm",
+           "pareto", "poisson", "t", "uniform", "vonmises", "wrapcauchy"]
 
 
 def __getattr__(name):
