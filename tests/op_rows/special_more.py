@@ -150,3 +150,11 @@ op("stats_multinomial_logpmf", lambda p: fst.multinomial.logpmf(np.array([[1, 2,
    _as(lambda p: sst.multinomial.logpmf(np.array([[1, 2, 0], [0, 1, 2]]), 3, p / p.sum())),
    U((3,), lo=0.5, hi=2.0),
    lambda p: _jst().multinomial.logpmf(np.array([[1, 2, 0], [0, 1, 2]]), 3, p / p.sum()), rtol=1e-5)
+for _f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+    op(f"stats_truncnorm_{_f}", (lambda f: lambda x, loc, s: getattr(fst.truncnorm, f)(x, -1.0, 1.5, loc, s))(_f),
+       (lambda f: _as(lambda x, loc, s: getattr(sst.truncnorm, f)(x, -1.0, 1.5, loc, s)))(_f),
+       _XLS(-0.9, 1.8),
+       (lambda f: lambda x, loc, s: getattr(_jst().truncnorm, f)(x, -1.0, 1.5, loc, s))(_f), rtol=1e-5)
+op("stats_truncnorm_logpdf_tail", lambda x: fst.truncnorm.logpdf(x, 8.0, 9.0),
+   _as(lambda x: sst.truncnorm.logpdf(x, 8.0, 9.0)), U(S23, lo=8.1, hi=8.9),
+   lambda x: _jst().truncnorm.logpdf(x, 8.0, 9.0), dtypes=(np.float64,), rtol=1e-6)

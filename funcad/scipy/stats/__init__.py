@@ -6,11 +6,11 @@
 """
 from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm, geom,
                gumbel_l, gumbel_r, laplace, logistic, multinomial, nbinom, norm, pareto, poisson, t,
-               uniform, vonmises, wrapcauchy)
+               truncnorm, uniform, vonmises, wrapcauchy)
 
 __all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
            "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic", "multinomial", "nbinom", "norm",
-           "pareto", "poisson", "t", "uniform", "vonmises", "wrapcauchy"]
+           "pareto", "poisson", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy"]
 
 
 def __getattr__(name):
