@@ -13,6 +13,8 @@ from .transforms.api import (grad, jvp, linear_transpose, linearize, make_jaxpr,
 from .transforms.custom import custom_jvp, custom_vjp
 from .transforms.checkpoint import checkpoint, remat
 from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
+from .transforms.sparsity import (SparseMatrix, hessian_sparsity, jacobian_sparsity, sparse_hessian,
+                                  sparse_jacfwd, sparse_jacobian, sparse_jacrev)
 from .transforms.vmap import vmap
 from .transforms.passes import optimize
 from .transforms.jit import device_put, jit
@@ -27,6 +29,8 @@ from ._helpers import (block_until_ready, default_backend, device_count, device_
                        disable_jit, ensure_compile_time_eval, eval_shape, local_device_count,
                        local_devices, named_call, named_scope, process_count, process_index)
 from .core.traceback_util import api_boundary as _api_boundary, boundary_transform as _boundary
+from . import sharding  # noqa: F401  (Mesh, NamedSharding, PartitionSpec, ...)
+from .sharding import make_mesh
 
 # Errors leaving the public entry points (and the functions they return) show
 # the user's frames only; see funcad/core/traceback_util.py.
@@ -34,6 +38,9 @@ from .core.traceback_util import api_boundary as _api_boundary, boundary_transfo
  hessian, make_jaxpr, checkpoint) = map(_boundary, (
     grad, value_and_grad, jvp, vjp, linearize, linear_transpose, vmap, jacfwd, jacrev, jacobian,
     hessian, make_jaxpr, checkpoint))
+(jacobian_sparsity, hessian_sparsity, sparse_jacfwd, sparse_jacrev, sparse_jacobian,
+ sparse_hessian) = map(_boundary, (jacobian_sparsity, hessian_sparsity, sparse_jacfwd, sparse_jacrev,
+                                   sparse_jacobian, sparse_hessian))
 remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
@@ -56,11 +63,13 @@ def __dir__():
 
 __all__ = ["Array", "BackendError", "ClosedJaxpr", "ConcretizationError", "FuncadError",
            "FuncadTypeError", "Jaxpr", "MissingRuleError", "NaNError",
-           "ShapeDtypeStruct", "TracerLeakError", "UnsupportedError", "block_until_ready",
+           "ShapeDtypeStruct", "SparseMatrix", "TracerLeakError", "UnsupportedError", "block_until_ready",
            "checkpoint", "clear_caches", "custom_jvp", "custom_vjp", "default_backend",
            "device_count", "device_get", "device_put", "devices", "disable_jit",
            "ensure_compile_time_eval", "eval_jaxpr", "eval_shape", "float0", "grad", "hessian",
-           "jacfwd", "jacobian", "jacrev", "jit", "jvp", "linear_transpose", "linearize",
-           "local_device_count", "local_devices", "make_jaxpr", "named_call", "named_scope",
-           "optimize", "process_count", "process_index", "remat", "stop_gradient", "to_python",
+           "hessian_sparsity", "jacfwd", "jacobian", "jacobian_sparsity", "jacrev", "jit", "jvp",
+           "linear_transpose", "linearize", "local_device_count", "local_devices", "make_jaxpr",
+           "make_mesh", "named_call", "named_scope", "optimize", "process_count", "process_index",
+           "remat", "sparse_hessian", "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev",
+           "stop_gradient", "to_python",
            "value_and_grad", "vjp", "vmap"]

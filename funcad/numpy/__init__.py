@@ -51,8 +51,12 @@ integer, floating, inexact, number, issubdtype = _np.integer, _np.floating, _np.
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Whether all entries are close (concrete values only)."""
-    return bool(_np.allclose(_np.asarray(a), _np.asarray(b), rtol, atol, equal_nan))
+    """Whether all entries are close, as a boolean array (traceable).
+
+    >>> bool(allclose([1.0, 2.0], [1.0, 2.0 + 1e-9]))
+    True
+    """
+    return all(isclose(a, b, rtol, atol, equal_nan))
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -61,13 +65,38 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return logical_or(ok, logical_and(isnan(a), isnan(b))) if equal_nan else ok
 
 
-def array_equal(a, b):
-    return bool(_np.array_equal(_np.asarray(a), _np.asarray(b)))
+def array_equal(a1, a2, equal_nan: bool = False):
+    """Whether two arrays have one shape and equal entries (False for different shapes).
+
+    >>> bool(array_equal([1, 2], [1, 2])), bool(array_equal([1, 2], [1, 2, 3]))
+    (True, False)
+    """
+    a1, a2 = asarray(a1), asarray(a2)
+    if _np.shape(a1) != _np.shape(a2):
+        return asarray(False)
+    same = equal(a1, a2)
+    if equal_nan:
+        same = logical_or(same, logical_and(isnan(a1), isnan(a2)))
+    return all(same)
+
+
+def array_equiv(a1, a2):
+    """Whether two arrays broadcast together and are equal entry by entry.
+
+    >>> bool(array_equiv([[1, 2], [1, 2]], [1, 2]))
+    True
+    """
+    a1, a2 = asarray(a1), asarray(a2)
+    try:
+        _np.broadcast_shapes(_np.shape(a1), _np.shape(a2))
+    except ValueError:
+        return asarray(False)
+    return all(equal(a1, a2))
 
 
 __all__ = ["abs", "absolute", "acos", "acosh", "add", "all", "allclose", "amax", "amin", "any",
            "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
-           "arctanh", "argmax", "argmin", "argsort", "around", "array", "array_equal",
+           "arctanh", "argmax", "argmin", "argsort", "around", "array", "array_equal", "array_equiv",
            "array_split", "asarray", "asin", "asinh", "astype", "atan", "atan2", "atanh",
            "atleast_1d", "atleast_2d", "bitwise_and", "bitwise_not", "bitwise_or",
            "bitwise_xor", "bool_", "broadcast_arrays", "broadcast_to", "cbrt", "ceil",

@@ -28,7 +28,7 @@ from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, c
                           impl_rules, jvp_rules, set_trace, transpose_rules)
 from ..lowering import packing, xla
 from ..primitives._base import is_undefined
-from ..lowering.array import Array
+from ..lowering.array import Array, ShardedArray
 from ..lowering.stablehlo import lower_closed_call, lower_jaxpr, lowering_rules
 from .passes import optimize, register_call
 from ._argnums import resolve_static_args
@@ -61,9 +61,10 @@ class Executable:
             flags = list(donated) + [False] * (len(host) - len(donated))
             self.layout = packing.plan(closed.in_avals, [
                 h and packing.packable(a, d) for h, a, d in zip(host, closed.in_avals, flags)])
-        lowered = lower_jaxpr(closed, name, donated, self.layout)
-        self.text = lowered.text
         self.device = xla.get_device(backend)
+        lowered = lower_jaxpr(closed, name, donated, self.layout,
+                              platform="cpu" if self.device.platform == "cpu" else "gpu")
+        self.text = lowered.text
         self.exe = xla.compile_text(lowered.text, backend)
         self.in_avals = lowered.in_avals
         self.out_avals = lowered.out_avals
@@ -151,14 +152,29 @@ def to_buffer(x, aval, device):
     return xla.device_put(x, device)
 
 
-def device_put(x, backend: str | None = None) -> Array:
-    """Copy an array to a device (default: the default backend's first device).
+def device_put(x, device=None) -> Array:
+    """Copy an array (or each leaf of a pytree) to a device: `device` is a device,
+    a `funcad.sharding.Sharding` (a tree of them for a tree), a backend name, or
+    None for the default backend's first device.
 
     >>> import funcad, numpy as np
     >>> funcad.device_put(np.arange(3.0))
     Array([0., 1., 2.], dtype=float64)
     """
-    device = xla.get_device(backend)
+    from ..core.sharding import Sharding, SingleDeviceSharding
+    from ..lowering.spmd import device_put_sharded
+    from .jit_spmd import flat_shardings
+    if isinstance(device, Sharding) or not (device is None or isinstance(device, str)
+                                            or hasattr(device, "platform")):
+        leaves, tree = tree_flatten(x)
+        shardings = flat_shardings(device, x, "device_put")
+        return tree_unflatten(tree, [device_put_sharded(v, s) for v, s in zip(leaves, shardings)])
+    if not isinstance(x, (Array, np.ndarray, np.generic, int, float, complex, bool)):
+        leaves, tree = tree_flatten(x)
+        return tree_unflatten(tree, [device_put(v, device) for v in leaves])
+    if hasattr(device, "platform"):
+        return device_put_sharded(x, SingleDeviceSharding(device))
+    device = xla.get_device(device)
     if type(x) is Array and x._device is device:
         return x
     aval = aval_of(x)
@@ -182,7 +198,17 @@ def _memo(closed: ClosedJaxpr, key, make: Callable):
 
 def executable_for(closed: ClosedJaxpr, name: str, backend: str | None) -> Executable:
     backend = backend or xla.default_backend()
-    return _memo(closed, ("exe", backend), lambda: Executable(closed, name, backend))
+    return _memo(closed, ("exe", backend), lambda: _executable(closed, name, backend))
+
+
+def _executable(closed, name, backend, donated=(), host=None, in_shardings=None,
+                out_shardings=()):
+    """A single-device Executable, or an SPMD one where shardings are in play."""
+    from .jit_spmd import SpmdExecutable, constrains
+    if in_shardings is None and not constrains(closed):
+        return Executable(closed, name, backend, donated, host)
+    ins = in_shardings if in_shardings is not None else [None] * len(closed.in_avals)
+    return SpmdExecutable(closed, name, backend, ins, out_shardings, donated)
 
 
 # ------------------------------------------------------------ the primitive ----
@@ -298,6 +324,7 @@ for _t in (np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.i
 _LEAF_KEYS = {
     np.ndarray: lambda x: (x.shape, x.dtype, False),
     Array: lambda x: (x.aval.shape, x.aval.dtype, x.aval.weak_type),
+    ShardedArray: lambda x: (x.aval.shape, x.aval.dtype, x.aval.weak_type, x.sharding),
     float: lambda x: _FLOAT_KEY,
     int: lambda x: _INT_KEY,
     bool: lambda x: _BOOL_KEY,
@@ -324,19 +351,31 @@ class _Entry:
     """One traced signature: its jaxpr and an executable per host mask (which
     inputs are NumPy), since host inputs travel packed (lowering/packing.py)."""
 
-    __slots__ = ("closed", "executables", "out_tree", "single", "name", "backend", "donated")
+    __slots__ = ("closed", "executables", "out_tree", "single", "name", "backend", "donated",
+                 "in_shardings", "out_shardings", "spmd")
 
-    def __init__(self, closed, out_tree, name, backend, donated=()):
+    def __init__(self, closed, out_tree, name, backend, donated=(), in_shardings=None,
+                 out_shardings=()):
+        from .jit_spmd import constrains
         self.closed, self.out_tree = closed, out_tree
         self.name, self.backend, self.donated = name, backend, donated
         self.executables: dict = {}
         self.single = out_tree.kind is None  # one array out: skip unflattening
+        # Shardings per input and output leaf (None: unspecified); an SPMD program
+        # when any is given or the function constrains a layout.
+        self.spmd = (in_shardings is not None and any(s is not None for s in in_shardings)) or \
+            any(s is not None for s in out_shardings) or constrains(closed)
+        self.in_shardings = (in_shardings or [None] * len(closed.in_avals)) if self.spmd else None
+        self.out_shardings = out_shardings
 
     def executable(self, mask: tuple) -> Executable:
+        if self.spmd:
+            mask = None  # SPMD inputs are laid out per device, never packed
         exe = self.executables.get(mask)
         if exe is None:
-            exe = self.executables[mask] = Executable(self.closed, self.name, self.backend,
-                                                      self.donated, mask)
+            exe = self.executables[mask] = _executable(
+                self.closed, self.name, self.backend, self.donated, mask, self.in_shardings,
+                self.out_shardings)
         return exe
 
 
@@ -361,8 +400,9 @@ class Jitted:
     """
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 backend=None):
+                 backend=None, in_shardings=None, out_shardings=None):
         self.fun = fun
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.static_argnums, self.static_argnames = resolve_static_args(fun, static_argnums,
                                                                         static_argnames)
         self.donate_argnums = _int_tuple(donate_argnums)
@@ -372,8 +412,10 @@ class Jitted:
         # positional-arrays signature -> _Fast (a view of _cache). Shared by every
         # jit of the same function with the same options (see _caches_for).
         self._cache, self._traced, self._fast = _caches_for(
-            fun, (self.static_argnums, self.static_argnames, self.donate_argnums, backend))
-        self._fast_ok = not self.static_argnums and not self.static_argnames
+            fun, (self.static_argnums, self.static_argnames, self.donate_argnums, backend,
+                  _options_key(in_shardings), _options_key(out_shardings)))
+        self._fast_ok = (not self.static_argnums and not self.static_argnames
+                         and in_shardings is None and out_shardings is None)
         # Copy the name and docstring only: another wrapper's __dict__ (e.g. grad of a
         # jitted function) would bring that function's caches along.
         functools.update_wrapper(self, fun, updated=())
@@ -433,11 +475,27 @@ class Jitted:
         entry = self._cache.get(key)
         if entry is None:
             closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos)
+            ins, outs = self._shardings(args, kwargs, static_pos, leaves, out_tree)
             entry = self._store(key, _Entry(closed, out_tree, self.name, self.backend,
-                                            self._donated(args, static_pos, leaves)))
+                                            self._donated(args, static_pos, leaves), ins, outs))
         else:
             self._cache.move_to_end(key)
         return entry, leaves
+
+    def _shardings(self, args, kwargs, static_pos, leaves, out_tree):
+        """Per input and output leaf: its sharding, or None where unspecified. A
+        sharded Array argument keeps its layout unless in_shardings says otherwise."""
+        from .jit_spmd import flat_shardings
+        ins = [x.sharding if type(x) is ShardedArray else None for x in leaves]
+        if self.in_shardings is not None:
+            dyn = tuple(a for i, a in enumerate(args) if i not in static_pos)
+            given = flat_shardings(self.in_shardings, dyn, "in_shardings")
+            ins[:len(given)] = [g if g is not None else s for g, s in zip(given, ins)]
+        outs = []
+        if self.out_shardings is not None:
+            shape = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+            outs = flat_shardings(self.out_shardings, shape, "out_shardings")
+        return ins, outs
 
     def _store(self, key, entry: "_Entry") -> "_Entry":
         self._cache[key] = entry
@@ -476,7 +534,7 @@ class Jitted:
                 pass
         entry, leaves = self._entry(args, kwargs)
         exe = entry.executable(_host_mask(leaves))
-        if fast_key is not None:
+        if fast_key is not None and not entry.spmd:
             if len(self._fast) > 2 * CACHE_SIZE:
                 self._fast.clear()
             self._fast[fast_key] = _Fast(_fast_call(exe), entry.single, entry.out_tree)
@@ -510,7 +568,8 @@ class Jitted:
         """
         leaves, key, in_tree, static_pos = self._split(args, kwargs)
         closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos)
-        return Lowered(self, closed, out_tree, key, self._donated(args, static_pos, leaves))
+        return Lowered(self, closed, out_tree, key, self._donated(args, static_pos, leaves),
+                       self._shardings(args, kwargs, static_pos, leaves, out_tree))
 
     def _cache_size(self) -> int:
         """How many argument signatures are compiled (for tests)."""
@@ -531,17 +590,24 @@ class Jitted:
 class Lowered:
     """A traced and lowered jitted function: `.as_text()`, `.jaxpr`, `.compile()`."""
 
-    def __init__(self, jitted, closed, out_tree, key, donated):
+    def __init__(self, jitted, closed, out_tree, key, donated, shardings=None):
         self._jitted, self.jaxpr, self._out_tree, self._key, self._donated = (
             jitted, closed, out_tree, key, donated)
-        self._text = lower_jaxpr(optimize(hoist_prints(closed)[0]), jitted.name, donated).text
+        self._shardings = shardings or (None, ())
+        probe = _Entry(closed, out_tree, jitted.name, jitted.backend, donated, *self._shardings)
+        if probe.spmd:  # the SPMD program, with its sharding annotations
+            from .jit_spmd import lower_spmd
+            self._text = lower_spmd(closed, jitted.name, jitted.backend, probe.in_shardings,
+                                    probe.out_shardings, donated).lowered.text
+        else:
+            self._text = lower_jaxpr(optimize(hoist_prints(closed)[0]), jitted.name, donated).text
 
     def as_text(self) -> str:
         return self._text
 
     def compile(self) -> "Compiled":
         entry = _Entry(self.jaxpr, self._out_tree, self._jitted.name, self._jitted.backend,
-                       self._donated)
+                       self._donated, *self._shardings)
         self._jitted._store(self._key, entry)
         return Compiled(self._jitted, entry.executable(None), self._out_tree, self._key)
 
@@ -593,15 +659,18 @@ def _hashable(x, what):
     return x
 
 
-def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(), donate_argnums=(),
-        backend: str | None = None):
+def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, static_argnums=(),
+        static_argnames=(), donate_argnums=(), backend: str | None = None):
     """Compile `fun` with XLA; trace once per argument signature.
 
     static_argnums/static_argnames: arguments passed as Python values (hashable)
     that key the cache instead of being traced. donate_argnums: inputs whose
     device buffers the computation may reuse for outputs (the donated Arrays
     are deleted). backend: "cpu" or "gpu" (default: FUNCAD_BACKEND, else the
-    GPU when present).
+    GPU when present). in_shardings/out_shardings: a `funcad.sharding.Sharding`
+    for all positional arguments (outputs), or a tree prefix of them with None
+    where XLA may choose; with them (or sharded arguments) the program runs on
+    every device of the shardings, partitioned by XLA.
 
     >>> import funcad, funcad.numpy as fnp
     >>> f = funcad.jit(lambda x: x ** 3 + 2.0 * x)
@@ -611,7 +680,8 @@ def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(), d
     14.0
     """
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+        return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, backend=backend)
     if not callable(fun):
         raise FuncadTypeError(f"jit expected a callable, got {fun!r} of type {type(fun).__name__}; pass "
@@ -619,7 +689,16 @@ def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(), d
     if backend is not None:
         from ..lowering.xla import _canonical
         backend = _canonical(backend)
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend, in_shardings,
+                  out_shardings)
+
+
+def _options_key(shardings):
+    """A hashable stand-in for in_shardings/out_shardings in the shared-cache key."""
+    from ..core.pytree import tree_flatten as flatten
+    from ..core.sharding import Sharding
+    leaves, tree = flatten(shardings, is_leaf=lambda s: s is None or isinstance(s, Sharding))
+    return (tree, tuple(leaves))
 
 
 # Like JAX, the trace cache is keyed on the function object (weakly), so that

@@ -1,0 +1,270 @@
+"""Shardings: how an array is laid out over devices (the core of `funcad.sharding`).
+
+A `Mesh` names the axes of an n-d grid of devices; a `PartitionSpec` says,
+per array dimension, which mesh axes split it (None: not split); the axes a
+spec leaves out replicate the array. `NamedSharding(mesh, spec)` joins them;
+`SingleDeviceSharding(device)` puts the whole array on one device. These are
+plain descriptions: `funcad.device_put(x, sharding)` lays an array out,
+`funcad.jit(f, in_shardings=..., out_shardings=...)` compiles an SPMD
+program that XLA partitions, and `funcad.lax.with_sharding_constraint`
+fixes a layout inside one.
+
+>>> import funcad, numpy as np
+>>> from funcad.core.sharding import Mesh, NamedSharding, PartitionSpec as P
+>>> mesh = Mesh(np.array(funcad.devices()[:1]).reshape(1, 1), ("data", "model"))
+>>> s = NamedSharding(mesh, P("data", None))
+>>> s.shard_shape((4, 3))
+(4, 3)
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from .errors import FuncadTypeError, FuncadValueError
+
+__all__ = ["Mesh", "NamedSharding", "PartitionSpec", "Sharding", "SingleDeviceSharding",
+           "hlo_sharding"]
+
+
+class PartitionSpec(tuple):
+    """Per array dimension: a mesh axis name, a tuple of names, or None (not split).
+
+    >>> PartitionSpec("data", None)
+    PartitionSpec('data', None)
+    """
+
+    def __new__(cls, *parts):
+        for p in parts:
+            names = p if isinstance(p, tuple) else (p,)
+            if not all(n is None or isinstance(n, str) for n in names):
+                raise FuncadTypeError(f"PartitionSpec entries are mesh axis names (str), tuples of "
+                                      f"names, or None; got {p!r}")
+        return super().__new__(cls, parts)
+
+    def __repr__(self):
+        return f"PartitionSpec({', '.join(map(repr, self))})"
+
+    def __reduce__(self):
+        return (PartitionSpec, tuple(self))
+
+
+def _axes(part) -> tuple:
+    """The mesh axes splitting one dimension (a spec entry)."""
+    if part is None:
+        return ()
+    return tuple(part) if isinstance(part, tuple) else (part,)
+
+
+class Mesh:
+    """An n-d array of devices with a name per axis.
+
+    >>> import funcad, numpy as np
+    >>> Mesh(np.array(funcad.devices()[:1]), ("x",)).shape
+    {'x': 1}
+    """
+
+    def __init__(self, devices, axis_names: Sequence[str]):
+        devices = np.asarray(devices, dtype=object)
+        axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        if devices.ndim != len(axis_names):
+            raise FuncadValueError(f"Mesh got a {devices.ndim}-d device array but {len(axis_names)} "
+                                   f"axis names {axis_names}; give one name per axis")
+        if len(set(axis_names)) != len(axis_names):
+            raise FuncadValueError(f"Mesh axis names must be distinct, got {axis_names}")
+        if len({id(d) for d in devices.flat}) != devices.size:
+            raise FuncadValueError("a Mesh lists each device at most once")
+        self.devices, self.axis_names = devices, axis_names
+        self._hash_key = (axis_names, devices.shape, tuple(d.id for d in devices.flat),
+                          devices.flat[0].platform)
+
+    @property
+    def shape(self) -> dict:
+        return dict(zip(self.axis_names, self.devices.shape))
+
+    @property
+    def size(self) -> int:
+        return self.devices.size
+
+    @property
+    def device_ids(self) -> np.ndarray:
+        return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+
+    def __eq__(self, other):
+        return self is other or (isinstance(other, Mesh) and self._hash_key == other._hash_key)
+
+    def __hash__(self):
+        return hash(self._hash_key)
+
+    def __repr__(self):
+        return "Mesh(" + ", ".join(f"{n!r}: {s}" for n, s in self.shape.items()) + ")"
+
+
+class Sharding:
+    """How an array is laid out over devices (base class)."""
+
+    @property
+    def device_set(self) -> set:
+        return set(self._device_assignment)
+
+    @property
+    def num_devices(self) -> int:
+        return len(self._device_assignment)
+
+    def shard_shape(self, global_shape: Sequence[int]) -> tuple:
+        """The shape of each device's piece of an array of `global_shape`."""
+        return tuple(int(s) // t for s, t in zip(global_shape, self._tiles(len(global_shape))))
+
+    def devices_indices_map(self, global_shape: Sequence[int]) -> dict:
+        """device -> the tuple of slices of the global array it holds."""
+        shape = tuple(int(s) for s in global_shape)
+        tiles = self._tiles(len(shape))
+        for d, (s, t) in enumerate(zip(shape, tiles)):
+            if s % t:
+                raise FuncadValueError(
+                    f"{self!r} splits dimension {d} of an array of shape {shape} into {t} pieces, "
+                    f"but {s} is not divisible by {t}; pick a shape or a mesh that divides evenly")
+        out = {}
+        for dev, coords in self._tile_coords(len(shape)):
+            out[dev] = tuple(slice(c * (s // t), (c + 1) * (s // t)) if t > 1 else slice(None)
+                             for c, s, t in zip(coords, shape, tiles))
+        return out
+
+    addressable_devices_indices_map = devices_indices_map  # one process: all are addressable
+
+    @property
+    def addressable_devices(self) -> set:
+        return self.device_set
+
+
+class SingleDeviceSharding(Sharding):
+    """The whole array on one device."""
+
+    def __init__(self, device):
+        self._device = device
+
+    @property
+    def _device_assignment(self) -> tuple:
+        return (self._device,)
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return True
+
+    def _tiles(self, ndim):
+        return (1,) * ndim
+
+    def _tile_coords(self, ndim):
+        yield self._device, (0,) * ndim
+
+    def __eq__(self, other):
+        return isinstance(other, SingleDeviceSharding) and other._device == self._device
+
+    def __hash__(self):
+        return hash(("single", self._device.id, self._device.platform))
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r})"
+
+
+class NamedSharding(Sharding):
+    """An array split over the named axes of a `Mesh` as a `PartitionSpec` says.
+
+    >>> import funcad, numpy as np
+    >>> mesh = Mesh(np.array(funcad.devices()[:1]), ("x",))
+    >>> NamedSharding(mesh, PartitionSpec("x")).is_fully_replicated
+    True
+    """
+
+    def __init__(self, mesh: Mesh, spec: PartitionSpec = PartitionSpec()):
+        if not isinstance(mesh, Mesh):
+            raise FuncadTypeError(f"NamedSharding expects a funcad.sharding.Mesh, got {mesh!r}")
+        spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
+        used = [a for p in spec for a in _axes(p)]
+        for a in used:
+            if a not in mesh.axis_names:
+                raise FuncadValueError(f"PartitionSpec {spec} names the axis {a!r}, which the mesh "
+                                       f"{mesh} does not have; use one of {mesh.axis_names}")
+        if len(set(used)) != len(used):
+            raise FuncadValueError(f"PartitionSpec {spec} uses a mesh axis more than once")
+        self.mesh, self.spec = mesh, spec
+
+    @property
+    def _device_assignment(self) -> tuple:
+        return tuple(self.mesh.devices.flat)
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return all(self.mesh.shape[a] == 1 for p in self.spec for a in _axes(p))
+
+    def _check_rank(self, ndim):
+        if len(self.spec) > ndim:
+            raise FuncadValueError(f"{self!r} has {len(self.spec)} entries, more than the rank "
+                                   f"{ndim} of the array it is used for; give one entry per "
+                                   f"dimension at most")
+
+    def _tiles(self, ndim) -> tuple:
+        self._check_rank(ndim)
+        parts = list(self.spec) + [None] * (ndim - len(self.spec))
+        return tuple(math.prod(self.mesh.shape[a] for a in _axes(p)) for p in parts)
+
+    def _tile_coords(self, ndim):
+        parts = list(self.spec) + [None] * (ndim - len(self.spec))
+        names = self.mesh.axis_names
+        for idx in np.ndindex(self.mesh.devices.shape):
+            pos = dict(zip(names, idx))
+            coords = []
+            for p in parts:
+                c = 0
+                for a in _axes(p):  # the first axis of a tuple is the major one
+                    c = c * self.mesh.shape[a] + pos[a]
+                coords.append(c)
+            yield self.mesh.devices[idx], tuple(coords)
+
+    def _hlo(self, ndim: int, assignment: Sequence) -> str:
+        """The GSPMD sharding string (`mhlo.sharding`) for a rank-`ndim` array in
+        a program whose partitions are the devices `assignment`, in order."""
+        tiles = self._tiles(ndim)
+        if all(t == 1 for t in tiles):
+            return "{replicated}"
+        position = {id(d): i for i, d in enumerate(assignment)}
+        ids = np.vectorize(lambda d: position[id(d)], otypes=[int])(self.mesh.devices)
+        parts = list(self.spec) + [None] * (ndim - len(self.spec))
+        order = [self.mesh.axis_names.index(a) for p in parts for a in _axes(p)]
+        rest = [i for i in range(len(self.mesh.axis_names)) if i not in order]
+        grid = ids.transpose(order + rest)
+        replicas = math.prod(ids.shape[i] for i in rest)
+        dims = list(tiles) + ([replicas] if replicas > 1 else [])
+        devs = ",".join(map(str, grid.reshape(-1)))
+        tail = " last_tile_dim_replicate" if replicas > 1 else ""
+        return f"{{devices=[{','.join(map(str, dims))}]{devs}{tail}}}"
+
+    def __eq__(self, other):
+        return (isinstance(other, NamedSharding) and other.mesh == self.mesh
+                and _trimmed(other.spec) == _trimmed(self.spec))
+
+    def __hash__(self):
+        return hash((self.mesh, _trimmed(self.spec)))
+
+    def __repr__(self):
+        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
+
+
+def _trimmed(spec) -> tuple:
+    """A spec without trailing Nones (P('x') and P('x', None) mean the same)."""
+    parts = list(spec)
+    while parts and parts[-1] is None:
+        parts.pop()
+    return tuple(parts)
+
+
+def hlo_sharding(sharding: Sharding, ndim: int, assignment: Sequence) -> str:
+    """The `mhlo.sharding` string of `sharding` for a rank-`ndim` value."""
+    if isinstance(sharding, SingleDeviceSharding):
+        if len(assignment) == 1:
+            return "{replicated}"
+        position = [i for i, d in enumerate(assignment) if d == sharding._device]
+        return f"{{maximal device={position[0]}}}"
+    return sharding._hlo(ndim, assignment)

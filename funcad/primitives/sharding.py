@@ -1,0 +1,85 @@
+"""with_sharding_constraint: fix a value's layout inside an SPMD program.
+
+The identity on values; under `jit` it becomes GSPMD's `Sharding` custom call,
+which XLA's partitioner honours (resharding as needed). Its derivative and
+transpose are the same constraint on the tangent and cotangent, as in JAX.
+"""
+from __future__ import annotations
+
+from ..core.errors import FuncadTypeError
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules)
+from ..lowering.stablehlo import tensor_type
+from ..core.sharding import NamedSharding, PartitionSpec, Sharding, hlo_sharding
+from ._base import deflinear, defpython
+
+__all__ = ["with_sharding_constraint"]
+
+sharding_constraint_p = Primitive("sharding_constraint")
+
+
+def with_sharding_constraint(x, shardings):
+    """x (a pytree), each leaf laid out as `shardings` says (one Sharding for all,
+    or a matching tree) wherever XLA's partitioner places it.
+
+    >>> import funcad, numpy as np
+    >>> from funcad.sharding import SingleDeviceSharding
+    >>> s = SingleDeviceSharding(funcad.devices()[0])
+    >>> funcad.jit(lambda v: funcad.lax.with_sharding_constraint(v * 2.0, s))(np.ones(2))
+    Array([2., 2.], dtype=float64)
+    """
+    leaves, tree = tree_flatten(x)
+    if isinstance(shardings, Sharding):
+        per_leaf = [shardings] * len(leaves)
+    else:
+        per_leaf, s_tree = tree_flatten(shardings, is_leaf=lambda s: isinstance(s, Sharding))
+        if s_tree != tree:
+            raise FuncadTypeError(f"with_sharding_constraint: the shardings {shardings!r} do not "
+                                  f"match the structure of the values; pass one Sharding or a tree "
+                                  f"of Shardings shaped like the values")
+    for s in per_leaf:
+        if not isinstance(s, Sharding):
+            raise FuncadTypeError(f"with_sharding_constraint expects funcad.sharding shardings "
+                                  f"(NamedSharding, SingleDeviceSharding), got {s!r}; for a "
+                                  f"PartitionSpec write NamedSharding(mesh, spec)")
+    outs = [sharding_constraint_p.bind(v, sharding=s) for v, s in zip(leaves, per_leaf)]
+    return tree_unflatten(tree, outs)
+
+
+def _impl(x, *, sharding):
+    from ..lowering.array import Array
+    if isinstance(x, Array):  # a device array is laid out as asked, as JAX does
+        from ..lowering.spmd import device_put_sharded
+        return device_put_sharded(x, sharding)
+    return x
+
+
+def _batch(vals, dims, *, axis_size, sharding):
+    (x,), (d,) = vals, dims
+    if isinstance(sharding, NamedSharding):  # the batch axis is not split
+        spec = list(sharding.spec) + [None] * max(0, d - len(sharding.spec))
+        spec.insert(d, None)
+        sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec))
+    return sharding_constraint_p.bind(x, sharding=sharding), d
+
+
+def _lowering(ctx, x, *, sharding):
+    assignment = ctx.module.assignment
+    if assignment is None:  # a one-device program: nothing to partition
+        return x
+    attr = hlo_sharding(sharding, len(x.aval.shape), assignment)
+    name = ctx.module.fresh()
+    t = tensor_type(x.aval)
+    ctx.lines.append(" " * ctx.indent + f'{name} = "stablehlo.custom_call"({x.name}) '
+                     f'<{{call_target_name = "Sharding"}}> {{mhlo.sharding = "{attr}"}} '
+                     f": ({t}) -> {t}")
+    return type(x)(name, x.aval)
+
+
+impl_rules[sharding_constraint_p] = _impl
+abstract_eval_rules[sharding_constraint_p] = lambda x, *, sharding: x
+deflinear(sharding_constraint_p,
+          lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
+batch_rules[sharding_constraint_p] = _batch
+lowering_rules[sharding_constraint_p] = _lowering
+defpython(sharding_constraint_p, "{0}")

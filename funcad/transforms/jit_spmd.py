@@ -1,0 +1,199 @@
+"""jit over several devices: SPMD programs that XLA's partitioner splits.
+
+A jitted call becomes an SPMD program when `in_shardings`/`out_shardings` are
+given, an argument is a sharded `Array`, or the function constrains a layout
+(`with_sharding_constraint`). The program is lowered once with a sharding
+annotation per input and output (unspecified inputs are replicated;
+unspecified outputs are laid out as XLA chooses), compiled for a device
+assignment of `num_partitions` devices, and run on per-device buffers; XLA
+inserts the collectives.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from ..core.avals import ShapedArray, float0
+from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.pytree import tree_flatten
+from ..core.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
+                             hlo_sharding)
+from ..lowering import spmd, xla
+from ..lowering.spmd import put, wrap
+from ..lowering.stablehlo import Partitioning, lower_jaxpr
+from ..primitives.sharding import sharding_constraint_p
+from .debugging import hoist_prints
+from .passes import optimize
+
+
+# ------------------------------------------------------------------ layouts ----
+
+def _is_sharding_leaf(s) -> bool:
+    return s is None or isinstance(s, (Sharding, PartitionSpec))
+
+
+def flat_shardings(prefix, value, what: str) -> list:
+    """One sharding (or None) per leaf of `value`, from a pytree prefix of it."""
+    if _is_sharding_leaf(prefix):
+        if isinstance(prefix, PartitionSpec):
+            raise FuncadTypeError(f"jit: {what} got the PartitionSpec {prefix}, which names no "
+                                  "devices; wrap it as NamedSharding(mesh, spec)")
+        return [prefix] * len(tree_flatten(value)[0])
+    p_leaves, p_tree = tree_flatten(prefix, is_leaf=_is_sharding_leaf)
+    try:
+        subtrees = p_tree.flatten_up_to(value) if hasattr(p_tree, "flatten_up_to") else None
+    except Exception:
+        subtrees = None
+    if subtrees is None:
+        subtrees = _flatten_up_to(prefix, value, what)
+    out = []
+    for p, sub in zip(p_leaves, subtrees):
+        out += flat_shardings(p, sub, what)
+    return out
+
+
+def _flatten_up_to(prefix, value, what):
+    if isinstance(prefix, (tuple, list)) and isinstance(value, (tuple, list)) \
+            and len(prefix) == len(value):
+        return [s for p, v in zip(prefix, value) for s in
+                ([v] if _is_sharding_leaf(p) else _flatten_up_to(p, v, what))]
+    if isinstance(prefix, dict) and isinstance(value, dict) and set(prefix) == set(value):
+        return [s for k in sorted(prefix) for s in
+                ([value[k]] if _is_sharding_leaf(prefix[k]) else _flatten_up_to(prefix[k], value[k], what))]
+    raise FuncadValueError(f"jit: {what} must be one Sharding or a tree matching the structure "
+                           f"it applies to (a prefix of it), but {prefix!r} does not match")
+
+
+def _constraints(jaxpr: Jaxpr):
+    """The shardings of every with_sharding_constraint in a jaxpr, nested ones included."""
+    for eqn in jaxpr.eqns:
+        if eqn.prim is sharding_constraint_p:
+            yield eqn.params["sharding"]
+        for p in eqn.params.values():
+            for sub in (p if isinstance(p, (tuple, list)) else (p,)):
+                if isinstance(sub, ClosedJaxpr):
+                    yield from _constraints(sub.jaxpr)
+                elif isinstance(sub, Jaxpr):
+                    yield from _constraints(sub)
+
+
+def constrains(closed: ClosedJaxpr) -> bool:
+    return next(_constraints(closed.jaxpr), None) is not None
+
+
+def _assignment(shardings: Sequence) -> tuple:
+    """The devices of the program in partition order: those of its first
+    multi-device sharding (all must share them, as in JAX)."""
+    known = [s for s in shardings if s is not None]
+    ref = max(known, key=lambda s: s.num_devices)
+    assignment = ref._device_assignment
+    for s in known:
+        if s.num_devices > 1 and s._device_assignment != assignment:
+            raise FuncadValueError(
+                f"jit got shardings over different device lists: {ref!r} and {s!r}; all "
+                "arguments, constraints and outputs of one program must use the same mesh devices "
+                "(in the same order). device_put the arguments onto one mesh first")
+        if s.num_devices == 1 and len(assignment) > 1 and s._device_assignment[0] not in assignment:
+            raise FuncadValueError(f"jit got {s!r}, whose device is not among the program's "
+                                   f"devices {assignment}")
+    return tuple(assignment)
+
+
+def _replicated(assignment) -> Sharding:
+    if len(assignment) == 1:
+        return SingleDeviceSharding(assignment[0])
+    return NamedSharding(Mesh(np.array(assignment, dtype=object), ("_devices",)), PartitionSpec())
+
+
+# ---------------------------------------------------------------- programs ----
+
+class SpmdLowering(NamedTuple):
+    lowered: object        # stablehlo.Lowered
+    prints: object         # debug prints hoisted out (or None)
+    assignment: tuple      # partition i runs on assignment[i]
+    backend: str
+    in_shardings: list     # resolved: unspecified inputs replicated
+    out_shardings: list    # None where XLA chooses
+    candidates: list       # every sharding named by the program, to name XLA's choices
+
+
+def lower_spmd(closed: ClosedJaxpr, name: str, backend: str | None, in_shardings: Sequence,
+               out_shardings: Sequence, donated=()) -> SpmdLowering:
+    """Lower a jaxpr as one SPMD program with a sharding annotation per input and output."""
+    closed, prints = hoist_prints(closed)
+    closed = optimize(closed)
+    n_out = len(closed.out_avals)
+    out_shardings = list(out_shardings) + [None] * (n_out - len(out_shardings))
+    constraints = list(_constraints(closed.jaxpr))
+    known = list(in_shardings) + out_shardings + constraints
+    if not any(s is not None for s in known):
+        known = [SingleDeviceSharding(xla.get_device(backend))]
+    assignment = _assignment(known)
+    backend = assignment[0].platform if assignment[0].platform in ("cpu", "gpu") else \
+        (backend or xla.default_backend())
+    ins = [s or _replicated(assignment) for s in in_shardings]
+    in_hlo = tuple(hlo_sharding(s, len(a.shape), assignment) for s, a in zip(ins, closed.in_avals))
+    out_hlo = tuple(None if s is None else hlo_sharding(s, len(a.shape), assignment)
+                    for s, a in zip(out_shardings, closed.out_avals))
+    lowered = lower_jaxpr(closed, name, donated, partitioning=Partitioning(assignment, in_hlo, out_hlo),
+                          platform="cpu" if assignment[0].platform == "cpu" else "gpu")
+    candidates = [s for s in list(in_shardings) + out_shardings + constraints if s is not None]
+    return SpmdLowering(lowered, prints, assignment, backend, ins, out_shardings, candidates)
+
+
+class SpmdExecutable:
+    """A jaxpr compiled as one SPMD program over several devices."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str, backend: str | None,
+                 in_shardings: Sequence, out_shardings: Sequence, donated=()):
+        lo = lower_spmd(closed, name, backend, in_shardings, out_shardings, donated)
+        lowered, assignment, self.prints = lo.lowered, lo.assignment, lo.prints
+        self.assignment, self.in_shardings, self.text = assignment, lo.in_shardings, lowered.text
+        self.exe = spmd.compile_spmd(lowered.text, assignment, lo.backend,
+                                     [s is None for s in lo.out_shardings])
+        self.in_avals, self.out_avals = lowered.in_avals, lowered.out_avals
+        chosen = spmd.output_shardings(self.exe, len(self.out_avals), assignment)
+        # Where XLA chose a layout the program names, keep that sharding object,
+        # so the result flows into the next call without resharding.
+        self.out_shardings = [s or _same_as(c, a, lo.candidates, assignment)
+                              for s, c, a in zip(lo.out_shardings, chosen, self.out_avals)]
+        rep = _replicated(assignment)
+        self.const_bufs = [put(c, rep) for c in lowered.const_args]
+        real = [ShapedArray(a.shape, np.bool_ if a.dtype == float0 else a.dtype)
+                for a in self.out_avals]
+        self.run = spmd.runner(self.exe, real, self.out_shardings)
+
+    def __call__(self, args: Sequence) -> list:
+        bufs = self.const_bufs + [put(x, s, a) for x, s, a in
+                                  zip(args, self.in_shardings, self.in_avals)]
+        raw = self.run(bufs)
+        outs = [np.zeros(a.shape, float0) if a.dtype == float0 else wrap(b, a, s)
+                for b, a, s in zip(raw, self.out_avals, self.out_shardings)]
+        return outs if self.prints is None else self.prints.emit(outs)
+
+
+def _same_as(chosen: Sharding, aval, candidates, assignment) -> Sharding:
+    """XLA's layout `chosen` as one of the `candidates`, or else on the mesh of
+    one of them (as JAX names it), or else as it is."""
+    ndim = len(aval.shape)
+    text = hlo_sharding(chosen, ndim, assignment)
+    for c in candidates:
+        try:
+            if hlo_sharding(c, ndim, assignment) == text:
+                return c
+        except FuncadValueError:  # a candidate of another rank
+            continue
+    meshes = {c.mesh: None for c in candidates if isinstance(c, NamedSharding)}
+    for mesh in meshes:
+        names = mesh.axis_names
+        # Each mesh axis splits one dimension or none; (ndim + 1) ** n_axes tries.
+        for choice in itertools.product(range(ndim + 1), repeat=len(names)):
+            parts = [tuple(a for a, d in zip(names, choice) if d == i) for i in range(ndim)]
+            spec = PartitionSpec(*[p[0] if len(p) == 1 else (p or None) for p in parts])
+            s = NamedSharding(mesh, spec)
+            if s._device_assignment == tuple(assignment) and hlo_sharding(s, ndim, assignment) == text:
+                return s
+    return chosen

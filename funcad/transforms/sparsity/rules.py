@@ -1,0 +1,446 @@
+"""The dependency rules: how each primitive's output entries depend on its input entries.
+
+One table (`_interp.dep_rules`), grouped under banners as the other rule tables
+are. A rule is `rule(eqn, ins, n) -> [deps per output]` (see _interp.py). Most
+primitives share one of a few rules:
+
+- `zero`: no derivative (comparisons, rounding, integer ops, stop_gradient);
+- `elementwise`: output entry i depends on entry i of each (broadcast) operand;
+- `movement`: each output entry is a copy of at most one input entry; the rule
+  runs the primitive's own impl on entry labels to find which (exact for every
+  reshape, slice, pad, gather at known indices...);
+- `reduction`, `cumulative`, `dot_general`, `scatter_add`, `sort`;
+- control flow and calls analyse their bodies (a fixed point for loops).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ...core.trace import abstract_eval_rules, call_rules, impl_rules
+from ...primitives import decompositions as _dec, fft as _fft, sharding as _sh, triangular as _tri  # noqa: F401
+from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
+from .. import custom_calls as _custom_calls, debugging as _debugging, jit as _jit  # noqa: F401
+from ._interp import (BODY_PRIMS, NO_FOLD, Val, apply, dep_rules, empty, group, pick, propagate,
+                      stack, union)
+
+_PRIMS = {p.name: p for p in abstract_eval_rules}
+
+
+def _register(names: str, rule) -> None:
+    for name in names.split():
+        dep_rules[_PRIMS[name]] = rule
+
+
+def _ids(shape):
+    return np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
+
+
+def _bcast_src(shape, out_shape):
+    """For each entry of out_shape, the entry of a `shape` operand broadcast to it."""
+    return np.broadcast_to(_ids(shape), out_shape).ravel()
+
+
+def _reduce_dst(shape, axes):
+    """For each entry of `shape`, its entry after summing over `axes` (kept as size 1)."""
+    kept = tuple(1 if d in axes else s for d, s in enumerate(shape))
+    return np.broadcast_to(_ids(kept), shape).ravel(), kept
+
+
+def _union_over(deps, shape, axes, out_shape):
+    """Union of `deps` (a `shape` value) over `axes`, broadcast to `out_shape`."""
+    dst, kept = _reduce_dst(shape, axes)
+    size = int(np.prod(kept, dtype=np.int64))
+    return apply(pick(_bcast_src(kept, out_shape), size), apply(group(dst, size), deps))
+
+
+# -------------------------------------------------------------------- zero ----
+
+
+def zero(eqn, ins, n):
+    return [None] * len(eqn.outvars)
+
+
+_register("sign floor ceil round stop_gradient is_finite not and or xor eq ne lt le gt ge "
+          "argmax argmin iota threefry2x32 bitcast_convert_type clz population_count "
+          "shift_left shift_right_arithmetic shift_right_logical", zero)
+
+# ------------------------------------------------------------- elementwise ----
+
+
+def elementwise(eqn, ins, n):
+    out = eqn.outvars[0].aval
+    return [union(*[apply(pick(_bcast_src(a.aval.shape, out.shape), a.aval.size), x.deps)
+                    for a, x in zip(eqn.inputs, ins) if x.deps is not None])]
+
+
+_register("abs acos acosh add asin asinh atan atan2 atanh cbrt clamp convert_element_type cos "
+          "cosh digamma div erf erf_inv erfc exp exp2 expm1 integer_pow lgamma log log1p "
+          "logistic max min neg polygamma pow rem rsqrt sin sinh sqrt sub tanh "
+          "real imag conj complex", elementwise)
+
+
+def mul(eqn, ins, n):
+    """A product with a known factor has no dependency where that factor is zero."""
+    out = eqn.outvars[0].aval
+    terms = []
+    for k, (a, x) in enumerate(zip(eqn.inputs, ins)):
+        if x.deps is None:
+            continue
+        src = _bcast_src(a.aval.shape, out.shape)
+        other = ins[1 - k].value
+        if other is not None:
+            src = np.where(np.broadcast_to(other, out.shape).ravel() == 0, -1, src)
+        terms.append(apply(pick(src, a.aval.size), x.deps))
+    return [union(*terms)]
+
+
+_register("mul", mul)
+
+# ---------------------------------------------------------------- movement ----
+
+
+def _labels(eqn, ins, n, index_pos):
+    """Run the primitive on entry labels: operands at `index_pos` must be known and are
+    passed as they are; the others are numbered 1, 2, ... across operands. Returns the
+    labels of each output (0 where no operand entry was copied) and the stacked
+    dependencies of the numbered operands, or None when an index is unknown."""
+    args, deps, sizes, offset = [], [], [], 0
+    for i, (a, x) in enumerate(zip(eqn.inputs, ins)):
+        if i in index_pos:
+            if x.value is None:
+                return None
+            args.append(x.value)
+            continue
+        size = a.aval.size
+        args.append((np.arange(size, dtype=np.float64) + offset + 1).reshape(a.aval.shape))
+        deps.append(x.deps)
+        sizes.append(size)
+        offset += size
+    out = impl_rules[eqn.prim](*args, **eqn.params)
+    outs = list(out) if eqn.prim.multiple_results else [out]
+    return [np.asarray(o).astype(np.int64).ravel() for o in outs], stack(deps, sizes, n), offset
+
+
+def movement(*index_pos, fallback=None):
+    """The rule of a primitive that copies entries (operands at `index_pos` are indices;
+    `fallback` is the rule used when an index is not a known constant)."""
+    def rule(eqn, ins, n):
+        got = _labels(eqn, ins, n, index_pos)
+        if got is None:
+            return fallback(eqn, ins, n)
+        labels, deps, total = got
+        return [apply(pick(lab - 1, total), deps) for lab in labels]
+    return rule
+
+
+_register("broadcast_in_dim reshape transpose squeeze rev slice pad concatenate", movement())
+
+
+def _dynamic_slice_unknown(eqn, ins, n):
+    x = eqn.inputs[0].aval
+    sizes = eqn.params["slice_sizes"]
+    axes = {d for d, (k, s) in enumerate(zip(sizes, x.shape)) if k < s}
+    return [_union_over(ins[0].deps, x.shape, axes, tuple(sizes))]
+
+
+def _dus_unknown(eqn, ins, n):
+    x, u = eqn.inputs[0].aval, eqn.inputs[1].aval
+    axes = {d for d, (k, s) in enumerate(zip(u.shape, x.shape)) if k < s}
+    return [union(ins[0].deps, _union_over(ins[1].deps, u.shape, axes, x.shape))]
+
+
+def _gather_unknown(eqn, ins, n):
+    x, idx = eqn.inputs[0].aval, eqn.inputs[1].aval
+    k = idx.shape[-1]
+    # any entry of the indexed axes may be read: the union over them, for each index vector
+    rest = x.shape[k:]
+    u = _union_over(ins[0].deps, x.shape, set(range(k)), (1,) * k + rest)
+    return [apply(pick(_bcast_src(rest, idx.shape[:-1] + rest), int(np.prod(rest, dtype=np.int64))), u)]
+
+
+def _indexed_from(first_index, fallback):
+    """A movement rule whose operands from `first_index` on are indices."""
+    def rule(eqn, ins, n):
+        return movement(*range(first_index, len(ins)), fallback=fallback)(eqn, ins, n)
+    return rule
+
+
+_register("dynamic_slice", _indexed_from(1, _dynamic_slice_unknown))
+_register("dynamic_update_slice", _indexed_from(2, _dus_unknown))
+_register("gather", movement(1, fallback=_gather_unknown))
+_register("select_n", movement(0, fallback=elementwise))
+
+# -------------------------------------------------------- scatter_add, sort ----
+
+
+def scatter_add(eqn, ins, n):
+    x, idx, u = (a.aval for a in eqn.inputs)
+    k = idx.shape[-1]
+    batch = idx.ndim - 1
+    if ins[1].value is None:
+        # the updates may land on any index: their union over the index vectors, everywhere
+        rest = x.shape[k:]
+        u_rest = _union_over(ins[2].deps, u.shape, set(range(batch)), (1,) * batch + rest)
+        return [union(ins[0].deps, apply(pick(_bcast_src(rest, x.shape), int(np.prod(rest, dtype=np.int64))),
+                                         u_rest))]
+    index = np.asarray(ins[1].value)
+    inside = np.all((index >= 0) & (index < np.array(x.shape[:k], dtype=index.dtype)), axis=-1)
+    cols = tuple(np.clip(index[..., j], 0, x.shape[j] - 1) for j in range(k))
+    target = _ids(x.shape)[cols]                                  # shape u.shape
+    inside = inside.reshape(inside.shape + (1,) * (u.ndim - batch))
+    dst = np.where(np.broadcast_to(inside, u.shape), target, -1)
+    return [union(ins[0].deps, apply(group(dst, x.size), ins[2].deps))]
+
+
+_register("scatter_add", scatter_add)
+
+
+def sort(eqn, ins, n):
+    """Sorted outputs are permutations along the axis: exact for known keys, else each
+    entry depends on its whole line."""
+    keys = range(eqn.params["num_keys"])
+    got = _labels(eqn, ins, n, set(keys))
+    if got is not None:
+        labels, deps, total = got
+        return [None if i in keys else apply(pick(lab - 1, total), deps) for i, lab in enumerate(labels)]
+    shape = eqn.inputs[0].aval.shape
+    return [_union_over(x.deps, shape, {eqn.params["dimension"]}, shape) for x in ins]
+
+
+_register("sort", sort)
+
+# -------------------------------------------------------------- reductions ----
+
+
+def reduction(eqn, ins, n):
+    x = eqn.inputs[0].aval
+    dst, kept = _reduce_dst(x.shape, set(eqn.params["axes"]))
+    return [apply(group(dst, int(np.prod(kept, dtype=np.int64))), ins[0].deps)]
+
+
+_register("reduce_sum reduce_max reduce_min reduce_prod", reduction)
+
+
+def cumulative(eqn, ins, n):
+    """Entry p along the axis depends on entries 0..p (p..end when reversed)."""
+    shape, axis = eqn.inputs[0].aval.shape, eqn.params["axis"]
+    lines = np.moveaxis(_ids(shape), axis, -1).reshape(-1, shape[axis])
+    later, earlier = (np.triu_indices if eqn.params["reverse"] else np.tril_indices)(shape[axis])
+    rows, cols = lines[:, later].ravel(), lines[:, earlier].ravel()
+    m = sp.csr_array((np.ones(rows.size, bool), (rows, cols)), shape=(lines.size, lines.size))
+    return [apply(m, ins[0].deps)]
+
+
+_register("cumsum cumprod cummax cummin", cumulative)
+
+# ------------------------------------------------------------- dot_general ----
+
+
+def _dot_operand(shape, contract, batch, free_last):
+    """Entry ids of an operand laid out as (batch, free, contract) or (batch, contract, free)."""
+    free = [d for d in range(len(shape)) if d not in contract and d not in batch]
+    order = list(batch) + (list(contract) + free if free_last else free + list(contract))
+    ids = np.transpose(_ids(shape), order)
+    b = int(np.prod([shape[d] for d in batch], dtype=np.int64))
+    c = int(np.prod([shape[d] for d in contract], dtype=np.int64))
+    f = int(np.prod([shape[d] for d in free], dtype=np.int64))
+    return ids.reshape((b, c, f) if free_last else (b, f, c))
+
+
+DOT_LIMIT = 1 << 25   # entries of a known operand's local pattern worth listing one by one
+
+
+def dot_general(eqn, ins, n):
+    """out[b, i, j] depends on lhs[b, i, k] and rhs[b, k, j] for every k, except where
+    the other operand is a known constant with a zero there."""
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    lhs, rhs = eqn.inputs[0].aval, eqn.inputs[1].aval
+    L = _dot_operand(lhs.shape, lc, lb, False)        # (B, I, K)
+    R = _dot_operand(rhs.shape, rc, rb, True)         # (B, K, J)
+    B, I, K = L.shape
+    J = R.shape[2]
+    out = _ids((B, I, J))
+    terms = []
+    for side, (x, other) in enumerate(((ins[0], ins[1]), (ins[1], ins[0]))):
+        if x.deps is None:
+            continue
+        ids, size = (L, lhs.size) if side == 0 else (R, rhs.size)
+        other_ids = R if side == 0 else L
+        nz = None if other.value is None else (np.asarray(other.value).ravel()[other_ids] != 0)
+        if nz is not None and nz.sum() * (I if side == 0 else J) > DOT_LIMIT:
+            nz = None   # too many entries to list: the union over k, still sound
+        if nz is None or nz.all():   # every k: the union over k, spread over the other free axis
+            if side == 0:
+                rows, to = np.arange(B * I).reshape(B, I, 1), (B, I, J)
+            else:
+                rows, to = np.arange(B * J).reshape(B, 1, J), (B, I, J)
+            dst = np.empty(size, np.int64)
+            dst[ids.ravel()] = np.broadcast_to(rows, ids.shape).ravel()
+            terms.append(apply(pick(np.broadcast_to(rows, to).ravel(), rows.size),
+                               apply(group(dst, rows.size), x.deps)))
+            continue
+        if side == 0:   # nz: rhs (B, K, J) -> out[b, :, j] <- lhs[b, :, k]
+            b, k, j = np.nonzero(nz)
+            rows = out[b[:, None], np.arange(I)[None, :], j[:, None]]
+            cols = ids[b[:, None], np.arange(I)[None, :], k[:, None]]
+        else:           # nz: lhs (B, I, K) -> out[b, i, :] <- rhs[b, k, :]
+            b, i, k = np.nonzero(nz)
+            rows = out[b[:, None], i[:, None], np.arange(J)[None, :]]
+            cols = ids[b[:, None], k[:, None], np.arange(J)[None, :]]
+        m = sp.csr_array((np.ones(rows.size, bool), (rows.ravel(), cols.ravel())), shape=(out.size, size))
+        terms.append(apply(m, x.deps))
+    return [union(*terms)]
+
+
+_register("dot_general", dot_general)
+
+# ------------------------------------------------------------ conservative ----
+
+
+def dense(eqn, ins, n):
+    """Every output entry depends on every input entry (for primitives whose structure
+    is not visible: a custom_vjp's linear part, effects)."""
+    total = union(*[apply(group(np.zeros(a.aval.size, np.int64), 1), x.deps)
+                    for a, x in zip(eqn.inputs, ins)])
+    return [apply(pick(np.zeros(v.aval.size, np.int64), 1), total) for v in eqn.outvars]
+
+
+_register("custom_lin debug_print", dense)
+NO_FOLD.update(_PRIMS[p] for p in ("custom_lin", "debug_print"))
+
+
+def identity(eqn, ins, n):
+    return list(ins)
+
+
+_register("optimization_barrier sharding_constraint", identity)
+
+
+def blockwise(trailing):
+    """Each output block depends on the whole same-index block of every input: the
+    transforms over trailing axes (fft) and the matrix factorizations and solves, whose
+    leading axes are a batch. `trailing(eqn)` is the number of mixed input axes."""
+    def rule(eqn, ins, n):
+        a0 = eqn.inputs[0].aval
+        batch = a0.shape[:a0.ndim - trailing(eqn)]
+        nb = int(np.prod(batch, dtype=np.int64))
+
+        def block_of(aval):  # the batch index of each entry of a value
+            return np.repeat(np.arange(nb, dtype=np.int64), aval.size // max(nb, 1))
+        total = union(*[apply(group(block_of(a.aval), nb), x.deps) for a, x in zip(eqn.inputs, ins)])
+        return [apply(pick(block_of(v.aval), nb), total) for v in eqn.outvars]
+    return rule
+
+
+_register("fft", blockwise(lambda eqn: len(eqn.params["fft_lengths"])))
+_register("cholesky triangular_solve lu qr eigh svd geqrf householder_product", blockwise(lambda eqn: 2))
+
+# ------------------------------------------------------------------- calls ----
+
+
+def call(eqn, ins, n):
+    body = eqn.params[call_rules[eqn.prim].param]
+    return propagate(body.jaxpr, body.consts, ins, n)
+
+
+for _p in call_rules:
+    dep_rules[_p] = call
+    BODY_PRIMS.add(_p)
+    NO_FOLD.add(_p)
+
+# ------------------------------------------------------------ control flow ----
+
+UNROLL_BUDGET = 5000   # loops up to this many body equations in all are followed step by step
+
+
+def _run(closed, ins, n):
+    return propagate(closed.jaxpr, closed.consts, ins, n)
+
+
+def _join(a: Val, b: Val) -> Val:
+    same = a.value is not None and b.value is not None and a.value.shape == b.value.shape \
+        and np.array_equal(a.value, b.value)
+    return Val(union(a.deps, b.deps), a.value if same else None)
+
+
+def _grew(old, new) -> bool:
+    return any((0 if b.deps is None else b.deps.nnz) != (0 if a.deps is None else a.deps.nnz)
+               for a, b in zip(old, new))
+
+
+def _fixed_point(body_fn, carry):
+    """The union of every state reachable from `carry` (values forgotten)."""
+    carry = [Val(c.deps) for c in carry]
+    while True:
+        new = [Val(_join(c, o).deps) for c, o in zip(carry, body_fn(carry))]
+        if not _grew(carry, new):
+            return carry
+        carry = new
+
+
+def cond(eqn, ins, n):
+    branches = eqn.params["branches"]
+    index, ops = ins[0], ins[1:]
+    if index.value is not None:
+        i = int(np.clip(int(index.value), 0, len(branches) - 1))
+        return _run(branches[i], ops, n)
+    outs = [_run(b, ops, n) for b in branches]
+    joined = outs[0]
+    for o in outs[1:]:
+        joined = [_join(a, b) for a, b in zip(joined, o)]
+    return joined
+
+
+def _row_block(x: Val, t, rows):
+    d = None if x.deps is None else x.deps[t * rows:(t + 1) * rows]
+    return Val(d if d is not None and d.nnz else None, None if x.value is None else x.value[t])
+
+
+def scan(eqn, ins, n):
+    p = eqn.params
+    body, length = p["jaxpr"], p["length"]
+    nc, nk = p["num_consts"], p["num_carry"]
+    consts, carry, xs = ins[:nc], ins[nc:nc + nk], ins[nc + nk:]
+    x_rows = [a.aval.size // max(length, 1) for a in eqn.inputs[nc + nk:]]
+    y_avals = [v.aval for v in eqn.outvars[nk:]]
+    y_rows = [a.size // max(length, 1) for a in y_avals]
+    if length * max(len(body.eqns), 1) <= UNROLL_BUDGET:
+        ys = [[None] * length for _ in y_avals]
+        order = range(length - 1, -1, -1) if p["reverse"] else range(length)
+        for t in order:
+            out = _run(body, consts + carry + [_row_block(x, t, r) for x, r in zip(xs, x_rows)], n)
+            carry = out[:nk]
+            for k, y in enumerate(out[nk:]):
+                ys[k][t] = y.deps
+        return carry + [stack(blocks, [r] * length, n) for blocks, r in zip(ys, y_rows)]
+    # too long to follow: one iteration sees the union of every slice of xs
+    x_all = [Val(_union_over(x.deps, a.aval.shape, {0}, (1,) + a.aval.shape[1:]))
+             for x, a in zip(xs, eqn.inputs[nc + nk:])]
+    carry = _fixed_point(lambda c: _run(body, consts + c + x_all, n)[:nk], carry)
+    ys = _run(body, consts + carry + x_all, n)[nk:]
+    return carry + [None if y.deps is None else stack([y.deps] * length, [r] * length, n)
+                    for y, r in zip(ys, y_rows)]
+
+
+def while_loop(eqn, ins, n):
+    p = eqn.params
+    cn, bn = p["cond_nconsts"], p["body_nconsts"]
+    cond_consts, body_consts, carry = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
+    cost = max(len(p["body_jaxpr"].eqns) + len(p["cond_jaxpr"].eqns), 1)
+    for _ in range(UNROLL_BUDGET // cost):   # follow the loop while its test is known
+        test = _run(p["cond_jaxpr"], cond_consts + carry, n)[0].value
+        if test is None:
+            break
+        if not bool(test):
+            return carry
+        carry = _run(p["body_jaxpr"], body_consts + carry, n)
+    return _fixed_point(lambda c: _run(p["body_jaxpr"], body_consts + c, n), carry)
+
+
+_register("cond", cond)
+_register("scan", scan)
+_register("while", while_loop)
+for _name in ("cond", "scan", "while"):
+    BODY_PRIMS.add(_PRIMS[_name])
+    NO_FOLD.add(_PRIMS[_name])
