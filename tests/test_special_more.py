@@ -207,3 +207,26 @@ def test_small_shapes_keep_their_digits(jx):
         np.testing.assert_allclose(funcad.jit(getattr(flax, name))(a, x), want, rtol=1e-10)
         got32 = funcad.jit(getattr(flax, name))(a.astype(np.float32), x.astype(np.float32))
         np.testing.assert_allclose(np.asarray(got32), want, rtol=1e-4, atol=1e-30)
+
+
+def test_multivariate_normal_shapes_jit_grad_and_errors(jx):
+    import funcad.scipy.stats as fst
+    jst = jx.scipy.stats
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(2, 3, 3))
+    covs = A @ np.swapaxes(A, -1, -2) + np.eye(3)
+    x, m = rng.normal(size=(4, 1, 3)), rng.normal(size=3)
+    for cov in (covs, covs[0], 2.5):
+        want = jst.multivariate_normal.logpdf(x, m, cov)
+        np.testing.assert_allclose(fst.multivariate_normal.logpdf(x, m, cov), want, rtol=1e-12)
+        np.testing.assert_allclose(funcad.jit(fst.multivariate_normal.pdf)(x, m, cov),
+                                   jst.multivariate_normal.pdf(x, m, cov), rtol=1e-12)
+    np.testing.assert_allclose(fst.multivariate_normal.logpdf(0.3, 0.1, 2.0),
+                               jst.multivariate_normal.logpdf(0.3, 0.1, 2.0), rtol=1e-14)
+    g = funcad.grad(lambda c: fst.multivariate_normal.logpdf(x, m, c).sum())(covs[0])
+    np.testing.assert_allclose(g, jx.grad(lambda c: jst.multivariate_normal.logpdf(x, m, c).sum())(covs[0]),
+                               rtol=1e-10, atol=1e-12)
+    with pytest.raises(FuncadValueError, match=r"incompatible shapes: mean has 3 entries but cov has shape \(2, 2\)"):
+        fst.multivariate_normal.logpdf(x, m, np.eye(2))
+    with pytest.raises(FuncadTypeError, match="allow_singular"):
+        fst.multivariate_normal.logpdf(x, m, covs[0], allow_singular=True)

@@ -158,3 +158,13 @@ for _f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
 op("stats_truncnorm_logpdf_tail", lambda x: fst.truncnorm.logpdf(x, 8.0, 9.0),
    _as(lambda x: sst.truncnorm.logpdf(x, 8.0, 9.0)), U(S23, lo=8.1, hi=8.9),
    lambda x: _jst().truncnorm.logpdf(x, 8.0, 9.0), dtypes=(np.float64,), rtol=1e-6)
+
+_COV = np.array([[2.0, 0.3, -0.2], [0.3, 1.5, 0.4], [-0.2, 0.4, 1.2]])
+op("stats_multivariate_normal_logpdf", lambda x, m: fst.multivariate_normal.logpdf(x, m, _COV.astype(x.dtype)),
+   _as(lambda x, m: sst.multivariate_normal.logpdf(x, m, _COV)), U((4, 3), (3,)),
+   lambda x, m: _jst().multivariate_normal.logpdf(x, m, _COV.astype(x.dtype)), rtol=1e-5)
+op("stats_multivariate_normal_cov", lambda a: fst.multivariate_normal.logpdf(
+       np.array([0.3, -0.5, 1.0], a.dtype), np.zeros(3, a.dtype), a @ a.T + np.eye(3, dtype=a.dtype)),
+   _as(lambda a: sst.multivariate_normal.logpdf(np.array([0.3, -0.5, 1.0]), np.zeros(3), a @ a.T + np.eye(3))),
+   U((3, 3)), lambda a: _jst().multivariate_normal.logpdf(
+       np.array([0.3, -0.5, 1.0], a.dtype), np.zeros(3, a.dtype), a @ a.T + np.eye(3, dtype=a.dtype)), rtol=1e-5)
