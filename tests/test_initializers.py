@@ -73,3 +73,38 @@ def test_errors_name_the_problem():
         I.variance_scaling(1.0, "fan", "normal")
     with pytest.raises(FuncadValueError, match="invalid distribution .*'gaussian'"):
         I.variance_scaling(1.0, "fan_in", "gaussian")
+
+
+@pytest.mark.parametrize("shape,column_axis", [((3, 3), -1), ((5, 3), -1), ((3, 5), -1), ((2, 3, 4), -1),
+                                               ((4, 2, 3), 0), ((2, 3, 4), 1)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_orthogonal_equals_jax(J, shape, column_axis, dtype):
+    k, jk = _keys()
+    ours = np.asarray(I.orthogonal(1.3, column_axis)(k, shape, dtype))
+    theirs = np.asarray(J.orthogonal(1.3, column_axis)(jk, shape, dtype))
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-6)
+    flat = np.moveaxis(ours, column_axis, -1).reshape(-1, shape[column_axis]) / 1.3
+    small = min(flat.shape)
+    gram = flat.T @ flat if flat.shape[0] >= flat.shape[1] else flat @ flat.T
+    np.testing.assert_allclose(gram, np.eye(small), atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(3, 2, 4), (3, 3, 2, 4), (3, 2, 3, 2, 2)])
+def test_delta_orthogonal_equals_jax_eager_and_jit(J, shape):
+    k, jk = _keys()
+    want = J.delta_orthogonal()(jk, shape, "float64")
+    np.testing.assert_allclose(I.delta_orthogonal()(k, shape), want, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(funcad.jit(lambda key: I.delta_orthogonal()(key, shape))(k), want,
+                               rtol=1e-12, atol=1e-15)
+
+
+def test_orthogonal_errors_and_empty_shapes():
+    k = fr.PRNGKey(0)
+    assert I.orthogonal()(k, (0, 3)).shape == (0, 3)
+    with pytest.raises(FuncadValueError, match="at least a 2D shape"):
+        I.orthogonal()(k, (4,))
+    with pytest.raises(FuncadValueError, match="3D, 4D or 5D"):
+        I.delta_orthogonal()(k, (3, 3))
+    with pytest.raises(FuncadValueError, match="fan_in. must be less or equal than .fan_out"):
+        I.delta_orthogonal()(k, (3, 3, 4, 2))
