@@ -164,8 +164,14 @@ def test_erfcx_over_its_range_and_bernoulli(jx):
         np.testing.assert_allclose(f(x), sps.erfcx(x), rtol=1e-14)
     xf = x[x > -9].astype(np.float32)
     np.testing.assert_allclose(funcad.jit(fsp.erfcx)(xf), sps.erfcx(xf.astype(np.float64)), rtol=2e-6)
-    np.testing.assert_allclose(funcad.vmap(funcad.grad(fsp.erfcx))(x), jx.vmap(jx.grad(jx.scipy.special.erfcx))(x),
-                               rtol=1e-12)
+    # erfcx' = 2 x erfcx - 2 / sqrt(pi), which cancels for large x: compare there with the series' own.
+    moderate = x[np.abs(x) < 3]
+    np.testing.assert_allclose(funcad.vmap(funcad.grad(fsp.erfcx))(moderate),
+                               2 * moderate * sps.erfcx(moderate) - 2 / np.sqrt(np.pi), rtol=1e-12, atol=1e-15)
+    big = np.array([20.0, 100.0, 1e4])
+    np.testing.assert_allclose(funcad.vmap(funcad.grad(fsp.erfcx))(big),
+                               -1 / (np.sqrt(np.pi) * big ** 2) * (1 - 1.5 / big ** 2 + 3.75 / big ** 4
+                                                                   - 13.125 / big ** 6), rtol=1e-8)
     # JAX truncates zeta's sum (its B_4 is -0.03333324870879); funcad's are exact to rounding.
     from fractions import Fraction
     from funcad.scipy.special._incomplete import _bernoulli_even
@@ -184,8 +190,10 @@ def test_erfcx_over_its_range_and_bernoulli(jx):
 def test_edge_values_match_jax_and_scipy(jx):
     a = np.array([0.0, 0.0, 1.0, np.inf, np.inf, 1e-300, 3.0, -1.0])
     x = np.array([0.0, 1.0, np.inf, 1.0, np.inf, 1.0, 1e-300, 1.0])
-    for name in ("igamma", "igammac"):
-        want = np.asarray(jx.jit(getattr(jx.lax, name))(a, x))
+    # SciPy's values, and JAX's since 0.7 (0.6 gave NaN for a = inf).
+    p = np.array([np.nan, 1.0, 1.0, 0.0, np.nan, 1.0, 0.0, np.nan])
+    q = np.array([np.nan, 0.0, 0.0, 1.0, np.nan, 2.1938393439552e-301, 1.0, np.nan])
+    for name, want in (("igamma", p), ("igammac", q)):
         for f in (getattr(flax, name), funcad.jit(getattr(flax, name))):
             np.testing.assert_allclose(np.asarray(f(a, x)), want, rtol=1e-12, atol=0)
     # dP/da is 0 where P is flat (x = inf, a = inf); JAX gives NaN there, funcad the limit.
