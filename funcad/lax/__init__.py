@@ -1,6 +1,7 @@
 """funcad.lax: the primitives' own functions (no promotion, no broadcasting help)."""
 from ..primitives import bits as _bits, elementwise as _elementwise, indexing as _indexing
-from ..primitives import linalg as _linalg, reductions as _reductions, structural as _structural
+from ..primitives import linalg as _linalg, reductions as _reductions, special as _special
+from ..primitives import structural as _structural
 from ._checked import checked as _checked
 from ._control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
 from . import linalg  # noqa: F401,E402  (funcad.lax.linalg, as jax.lax.linalg)
@@ -18,6 +19,8 @@ _FROM_PRIMITIVES = {
     _reductions: """argmax argmin cummax cummin cumprod cumsum reduce_max reduce_min reduce_prod
         reduce_sum""",
     _linalg: "dot_general",
+    _special: """bessel_i0e bessel_i1e betainc igamma igamma_grad_a igammac random_gamma_grad
+        zeta""",
     _indexing: "dynamic_slice dynamic_update_slice gather scatter_add sort",
     _bits: """bitcast_convert_type clz population_count shift_left shift_right_arithmetic
         shift_right_logical""",

@@ -10,6 +10,7 @@ from ._activations import (celu, elu, gelu, glu, hard_sigmoid, hard_silu, hard_s
                            squareplus, swish, tanh)
 from ._attention import dot_product_attention
 from ._functions import log_softmax, logmeanexp, logsumexp, one_hot, softmax, standardize
+from . import initializers
 
 __all__ = ["celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu",
            "hard_swish", "hard_tanh", "identity", "leaky_relu", "log1mexp", "log_sigmoid",

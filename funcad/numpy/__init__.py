@@ -167,3 +167,5 @@ from ._vectorize import vectorize  # noqa: E402
 from ._poly import *  # noqa: E402,F401,F403
 from . import _poly  # noqa: E402
 __all__ = sorted(set(__all__) | set(_poly.__all__) | {"frexp", "nextafter", "packbits", "spacing", "unpackbits", "vectorize"})
+from ._bessel import i0  # noqa: E402
+__all__ = sorted(set(__all__) | {"i0"})

@@ -11,7 +11,7 @@ import numpy as np
 import builtins
 
 from ..core.avals import ShapedArray
-from ..core.errors import FuncadTypeError
+from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
 from ..lowering.stablehlo import (binary, broadcast_operands, compare, compare_rule, convert,
                                   elementwise_rule, select)
@@ -286,25 +286,7 @@ bitwise_not = _bind1(not_p)
 defzero(not_p)
 
 
-def _polygamma_lowering(ctx, x, *, m):
-    n = ctx.full(m, x.aval.dtype, x.aval.shape)
-    return ctx.op1("chlo.polygamma", [n, x], x.aval)
-
-
-def _polygamma_impl(x, m):
-    # SciPy computes in float64; keep the operand's dtype (a Python float is float64).
-    return np.asarray(sp.polygamma(m, x)).astype(np.result_type(x))
-
-
-polygamma_p = unop("polygamma", lambda x, *, m: _polygamma_impl(x, m), "f",
-                   hlo=_polygamma_lowering, py="special.polygamma({m}, {0})")
-
-
-def polygamma(m: int, x):
-    return polygamma_p.bind(x, m=int(m))
-
-
-defjvp(polygamma_p, lambda t, ans, x, *, m: mul(t, polygamma(m + 1, x)))
+# (polygamma, binary, follows the binary primitives below.)
 
 
 def _integer_pow_impl(x, y):
@@ -475,6 +457,12 @@ def binop(name, impl, kinds="fciub", out_dtype=None, *, hlo, py):
     return p
 
 
+def _polygamma_impl(m, x):
+    # SciPy computes in float64; keep the operands' dtype (a Python float is float64).
+    with np.errstate(invalid="ignore"):
+        return np.asarray(sp.polygamma(m, x)).astype(np.result_type(m, x))
+
+
 def _int_div(x, y):
     x, y = np.asarray(x), np.asarray(y)
     if x.dtype.kind in "iu":
@@ -539,6 +527,26 @@ lt_p = binop("lt", np.less, "fiub", np.bool_, hlo=compare_rule("LT"), py="{0} < 
 le_p = binop("le", np.less_equal, "fiub", np.bool_, hlo=compare_rule("LE"), py="{0} <= {1}")
 gt_p = binop("gt", np.greater, "fiub", np.bool_, hlo=compare_rule("GT"), py="{0} > {1}")
 ge_p = binop("ge", np.greater_equal, "fiub", np.bool_, hlo=compare_rule("GE"), py="{0} >= {1}")
+
+
+polygamma_p = binop("polygamma", _polygamma_impl, "f", hlo="chlo.polygamma",
+                    py="special.polygamma({0}, {1})")
+
+
+def polygamma(m, x):
+    """psi^(m)(x), the m-th derivative of digamma; m is a float of x's dtype (a Python
+    number is converted) holding an integer, and is not differentiable (as in JAX)."""
+    if isinstance(m, (int, float, np.integer, np.floating)):
+        m = const(x, m)
+    return polygamma_p.bind(m, x)
+
+
+def _polygamma_m(t, ans, m, x):
+    raise FuncadValueError("polygamma gradient with respect to m is not supported (as in JAX); "
+                     "the order m is an integer")
+
+
+defjvp(polygamma_p, _polygamma_m, lambda t, ans, m, x: mul(t, polygamma(add(m, const(m, 1)), x)))
 
 
 def _bind2(p):

@@ -4,6 +4,6 @@
 >>> float(sps.gammaln(1.0))
 0.0
 """
-from . import integrate, linalg, signal, special, stats  # noqa: F401
+from . import integrate, linalg, optimize, signal, special, stats  # noqa: F401
 
-__all__ = ["integrate", "linalg", "signal", "special", "stats"]
+__all__ = ["integrate", "linalg", "optimize", "signal", "special", "stats"]

@@ -9,6 +9,8 @@ from ._basic import (boxcox, boxcox1p, entr, erf, erfc, erfinv, expit, kl_div, l
                      xlog1py, xlogy)
 from ._gamma import (beta, betaln, comb, digamma, factorial, gamma, gammaln, gammasgn, loggamma,
                      multigammaln, poch, polygamma)
+from ._extra import bernoulli, erfcx
+from ._incomplete import betainc, gammainc, gammaincc, i0, i0e, i1, i1e, zeta
 from ._normal import erfcinv, log_ndtr, ndtr, ndtri
 
 
@@ -34,10 +36,11 @@ def log_softmax(x, /, *, axis=None):
     return _log_softmax(x, axis=axis)
 
 
-__all__ = ["beta", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf", "erfc",
-           "erfcinv", "erfinv", "expit", "factorial", "gamma", "gammaln", "gammasgn", "kl_div",
+__all__ = ["bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf", "erfc",
+           "erfcinv", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
+           "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div",
            "log_ndtr", "log_softmax", "logit", "loggamma", "logsumexp", "multigammaln", "ndtr",
-           "ndtri", "poch", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy"]
+           "ndtri", "poch", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
 
 
 def __getattr__(name):

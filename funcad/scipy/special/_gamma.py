@@ -76,32 +76,19 @@ def digamma(x):
     return E.digamma(*_real("digamma", x))
 
 
-def _concrete_ints(n, who):
-    if isinstance(n, Tracer):
-        raise ConcretizationError(f"{who}: the order n must be concrete (it picks the function), "
-                                  "but it is traced; pass a Python int or a NumPy integer array")
-    n = np.asarray(n)
-    if n.dtype.kind not in "iu":
-        raise FuncadValueError(f"Argument `n` to {who} must be of integer type. Got dtype {n.dtype}.")
-    return n
-
-
 def polygamma(n, x):
-    """The n-th derivative of digamma, psi^(n)(x); n is a concrete integer or integer array.
+    """The n-th derivative of digamma, psi^(n)(x); n is an integer array (or int),
+    traced or not, and is not differentiable.
 
     >>> from funcad.scipy.special import polygamma
     >>> round(float(polygamma(1, 1.0)), 6)
     1.644934
     """
-    n = _concrete_ints(n, "polygamma")
-    x, = _real("polygamma", x)
-    if n.ndim == 0:
-        return E.polygamma(int(n), x)
-    shape = np.broadcast_shapes(n.shape, aval_of(x).shape)
-    out = fnp.broadcast_to(fnp.full_like(x, np.nan), shape)
-    for m in np.unique(n):
-        out = fnp.where(n == m, E.polygamma(int(m), x), out)
-    return out
+    dtype = aval_of(n).dtype if isinstance(n, Tracer) else np.asarray(n).dtype
+    if dtype.kind not in "iu":
+        raise FuncadValueError(f"Argument `n` to polygamma must be of integer type. Got dtype {dtype}.")
+    n, x = _real("polygamma", n, x)
+    return E.polygamma(n, x)
 
 
 def _algdiv(a, b):

@@ -4,11 +4,14 @@
 >>> round(float(norm.logpdf(0.0)), 6)
 -0.918939
 """
-from . import (bernoulli, beta, binom, cauchy, chi2, dirichlet, expon, gamma, geom, laplace,
-               logistic, norm, poisson, t, uniform)
+from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm,
+               geom, gumbel_l, gumbel_r, laplace, logistic, multinomial, multivariate_normal,
+               nbinom, norm, pareto, poisson, t, truncnorm, uniform, vonmises, wrapcauchy)
 
-__all__ = ["bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "geom",
-           "laplace", "logistic", "norm", "poisson", "t", "uniform"]
+__all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
+           "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",
+           "multinomial", "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t",
+           "truncnorm", "uniform", "vonmises", "wrapcauchy"]
 
 
 def __getattr__(name):

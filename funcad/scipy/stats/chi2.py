@@ -1,12 +1,12 @@
-"""The chi-squared distribution (cdf/sf need the incomplete gamma function, which funcad lacks)."""
+"""The chi-squared distribution with df degrees of freedom."""
 import numpy as _np
 
 from ... import numpy as _fnp
 from ...primitives import elementwise as _E
-from ..special import xlogy as _xlogy
+from ..special import gammainc as _gammainc, gammaincc as _gammaincc, xlogy as _xlogy
 from ._common import promote_inexact as _promote_inexact
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
 def logpdf(x, df, loc=0, scale=1):
@@ -32,3 +32,45 @@ def pdf(x, df, loc=0, scale=1):
     0.303265
     """
     return _fnp.exp(logpdf(x, df, loc, scale))
+
+
+def cdf(x, df, loc=0, scale=1):
+    """P(X <= x) = gammainc(df / 2, (x - loc) / (2 scale)); 0 below loc.
+
+    >>> from funcad.scipy.stats import chi2
+    >>> round(float(chi2.cdf(2.0, 3.0)), 6)
+    0.427593
+    """
+    x, df, loc, scale = _promote_inexact("chi2.cdf", x, df, loc, scale)
+    return _gammainc(df / 2, _fnp.clip((x - loc) / (scale * 2), 0, _fnp.inf))
+
+
+def logcdf(x, df, loc=0, scale=1):
+    """log cdf.
+
+    >>> from funcad.scipy.stats import chi2
+    >>> round(float(chi2.logcdf(2.0, 3.0)), 6)
+    -0.849583
+    """
+    return _fnp.log(cdf(x, df, loc, scale))
+
+
+def sf(x, df, loc=0, scale=1):
+    """P(X > x) = gammaincc(df / 2, (x - loc) / (2 scale)); 1 below loc.
+
+    >>> from funcad.scipy.stats import chi2
+    >>> round(float(chi2.sf(2.0, 3.0)), 6)
+    0.572407
+    """
+    x, df, loc, scale = _promote_inexact("chi2.sf", x, df, loc, scale)
+    return _gammaincc(df / 2, _fnp.clip((x - loc) / (scale * 2), 0, _fnp.inf))
+
+
+def logsf(x, df, loc=0, scale=1):
+    """log sf.
+
+    >>> from funcad.scipy.stats import chi2
+    >>> round(float(chi2.logsf(2.0, 3.0)), 6)
+    -0.557906
+    """
+    return _fnp.log(sf(x, df, loc, scale))

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from ...core.trace import abstract_eval_rules, call_rules, impl_rules
 from ...primitives import convolution as _conv, decompositions as _dec, fft as _fft  # noqa: F401
-from ...primitives import sharding as _sh, triangular as _tri  # noqa: F401
+from ...primitives import sharding as _sh, special as _special, triangular as _tri  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
 from .. import custom_calls as _custom_calls, debugging as _debugging, jit as _jit  # noqa: F401
 from ._interp import (BODY_PRIMS, NO_FOLD, Val, apply, dep_rules, empty, group, pick, propagate,
@@ -78,7 +78,8 @@ def elementwise(eqn, ins, n):
 _register("abs acos acosh add asin asinh atan atan2 atanh cbrt clamp convert_element_type cos "
           "cosh digamma div erf erf_inv erfc exp exp2 expm1 integer_pow lgamma log log1p "
           "logistic max min neg polygamma pow rem rsqrt sin sinh sqrt sub tanh "
-          "real imag conj complex", elementwise)
+          "real imag conj complex bessel_i0e bessel_i1e igamma igammac igamma_grad_a "
+          "random_gamma_grad regularized_incomplete_beta zeta", elementwise)
 
 
 def mul(eqn, ins, n):
