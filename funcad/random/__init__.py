@@ -1,7 +1,8 @@
 """funcad.random: JAX's counter-based random numbers, bit for bit.
 
 Keys are raw threefry-2x32 keys, uint32 arrays of shape (2,), made by
-`PRNGKey(seed)` and consumed by `split`, `fold_in` and the samplers. The
+`PRNGKey(seed)`, or typed keys (shape (), dtype key<fry>) made by `key(seed)`;
+both are consumed by `split`, `fold_in` and the samplers. The
 values equal JAX's (with x64 enabled, whose default dtypes funcad shares)
 for the same key, eagerly and under jit, vmap, scan and grad.
 
@@ -11,7 +12,8 @@ for the same key, eagerly and under jit, vmap, scan and grad.
 >>> fr.normal(k1, (2, 3)).shape
 (2, 3)
 """
-from ._keys import PRNGKey, bits, clone, fold_in, key_data, key_impl, split
+from ._keys import (PRNGKey, bits, clone, fold_in, key, key_data, key_dtype, key_impl, split,
+                    wrap_key_data)
 from ._eager import eager_jit as _eager_jit
 from ._samplers import (bernoulli, cauchy, categorical, choice, double_sided_maxwell,
                         exponential, geometric, gumbel, laplace, logistic,
@@ -26,7 +28,8 @@ from ._samplers import (bernoulli, cauchy, categorical, choice, double_sided_max
     laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint,
     rayleigh, triangular, truncated_normal, uniform, wald, weibull_min))
 
-__all__ = ["PRNGKey", "bits", "clone", "fold_in", "key_data", "key_impl", "split",
+__all__ = ["PRNGKey", "bits", "clone", "fold_in", "key", "key_data", "key_dtype", "key_impl",
+           "split", "wrap_key_data",
            "bernoulli", "cauchy", "categorical", "choice", "double_sided_maxwell", "exponential",
            "geometric", "gumbel", "laplace", "logistic", "lognormal",
            "maxwell", "normal", "pareto", "permutation", "rademacher", "randint", "rayleigh",
