@@ -74,6 +74,7 @@ def _gamma_one(key, alpha, log_space: bool):
 
 
 def _gamma_draws(key, a, log_space: bool):
+    a = fnp.asarray(a)
     shape = tuple(a.shape)
     n = int(np.prod(shape, dtype=np.int64))
     if n == 0:
@@ -92,17 +93,18 @@ _random_gamma = custom_jvp(_random_gamma, nondiff_argnums=(2,))
 
 @_random_gamma.defjvp
 def _random_gamma_jvp(log_space, primals, tangents):
-    key, a = primals
-    _, a_dot = tangents
+    key, a = primals[0], fnp.asarray(primals[1])
+    a_dot = tangents[1]
+    # The rule is written with funcad ops (loops included), so higher orders differentiate it.
     ans = _random_gamma(key, a, log_space)
-    x = E.stop_gradient(ans)
+    x = ans
     if log_space:  # d log x = dx / x; exp(log x) may round to 0, use the tiniest float then
         x = E.exp(x)
         x = fnp.where(E.eq(x, _c(0, x.dtype)), _c(_finfo(x.dtype).tiny, x.dtype), x)
-        grad = E.div(_gamma_sample_grad(E.stop_gradient(a), x), x)
+        grad = E.div(_gamma_sample_grad(a, x), x)
     else:
-        grad = _gamma_sample_grad(E.stop_gradient(a), x)
-    return ans, E.mul(a_dot, grad)
+        grad = _gamma_sample_grad(a, x)
+    return ans, fnp.multiply(a_dot, grad)
 
 
 # ------------------------------------------- implicit reparameterisation ----
