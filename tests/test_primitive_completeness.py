@@ -62,7 +62,7 @@ NO_PYTHON = {
 LINEAR = {
     "neg", "add", "sub", "mul", "div", "select_n", "convert_element_type", "reduce_sum", "cumsum",
     "broadcast_in_dim", "reshape", "transpose", "squeeze", "rev", "slice", "pad", "concatenate",
-    "dot_general", "dynamic_slice", "dynamic_update_slice", "gather", "scatter_add",
+    "dot_general", "dynamic_slice", "dynamic_update_slice", "gather", "scatter_add", "triangular_solve",
     "optimization_barrier", "custom_lin",
     # Higher-order primitives transpose their bodies; debug_print passes cotangents by.
     "jit", "checkpoint", "cond", "while", "scan", "debug_print",

@@ -4,6 +4,6 @@
 >>> float(sps.gammaln(1.0))
 0.0
 """
-from . import integrate, special, stats  # noqa: F401
+from . import integrate, linalg, special, stats  # noqa: F401
 
-__all__ = ["integrate", "special", "stats"]
+__all__ = ["integrate", "linalg", "special", "stats"]

@@ -1,4 +1,8 @@
-"""funcad.numpy.linalg: norms (built from primitives, so differentiable)."""
+"""funcad.numpy.linalg: NumPy's linear algebra on stacks of matrices, with derivatives.
+
+Solves, inverses, determinants and factorizations are compositions of the
+cholesky, triangular_solve and lu primitives (funcad.lax.linalg).
+"""
 import numpy as _np
 
 from ...core.avals import aval_of as _aval_of
@@ -54,7 +58,13 @@ def norm(x, ord=None, axis=None, keepdims=False):
     raise ValueError("Improper number of dimensions to norm.")
 
 
-__all__ = ["norm"]
+from ._solve import (SlogdetResult, cholesky, cross, det, diagonal, inv, matrix_power,  # noqa: E402
+                     matrix_transpose, multi_dot, outer, slogdet, solve, tensorinv, tensorsolve,
+                     trace, vecdot)
+
+__all__ = ["norm", "SlogdetResult", "cholesky", "cross", "det", "diagonal", "inv", "matrix_power",
+           "matrix_transpose", "multi_dot", "outer", "slogdet", "solve", "tensorinv", "tensorsolve",
+           "trace", "vecdot"]
 
 
 def __getattr__(name):

@@ -1,0 +1,11 @@
+"""funcad.scipy.linalg: SciPy's linear algebra as JAX offers it, with derivatives.
+
+>>> import numpy as np, funcad.scipy.linalg as sla
+>>> sla.solve_triangular(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([2.0, 3.0]), lower=True).tolist()
+[1.0, 2.0]
+"""
+from ._factor import (block_diag, cho_factor, cho_solve, cholesky, det, expm, inv, lu, lu_factor,
+                      lu_solve, solve, solve_triangular)
+
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "expm", "inv", "lu",
+           "lu_factor", "lu_solve", "solve", "solve_triangular"]
