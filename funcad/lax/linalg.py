@@ -101,3 +101,9 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
     return fori_loop(0, k, swap, perm0) if k else perm0
 
 
+
+
+# The eigen, singular value and QR decompositions (funcad/primitives/decompositions.py).
+from ._decompositions import eigh, geqrf, householder_product, qr, svd  # noqa: E402
+
+__all__ += ["eigh", "geqrf", "householder_product", "qr", "svd"]

@@ -9,3 +9,8 @@ from ._factor import (block_diag, cho_factor, cho_solve, cholesky, det, expm, in
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "expm", "inv", "lu",
            "lu_factor", "lu_solve", "solve", "solve_triangular"]
+
+# eigh (standard and generalized), svd and qr (funcad/primitives/decompositions.py).
+from ._spectral import eigh, qr, svd  # noqa: E402
+
+__all__ += ["eigh", "qr", "svd"]

@@ -1,0 +1,107 @@
+"""funcad.lax.linalg's decompositions: eigh, svd, qr, geqrf, householder_product.
+
+Thin wrappers over the primitives of funcad/primitives/decompositions.py with
+JAX's signatures and output order (`eigh` returns `(v, w)`, `svd` returns
+`(u, s, vh)`). See that module for the derivative conventions.
+"""
+from __future__ import annotations
+
+from ..core.avals import aval_of as _aval_of
+from ..core.errors import FuncadValueError as _FuncadValueError
+from ..primitives import decompositions as _D
+from ..primitives import elementwise as _E
+from ..primitives.structural import slice as _slice
+
+__all__ = ["eigh", "svd", "qr", "geqrf", "householder_product"]
+
+
+def _symmetrize(x):
+    return _E.div(_E.add(x, _D.mT(x)), _E.convert_element_type(2, _aval_of(x).dtype))
+
+
+def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,
+         subset_by_index: tuple[int, int] | None = None):
+    """Eigendecomposition of symmetric matrices `[..., n, n]`: `(v, w)` with
+    `x @ v == v * w`, eigenvalues ascending, eigenvectors in the columns of v.
+
+    With `symmetrize_input` (the default) x is replaced by (x + x^T)/2 first;
+    otherwise only the `lower` (or upper) triangle is read. `subset_by_index=
+    (lo, hi)` keeps eigenpairs lo..hi-1 (in ascending order).
+
+    >>> import numpy as np, funcad.lax as lax
+    >>> v, w = lax.linalg.eigh(np.array([[2.0, 1.0], [1.0, 2.0]]))
+    >>> w.tolist()
+    [1.0, 3.0]
+    """
+    sh = _aval_of(x).shape
+    if len(sh) < 2 or sh[-1] != sh[-2]:
+        raise _FuncadValueError(f"eigh takes square matrices [..., n, n], got shape {tuple(sh)}; "
+                                "pass a symmetric matrix (or a stack of them)")
+    if symmetrize_input:
+        x = _symmetrize(x)
+    v, w = _D.eigh(x, lower=lower, sort_eigenvalues=sort_eigenvalues)
+    n = sh[-1]
+    if subset_by_index is not None and tuple(subset_by_index) != (0, n):
+        lo, hi = (int(i) for i in subset_by_index)
+        if not 0 <= lo < hi <= n:
+            raise _FuncadValueError(f"eigh: subset_by_index={subset_by_index} must satisfy "
+                                    f"0 <= lo < hi <= n = {n}")
+        b = len(sh) - 2
+        v = _slice(v, (0,) * (b + 1) + (lo,), tuple(sh[:-1]) + (hi,))
+        w = _slice(w, (0,) * b + (lo,), tuple(sh[:-2]) + (hi,))
+    return v, w
+
+
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
+    """Singular value decomposition of matrices `[..., m, n]`: `(u, s, vh)` with
+    `x == u[..., :, :k] * s @ vh[..., :k, :]`, or `s` alone with
+    `compute_uv=False`; singular values descending.
+
+    >>> import numpy as np, funcad.lax as lax
+    >>> lax.linalg.svd(np.diag([1.0, 3.0]), compute_uv=False).tolist()
+    [3.0, 1.0]
+    """
+    outs = _D.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    if not compute_uv:
+        return outs[0]
+    s, u, vh = outs
+    return u, s, vh
+
+
+def qr(x, *, full_matrices: bool = True):
+    """QR decomposition of matrices `[..., m, n]`: `(q, r)` with `x == q @ r`;
+    q is `[..., m, m]` (or `[..., m, min(m, n)]` with `full_matrices=False`).
+
+    >>> import numpy as np, funcad.lax as lax
+    >>> q, r = lax.linalg.qr(np.array([[3.0, 1.0], [4.0, 2.0]]))
+    >>> bool(np.allclose(q @ r, [[3.0, 1.0], [4.0, 2.0]]))
+    True
+    """
+    q, r = _D.qr(x, full_matrices=full_matrices)
+    return q, r
+
+
+def geqrf(a):
+    """LAPACK's geqrf: `(a, taus)` with R in the upper triangle of `a` and the
+    Householder vectors below it (not differentiable, as in JAX).
+
+    >>> import numpy as np, funcad.lax as lax
+    >>> a, taus = lax.linalg.geqrf(np.array([[3.0], [4.0]]))
+    >>> round(float(abs(a[0, 0])), 6)
+    5.0
+    """
+    a, taus = _D.geqrf(a)
+    return a, taus
+
+
+def householder_product(a, taus):
+    """The orthonormal `[..., m, n]` product of the Householder reflectors stored
+    in `a` and `taus` (LAPACK's orgqr), as returned by `geqrf`.
+
+    >>> import numpy as np, funcad.lax as lax
+    >>> x = np.array([[3.0, 1.0], [4.0, 2.0], [0.0, 1.0]])
+    >>> q = lax.linalg.householder_product(*lax.linalg.geqrf(x))
+    >>> bool(np.allclose(q.T @ q, np.eye(2)))
+    True
+    """
+    return _D.householder_product(a, taus)

@@ -1,0 +1,116 @@
+"""funcad.scipy.linalg's eigh (standard and generalized), svd and qr, built on
+the eigh, svd and qr primitives (and cholesky/triangular_solve for the
+generalized problem), so they differentiate, batch and jit.
+
+As in JAX, `overwrite_a`, `overwrite_b` and `check_finite` are accepted and
+have no effect: funcad never writes into its inputs, and does not scan them
+for non-finite values.
+"""
+from __future__ import annotations
+
+from ...core.avals import aval_of as _aval_of
+from ...core.errors import FuncadValueError as _FuncadValueError
+from ...lax import _decompositions as _L
+from ...numpy._dtypes import (asarray_or_tracer as _asarray_or_tracer, promote as _promote,
+                              to_inexact as _to_inexact)
+
+__all__ = ["eigh", "svd", "qr"]
+
+
+def _inexact(x):
+    return _to_inexact(_asarray_or_tracer(x))
+
+
+def _square(name, x):
+    s = tuple(_aval_of(x).shape)
+    if len(s) < 2 or s[-1] != s[-2]:
+        raise _FuncadValueError(f"Argument {name} to linalg.eigh must have shape [..., n, n], got {s}.")
+
+
+def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
+         overwrite_b: bool = False, type: int = 1, check_finite: bool = True,
+         subset_by_index=None):
+    """Eigenvalues (ascending) and eigenvectors of a symmetric `a`, or of the
+    generalized problem with symmetric positive definite `b`: type 1 solves
+    a v = w b v, type 2 a b v = w v, type 3 b a v = w v; eigenvectors are then
+    b-orthonormal (v^T b v = I), as SciPy's. As in JAX, `a` is symmetrized,
+    (a + a^T)/2, rather than one triangle read (the same for symmetric input);
+    `subset_by_index=(lo, hi)` keeps eigenpairs lo..hi-1.
+
+    >>> import numpy as np
+    >>> w = eigh(np.diag([2.0, 6.0]), np.diag([1.0, 2.0]), eigvals_only=True)
+    >>> np.round(w, 12).tolist()
+    [2.0, 3.0]
+    """
+    if type not in (1, 2, 3):
+        raise _FuncadValueError(f"eigh: type must be 1, 2, or 3, got {type!r}")
+    a = _inexact(a)
+    _square("a", a)
+    if b is None:
+        v, w = _L.eigh(a, lower=lower, subset_by_index=subset_by_index)
+        return w if eigvals_only else (w, v)
+    from ...lax import linalg as lla
+    from ... import numpy as fnp
+    a, b = _promote(a, _inexact(b))
+    _square("b", b)
+    # b = l l^T reduces the problem to a standard one in c.
+    l = lla.cholesky(b)
+    a = (a + fnp.matrix_transpose(a)) / 2
+    if type == 1:
+        c = lla.triangular_solve(l, a, left_side=True, lower=True)
+        c = lla.triangular_solve(l, c, left_side=False, lower=True, transpose_a=True)
+    else:
+        c = fnp.matrix_transpose(l) @ a @ l
+    v, w = _L.eigh(c, lower=lower, subset_by_index=subset_by_index)
+    if eigvals_only:
+        return w
+    if type == 3:
+        return w, l @ v
+    return w, lla.triangular_solve(l, v, left_side=True, lower=True, transpose_a=True)
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
+        check_finite: bool = True, lapack_driver: str = "gesdd"):
+    """Singular value decomposition as `scipy.linalg.svd`: `(u, s, vh)`, or `s`.
+    LAPACK's divide-and-conquer `gesdd` is the one driver (as JAX on CPU).
+
+    >>> import numpy as np
+    >>> svd(np.diag([1.0, -3.0]), compute_uv=False).tolist()
+    [3.0, 1.0]
+    """
+    if lapack_driver != "gesdd":
+        raise _FuncadValueError(f"svd: lapack_driver={lapack_driver!r} is not available; funcad "
+                                "computes the SVD with 'gesdd' (the default)")
+    return _L.svd(_inexact(a), full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
+       check_finite: bool = True):
+    """QR decomposition as `scipy.linalg.qr`: mode 'full' gives `(q, r)` with a
+    square q, 'economic' the reduced pair, 'r' the tuple `(r,)` of the full
+    decomposition, 'raw' `((h, tau), r)` with LAPACK's Householder form.
+    Column pivoting (`pivoting=True`) is not available.
+
+    >>> import numpy as np
+    >>> q, r = qr(np.array([[3.0, 1.0], [4.0, 2.0], [0.0, 1.0]]))
+    >>> q.shape, r.shape
+    ((3, 3), (3, 2))
+    """
+    if pivoting:
+        raise _FuncadValueError("qr: pivoting=True (column-pivoted QR, LAPACK's geqp3) is not "
+                                "available in funcad; use pivoting=False")
+    a = _inexact(a)
+    if mode == "raw":
+        from ... import numpy as fnp
+        h, taus = _L.geqrf(a)
+        m, n = _aval_of(a).shape[-2:]
+        return (h, taus), fnp.triu(h[..., :min(m, n), :])
+    if mode in ("full", "r"):
+        full_matrices = True
+    elif mode == "economic":
+        full_matrices = False
+    else:
+        raise _FuncadValueError(f"Unsupported QR decomposition mode {mode!r}; use 'full', 'economic', "
+                                "'r' or 'raw'")
+    q, r = _L.qr(a, full_matrices=full_matrices)
+    return (r,) if mode == "r" else (q, r)
