@@ -378,3 +378,47 @@ def test_tan_primitive_matches_xla():
     np.testing.assert_allclose(funcad.grad(fnp.tan)(0.7), 1 / np.cos(0.7) ** 2, rtol=1e-14)
     np.testing.assert_allclose(funcad.grad(funcad.grad(fnp.tan))(0.7), 2 * np.tan(0.7) / np.cos(0.7) ** 2,
                                rtol=1e-13)
+
+
+# ------------------------------------------------ samplers on decompositions ----
+
+COV = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 0.5]])
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_orthogonal_and_multivariate_normal_match_jax(dt):
+    for seed in SEEDS:
+        k, kj = fr.PRNGKey(seed), jr.PRNGKey(seed)
+        same(fr.orthogonal(k, 4, (2,), dt), jr.orthogonal(kj, 4, (2,), dt))
+        same(fr.orthogonal(k, 2, (), dt, m=5), jr.orthogonal(kj, 2, (), dt, m=5))
+        same(fr.orthogonal(k, 5, (), dt, m=2), jr.orthogonal(kj, 5, (), dt, m=2))
+        for method in ("cholesky", "eigh", "svd"):
+            ulps(fr.multivariate_normal(k, np.ones(3, dt), COV.astype(dt), (4,), method=method),
+                 jr.multivariate_normal(kj, np.ones(3, dt), COV.astype(dt), (4,), method=method))
+    k, kj = fr.PRNGKey(1), jr.PRNGKey(1)
+    ulps(funcad.jit(lambda k: fr.multivariate_normal(k, np.ones(3), COV, (2,)))(k),
+         jr.multivariate_normal(kj, np.ones(3), COV, (2,)))
+    ulps(funcad.vmap(lambda k: fr.orthogonal(k, 3))(fr.split(k, 3)),
+         jax.vmap(lambda k: jr.orthogonal(k, 3))(jr.split(kj, 3)))
+    g = lambda m, key: lambda c: m.multivariate_normal(key, np.zeros(3), c @ c.T, (2,)).sum()
+    np.testing.assert_allclose(funcad.grad(g(fr, k))(np.linalg.cholesky(COV)),
+                               jax.grad(g(jr, kj))(np.linalg.cholesky(COV)), rtol=1e-12, atol=1e-14)
+
+
+def test_orthogonal_and_multivariate_normal_statistics():
+    k = fr.PRNGKey(2)
+    q = np.asarray(fr.orthogonal(k, 4, (50,)))
+    np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, np.broadcast_to(np.eye(4), (50, 4, 4)), atol=1e-12)
+    # Haar: a fixed vector maps to a uniform point of the sphere, so its first coordinate
+    # squared is Beta(1/2, 3/2) in dimension 4.
+    x = np.asarray(fr.orthogonal(k, 4, (4000,)))[:, 0, 0] ** 2
+    assert st.kstest(x, st.beta(0.5, 1.5).cdf).pvalue > 1e-3
+    s = np.asarray(fr.multivariate_normal(k, np.array([1.0, -1.0, 0.0]), COV, (N,), method="eigh"))
+    np.testing.assert_allclose(s.mean(0), [1.0, -1.0, 0.0], atol=0.05)
+    np.testing.assert_allclose(np.cov(s.T), COV, atol=0.06)
+    z = (s[:, 0] - 1.0) / np.sqrt(COV[0, 0])
+    assert st.kstest(z, st.norm().cdf).pvalue > 1e-3
+    with pytest.raises(ValueError, match="method must be one of"):
+        fr.multivariate_normal(k, np.zeros(2), np.eye(2), method="qr")
+    with pytest.raises(ValueError, match=r"cov.shape == \(..., n, n\)"):
+        fr.multivariate_normal(k, np.zeros(2), np.eye(3))

@@ -16,6 +16,7 @@ from ._keys import (PRNGKey, bits, clone, fold_in, key, key_data, key_dtype, key
                     wrap_key_data)
 from ._eager import eager_jit as _eager_jit
 from ._discrete import binomial, multinomial, poisson
+from ._matrix import multivariate_normal, orthogonal
 from ._gamma import (ball, beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma,
                      t)
 from ._samplers import (bernoulli, cauchy, categorical, choice, double_sided_maxwell,
@@ -25,8 +26,9 @@ from ._samplers import (bernoulli, cauchy, categorical, choice, double_sided_max
 
 # Eager calls compile each sampler once per static signature, as JAX does (see _eager.py).
 (ball, beta, binomial, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, multinomial,
- poisson, t) = map(_eager_jit, (ball, beta, binomial, chisquare, dirichlet, f, gamma,
-                                generalized_normal, loggamma, multinomial, poisson, t))
+ poisson, t, orthogonal, multivariate_normal) = map(_eager_jit, (
+    ball, beta, binomial, chisquare, dirichlet, f, gamma, generalized_normal, loggamma,
+    multinomial, poisson, t, orthogonal, multivariate_normal))
 (bernoulli, cauchy, categorical, choice, double_sided_maxwell, exponential, geometric, gumbel,
  laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint, rayleigh,
  triangular, truncated_normal, uniform, wald, weibull_min) = map(_eager_jit, (
@@ -36,7 +38,8 @@ from ._samplers import (bernoulli, cauchy, categorical, choice, double_sided_max
 
 __all__ = ["PRNGKey", "bits", "clone", "fold_in", "key", "key_data", "key_dtype", "key_impl",
            "split", "wrap_key_data",
-           "ball", "beta", "binomial", "multinomial", "poisson", "chisquare", "dirichlet", "f", "gamma", "generalized_normal", "loggamma",
+           "ball", "beta", "binomial", "multinomial", "multivariate_normal", "orthogonal",
+           "poisson", "chisquare", "dirichlet", "f", "gamma", "generalized_normal", "loggamma",
            "t",
            "bernoulli", "cauchy", "categorical", "choice", "double_sided_maxwell", "exponential",
            "geometric", "gumbel", "laplace", "logistic", "lognormal",
