@@ -149,7 +149,6 @@ def test_typed_keys_through_transforms():
 # (name, call(module, key, dtype) -> sample, exact?): exact cases equal JAX's bits in both
 # dtypes; the others agree to a few ulps (XLA fuses the loops' float arithmetic differently in
 # the two programs, so a last bit can differ; a draw never takes another branch).
-P3 = np.array([0.3, 1.0, 4.5])
 CASES = [
     ("gamma", lambda m, k, d: m.gamma(k, 2.5, (7,), d), False),
     ("gamma_small_a", lambda m, k, d: m.gamma(k, np.array([0.05, 0.5, 0.99], d)), False),
