@@ -14,7 +14,7 @@ _FROM_PRIMITIVES = {
         bitwise_xor cbrt ceil clamp complex conj convert_element_type cos cosh digamma div eq erf
         erf_inv erfc exp exp2 expm1 floor ge gt imag integer_pow is_finite le lgamma log log1p
         logistic lt max min mul ne neg polygamma pow real rem round rsqrt select_n sign sin sinh
-        sqrt square stop_gradient sub tanh""",
+        sqrt square stop_gradient sub tan tanh""",
     _structural: "broadcast_in_dim concatenate expand_dims iota pad reshape rev slice squeeze transpose",
     _reductions: """argmax argmin cummax cummin cumprod cumsum reduce_max reduce_min reduce_prod
         reduce_sum""",
@@ -30,17 +30,13 @@ for _module, _names in _FROM_PRIMITIVES.items():
         globals()[_name] = _checked(getattr(_module, _name))
 
 
-def tan(x):
-    return div(sin(x), cos(x))  # noqa: F821  (defined by the loop above)
-
-
 def select(pred, on_true, on_false):
     """on_true where pred else on_false (select_n with the cases swapped)."""
     return select_n(pred, on_false, on_true)  # noqa: F821
 
 
 __all__ = sorted([n for names in _FROM_PRIMITIVES.values() for n in names.split()]
-                 + ["cond", "fori_loop", "map", "scan", "switch", "while_loop", "tan", "select"])
+                 + ["cond", "fori_loop", "map", "scan", "switch", "while_loop", "select"])
 
 
 def __getattr__(name):

@@ -18,6 +18,7 @@ def _float_unary(prim_fn, ufunc, name):
 
 sin = _float_unary(E.sin, np.sin, "sin")
 cos = _float_unary(E.cos, np.cos, "cos")
+tan = _float_unary(E.tan, np.tan, "tan")
 arcsin = _float_unary(E.asin, np.arcsin, "arcsin")
 arccos = _float_unary(E.acos, np.arccos, "arccos")
 arctan = _float_unary(E.atan, np.arctan, "arctan")
@@ -38,12 +39,6 @@ floor = _float_unary(E.floor, np.floor, "floor")
 ceil = _float_unary(E.ceil, np.ceil, "ceil")
 rint = _float_unary(E.round, np.rint, "rint")
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
-
-
-def tan(x):
-    """Elementwise tangent, as sin/cos."""
-    x = to_inexact(x)
-    return E.div(E.sin(x), E.cos(x))
 
 
 def log2(x):

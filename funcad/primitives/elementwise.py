@@ -103,6 +103,12 @@ cos_p = unop("cos", np.cos, hlo="stablehlo.cosine", py="np.cos({0})")
 cos = _bind1(cos_p)
 defjvp(cos_p, lambda t, ans, x: neg(mul(t, sin(x))))
 
+# tan is its own primitive (not sin/cos) so that it lowers to XLA's tangent and its values
+# equal JAX's to the bit (random.cauchy relies on that).
+tan_p = unop("tan", np.tan, hlo="stablehlo.tan", py="np.tan({0})")
+tan = _bind1(tan_p)
+defjvp(tan_p, lambda t, ans, x: mul(t, add(const(x, 1), square(ans))))
+
 asin_p = unop("asin", np.arcsin, hlo="chlo.asin", py="np.arcsin({0})")
 asin = _bind1(asin_p)
 defjvp(asin_p, lambda t, ans, x: mul(t, rsqrt(sub(const(x, 1), square(x)))))

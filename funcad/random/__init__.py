@@ -1,7 +1,8 @@
 """funcad.random: JAX's counter-based random numbers, bit for bit.
 
 Keys are raw threefry-2x32 keys, uint32 arrays of shape (2,), made by
-`PRNGKey(seed)` and consumed by `split`, `fold_in` and the samplers. The
+`PRNGKey(seed)`, or typed keys (shape (), dtype key<fry>) made by `key(seed)`;
+both are consumed by `split`, `fold_in` and the samplers. The
 values equal JAX's (with x64 enabled, whose default dtypes funcad shares)
 for the same key, eagerly and under jit, vmap, scan and grad.
 
@@ -11,14 +12,23 @@ for the same key, eagerly and under jit, vmap, scan and grad.
 >>> fr.normal(k1, (2, 3)).shape
 (2, 3)
 """
-from ._keys import PRNGKey, bits, clone, fold_in, key_data, key_impl, split
+from ._keys import (PRNGKey, bits, clone, fold_in, key, key_data, key_dtype, key_impl, split,
+                    wrap_key_data)
 from ._eager import eager_jit as _eager_jit
+from ._discrete import binomial, multinomial, poisson
+from ._matrix import multivariate_normal, orthogonal
+from ._gamma import (ball, beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma,
+                     t)
 from ._samplers import (bernoulli, cauchy, categorical, choice, double_sided_maxwell,
                         exponential, geometric, gumbel, laplace, logistic,
                         lognormal, maxwell, normal, pareto, permutation, rademacher, randint,
                         rayleigh, triangular, truncated_normal, uniform, wald, weibull_min)
 
 # Eager calls compile each sampler once per static signature, as JAX does (see _eager.py).
+(ball, beta, binomial, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, multinomial,
+ poisson, t, orthogonal, multivariate_normal) = map(_eager_jit, (
+    ball, beta, binomial, chisquare, dirichlet, f, gamma, generalized_normal, loggamma,
+    multinomial, poisson, t, orthogonal, multivariate_normal))
 (bernoulli, cauchy, categorical, choice, double_sided_maxwell, exponential, geometric, gumbel,
  laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint, rayleigh,
  triangular, truncated_normal, uniform, wald, weibull_min) = map(_eager_jit, (
@@ -26,7 +36,11 @@ from ._samplers import (bernoulli, cauchy, categorical, choice, double_sided_max
     laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint,
     rayleigh, triangular, truncated_normal, uniform, wald, weibull_min))
 
-__all__ = ["PRNGKey", "bits", "clone", "fold_in", "key_data", "key_impl", "split",
+__all__ = ["PRNGKey", "bits", "clone", "fold_in", "key", "key_data", "key_dtype", "key_impl",
+           "split", "wrap_key_data",
+           "ball", "beta", "binomial", "multinomial", "multivariate_normal", "orthogonal",
+           "poisson", "chisquare", "dirichlet", "f", "gamma", "generalized_normal", "loggamma",
+           "t",
            "bernoulli", "cauchy", "categorical", "choice", "double_sided_maxwell", "exponential",
            "geometric", "gumbel", "laplace", "logistic", "lognormal",
            "maxwell", "normal", "pareto", "permutation", "rademacher", "randint", "rayleigh",

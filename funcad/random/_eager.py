@@ -16,6 +16,7 @@ import inspect
 import numpy as np
 
 from ..core.trace import ctx
+from ._keyarray import PRNGKeyArray
 
 _DYNAMIC = (np.ndarray, np.generic, float, complex)
 
@@ -51,6 +52,8 @@ def eager_jit(fn):
         bound = sig.bind(*args, **kwargs)
         names, values, statics = [], [], []
         for name, v in bound.arguments.items():
+            if isinstance(v, PRNGKeyArray):
+                v = v._data  # samplers read typed and raw keys alike
             if _is_dynamic(v):
                 names.append(name)
                 values.append(v)

@@ -19,8 +19,10 @@ from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ..primitives.bits import shift_left, shift_right_logical, threefry2x32
+from ._keyarray import PRNGKeyArray, key_dtype, resolve_impl
 
-__all__ = ["PRNGKey", "split", "fold_in", "clone", "key_data", "key_impl", "bits"]
+__all__ = ["PRNGKey", "key", "split", "fold_in", "clone", "key_data", "key_impl", "key_dtype",
+           "wrap_key_data", "bits"]
 
 _U32 = np.dtype(np.uint32)
 _UINT = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32, 64: np.dtype(np.uint64)}
@@ -35,8 +37,10 @@ def _is_arraylike(x) -> bool:
 
 
 def check_key(name: str, key, allow_batched: bool = False):
-    """`key` as a uint32[..., 2] array; JAX's errors for anything else."""
-    if not _is_arraylike(key):
+    """The uint32[..., 2] data of `key` (a raw or typed key); JAX's errors for anything else."""
+    if isinstance(key, PRNGKeyArray):
+        key = key._data
+    elif not _is_arraylike(key):
         raise TypeError(f"unexpected PRNG key type {type(key)}; {name} needs a key from "
                         "funcad.random.PRNGKey(seed) (a uint32 array of shape (2,))")
     a = _aval(key)
@@ -116,13 +120,57 @@ def split_key(key, shape: tuple):
 
 # ------------------------------------------------------------------ public ----
 
-def PRNGKey(seed) -> "np.ndarray":
+def _rewrap(like, data):
+    """New keys typed like the keys they came from: typed in, typed out."""
+    return PRNGKeyArray(data) if isinstance(like, PRNGKeyArray) else data
+
+
+def PRNGKey(seed, *, impl=None) -> "np.ndarray":
     """A raw key (uint32[2]) from an integer seed, JAX's words for every seed: the high
     and low 32 bits of the seed as a 64-bit integer (Python ints are int64).
 
     >>> PRNGKey(42)
     array([ 0, 42], dtype=uint32)
     """
+    resolve_impl(impl, who="PRNGKey")
+    return _seed_words("PRNGKey", seed)
+
+
+def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
+    """A typed key (shape (), dtype key<fry>) from an integer seed; its data is PRNGKey(seed).
+
+    >>> key(42)
+    Array((), dtype=key<fry>) overlaying:
+    [ 0 42]
+    """
+    resolve_impl(impl, dtype, who="key")
+    return PRNGKeyArray(_seed_words("key", seed))
+
+
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> PRNGKeyArray:
+    """Typed keys over uint32[..., 2] key data (the inverse of `key_data`).
+
+    >>> wrap_key_data(np.array([0, 42], np.uint32)).shape
+    ()
+    """
+    resolve_impl(impl, dtype, who="wrap_key_data")
+    if isinstance(key_bits_array, PRNGKeyArray):
+        raise TypeError("wrap_key_data requires a uint32 array of key data, but was given a key "
+                        "array; it is already wrapped")
+    if not _is_arraylike(key_bits_array):
+        key_bits_array = np.asarray(key_bits_array)
+    a = _aval(key_bits_array)
+    if a.ndim < 1 or a.shape[-1:] != (2,):
+        raise TypeError(f"invalid PRNG key data: expected key_data.shape to end with (2,); got "
+                        f"shape={a.shape} for impl='threefry2x32'")
+    if a.dtype != _U32:
+        raise TypeError(f"invalid PRNG key data: expected key_data.dtype = uint32; got dtype={a.dtype}")
+    return PRNGKeyArray(key_bits_array)
+
+
+def _seed_words(name, seed):
+    if isinstance(seed, PRNGKeyArray):
+        raise TypeError(f"{name} accepts a scalar seed, but was given a PRNG key.")
     if isinstance(seed, bool) or isinstance(seed, (np.ndarray, np.generic)) and seed.dtype == np.bool_:
         raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
     if isinstance(seed, int):
@@ -131,9 +179,9 @@ def PRNGKey(seed) -> "np.ndarray":
         seed = np.asarray(seed)
     a = _aval(seed)
     if a.dtype == _U32 and a.shape[-1:] == (2,):
-        raise TypeError("PRNGKey accepts a scalar seed, but was given a PRNG key.")
+        raise TypeError(f"{name} accepts a scalar seed, but was given a PRNG key.")
     if a.ndim:
-        raise TypeError(f"PRNGKey accepts a scalar seed, but was given an array of shape {a.shape} "
+        raise TypeError(f"{name} accepts a scalar seed, but was given an array of shape {a.shape} "
                         "!= (). Use funcad.vmap for batching")
     if a.dtype.kind not in "iu":
         raise TypeError(f"PRNG key seed must be an integer; got {a.str_short()} {seed!r}")
@@ -151,9 +199,8 @@ def split(key, num: int | Sequence[int] = 2):
     >>> split(PRNGKey(0)).shape
     (2, 2)
     """
-    key = check_key("split", key)
-    shape = canonical_shape(num)
-    return split_key(key, shape)
+    data = check_key("split", key)
+    return _rewrap(key, split_key(data, canonical_shape(num)))
 
 
 def fold_in(key, data):
@@ -162,7 +209,7 @@ def fold_in(key, data):
     >>> fold_in(PRNGKey(0), 3).dtype
     dtype('uint32')
     """
-    key = check_key("fold_in", key)
+    keys, key = key, check_key("fold_in", key)
     if np.ndim(data) if not isinstance(data, Tracer) else data.ndim:
         raise TypeError("fold_in accepts a scalar, but was given an array of shape "
                         f"{np.shape(data) if not isinstance(data, Tracer) else data.shape} != (). "
@@ -176,16 +223,24 @@ def fold_in(key, data):
     data = E.convert_element_type(data, _U32)
     k1, k2 = key_words(key)
     a, b = threefry2x32(k1, k2, np.zeros((), _U32), data)
-    return _stack_pair(a, b)
+    return _rewrap(keys, _stack_pair(a, b))
 
 
 def clone(key):
-    """The key itself: raw keys are values, so cloning needs no copy (as JAX's random.clone)."""
-    return check_key("clone", key, allow_batched=True)
+    """The same keys: keys are immutable values, so a clone needs no copy (as JAX's).
+
+    >>> clone(PRNGKey(1))
+    array([0, 1], dtype=uint32)
+    """
+    return _rewrap(key, check_key("clone", key, allow_batched=True))
 
 
 def key_data(keys):
-    """The uint32 data of a key array; for raw keys, the keys themselves."""
+    """The uint32[..., 2] data of typed keys; raw keys are their own data.
+
+    >>> key_data(key(7))
+    array([0, 7], dtype=uint32)
+    """
     return check_key("key_data", keys, allow_batched=True)
 
 

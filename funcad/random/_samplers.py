@@ -351,12 +351,11 @@ def logistic(key, shape=(), dtype=None):
 
 
 def cauchy(key, shape=(), dtype=None):
-    """Standard Cauchy samples: tan(pi (u - 1/2))."""
+    """Standard Cauchy samples: tan(pi (u - 1/2)), JAX's values for the key."""
     key = check_key("cauchy", key)
     dtype = _float_dtype("cauchy", dtype)
     u = _uniform(key, canonical_shape(shape), dtype, _c(_finfo(dtype).eps, dtype), 1.0)
-    t = E.mul(_c(np.pi, dtype), E.sub(u, _c(0.5, dtype)))
-    return E.div(E.sin(t), E.cos(t))
+    return E.tan(E.mul(_c(np.pi, dtype), E.sub(u, _c(0.5, dtype))))
 
 
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):

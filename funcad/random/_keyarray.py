@@ -1,0 +1,220 @@
+"""Typed keys: arrays of threefry-2x32 keys whose shape hides the key words.
+
+`funcad.random.key(0)` is a `PRNGKeyArray` of shape () and dtype `key<fry>`
+over uint32[2] data, as JAX's typed keys are. It is a pytree with one leaf,
+the raw uint32[..., 2] data, so it flows through jit, vmap (batched along a
+leading axis), scan carries and grad (whose gradient for a key is a float0
+array of the key's shape, as in JAX) without any special rule. Indexing,
+reshape, ravel, squeeze, transpose, len, iteration and == act on the key
+axes only.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.avals import float0
+from ..core.pytree import register_pytree_node
+from ..core.trace import Tracer
+
+__all__ = ["KeyDType", "PRNGKeyArray", "key_dtype", "resolve_impl"]
+
+_IMPL = "threefry2x32"
+# JAX's other implementations: named so that asking for one gets a clear error, not "unknown".
+_OTHER_IMPLS = ("philox2x32", "philox4x32", "rbg", "unsafe_rbg", "threefry4x32")
+
+
+class KeyDType:
+    """The dtype of threefry-2x32 key arrays, printed `key<fry>` as JAX prints it."""
+
+    name = "key<fry>"
+    impl = _IMPL
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, KeyDType) or other == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+_KEY_DTYPE = KeyDType()
+
+
+def resolve_impl(impl, dtype=None, who: str = "key") -> str:
+    """The implementation name from `impl=`/`dtype=`; only threefry2x32 exists in funcad."""
+    if impl is not None and dtype is not None:
+        raise ValueError(f"Cannot specify both `impl` and `dtype` arguments to funcad.random.{who}")
+    spec = impl if impl is not None else dtype
+    if spec is None or isinstance(spec, KeyDType) or spec == _IMPL:
+        return _IMPL
+    if spec in _OTHER_IMPLS:
+        raise ValueError(f"PRNG implementation {spec!r} is not available in funcad; only "
+                         f"'{_IMPL}' (JAX's default) is. Leave impl=None.")
+    raise ValueError(f"unrecognized PRNG implementation {spec!r}. Did you mean '{_IMPL}'?")
+
+
+def key_dtype(impl_spec=None) -> KeyDType:
+    """The dtype of typed keys of an implementation (only threefry2x32).
+
+    >>> key_dtype()
+    key<fry>
+    """
+    resolve_impl(impl_spec, who="key_dtype")
+    return _KEY_DTYPE
+
+
+def _shape(x) -> tuple:
+    return tuple(x.shape)
+
+
+class PRNGKeyArray:
+    """An array of typed PRNG keys over uint32[*shape, 2] key data.
+
+    >>> import funcad.random as fr
+    >>> keys = fr.split(fr.key(0), 4)
+    >>> keys.shape, keys.dtype, keys[1:].shape
+    ((4,), key<fry>, (3,))
+    """
+
+    __slots__ = ("_data",)
+    __array_priority__ = 2000  # NumPy defers == to us
+
+    def __init__(self, data):
+        self._data = data
+
+    # -- array attributes (of the key axes) --------------------------------
+    @property
+    def shape(self) -> tuple:
+        return _shape(self._data)[:-1]
+
+    @property
+    def dtype(self) -> KeyDType:
+        return _KEY_DTYPE
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def itemsize(self) -> int:
+        return 8
+
+    @property
+    def nbytes(self) -> int:
+        return 8 * self.size
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d key array")
+        return (self[i] for i in range(self.shape[0]))
+
+    # -- structural methods act on the key axes ----------------------------
+    def __getitem__(self, idx) -> "PRNGKeyArray":
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        if any(isinstance(i, PRNGKeyArray) for i in idx):
+            raise TypeError("key arrays cannot be used as indices")
+        # The trailing full slice keeps the key words whatever idx holds (..., None, masks).
+        return PRNGKeyArray(self._data[idx + (slice(None),)])
+
+    def reshape(self, *shape, order: str = "C") -> "PRNGKeyArray":
+        from .. import numpy as fnp
+        if order != "C":
+            raise ValueError(f"key arrays can only be reshaped in C order, got order={order!r}")
+        shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+        shape = tuple(int(d) for d in (shape if isinstance(shape, tuple) else tuple(shape)))
+        if -1 in shape:
+            known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+            shape = tuple(self.size // max(known, 1) if d == -1 else d for d in shape)
+        if int(np.prod(shape, dtype=np.int64)) != self.size:
+            raise TypeError(f"cannot reshape key array of shape {self.shape} (size {self.size}) "
+                            f"into shape {shape} (size {int(np.prod(shape, dtype=np.int64))})")
+        return PRNGKeyArray(fnp.reshape(self._data, shape + (2,)))
+
+    def ravel(self) -> "PRNGKeyArray":
+        return self.reshape(-1)
+
+    flatten = ravel
+
+    def squeeze(self, axis=None) -> "PRNGKeyArray":
+        if axis is None:
+            axes = tuple(i for i, d in enumerate(self.shape) if d == 1)
+        else:
+            axes = tuple(a % max(self.ndim, 1) for a in (axis if isinstance(axis, tuple) else (axis,)))
+            bad = [a for a in axes if self.shape[a] != 1]
+            if bad:
+                raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
+                                 f"one: axis {bad[0]} of key array shape {self.shape}")
+        return self.reshape(tuple(d for i, d in enumerate(self.shape) if i not in axes))
+
+    def transpose(self, *axes) -> "PRNGKeyArray":
+        from .. import numpy as fnp
+        axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes
+        axes = tuple(range(self.ndim))[::-1] if not axes else tuple(a % self.ndim for a in axes)
+        return PRNGKeyArray(fnp.transpose(self._data, axes + (self.ndim,)))
+
+    @property
+    def T(self) -> "PRNGKeyArray":
+        return self.transpose()
+
+    def copy(self) -> "PRNGKeyArray":
+        return PRNGKeyArray(self._data)
+
+    def block_until_ready(self) -> "PRNGKeyArray":
+        if hasattr(self._data, "block_until_ready"):
+            self._data.block_until_ready()
+        return self
+
+    # -- comparisons --------------------------------------------------------
+    def _compare(self, other, name):
+        from .. import numpy as fnp
+        if not isinstance(other, PRNGKeyArray):
+            raise TypeError(f"{name} requires two key arrays; got a key array and "
+                            f"{type(other).__name__}. Compare key data with funcad.random.key_data.")
+        return fnp.all(fnp.equal(self._data, other._data), axis=-1)
+
+    def __eq__(self, other):
+        return self._compare(other, "==")
+
+    def __ne__(self, other):
+        from .. import numpy as fnp
+        return fnp.logical_not(self._compare(other, "!="))
+
+    __hash__ = None  # arrays are unhashable, as JAX's
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("a key array cannot be converted to a NumPy array; take its uint32 data "
+                        "with funcad.random.key_data(keys)")
+
+    def __bool__(self):
+        raise TypeError("the truth value of a key array is ambiguous; compare keys with ==")
+
+    def __repr__(self) -> str:
+        if isinstance(self._data, Tracer):
+            return f"Traced<{self.dtype}{list(self.shape)}>"
+        return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._data)}"
+
+    __str__ = __repr__
+
+
+def _unflatten(_, children):
+    (data,) = children
+    # A cotangent of key data is float0; JAX's gradient for a key has the key's own shape.
+    if isinstance(getattr(data, "dtype", None), np.dtype) and data.dtype == float0:
+        return np.zeros(_shape(data)[:-1], float0)
+    return PRNGKeyArray(data)
+
+
+register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), None), _unflatten)
