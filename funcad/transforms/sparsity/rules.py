@@ -77,7 +77,7 @@ def elementwise(eqn, ins, n):
 
 _register("abs acos acosh add asin asinh atan atan2 atanh cbrt clamp convert_element_type cos "
           "cosh digamma div erf erf_inv erfc exp exp2 expm1 integer_pow lgamma log log1p "
-          "logistic max min neg polygamma pow rem rsqrt sin sinh sqrt sub tanh "
+          "logistic max min neg polygamma pow rem rsqrt sin sinh sqrt sub tan tanh "
           "real imag conj complex bessel_i0e bessel_i1e igamma igammac igamma_grad_a "
           "random_gamma_grad regularized_incomplete_beta zeta", elementwise)
 
