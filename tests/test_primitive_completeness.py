@@ -150,3 +150,9 @@ def test_a_new_unary_primitive_is_one_block():
         for table in (T.impl_rules, T.abstract_eval_rules, T.jvp_rules, T.batch_rules, T.lowering_rules,
                       T.python_rules):
             table.pop(probe_p, None)
+
+
+def test_every_primitive_has_a_sparsity_rule():
+    """Sparse Jacobians read every primitive's dependency pattern (funcad/transforms/sparsity)."""
+    from funcad.transforms.sparsity._interp import dep_rules
+    assert [p.name for p in PRIMS if p not in dep_rules] == []
