@@ -111,7 +111,7 @@ def _per_matrix(x, fn, outs):
     for idx in np.ndindex(batch):
         vals, info = fn(x[idx])
         for r, v in zip(res, vals):
-            r[idx] = np.nan if info != 0 else v
+            r[idx] = _NAN[r.dtype.kind] if info != 0 else v
     return res
 
 
@@ -130,12 +130,16 @@ def _lower_fun(fun):
     return rule
 
 
+# A failed kernel's results, as JAX shows them: NaN in both parts of a complex.
+_NAN = {"f": np.nan, "c": complex(np.nan, np.nan)}
+
+
 def _nan_if_failed(ctx, info, x):
     """x where LAPACK's info is 0, NaN where the kernel failed on that matrix."""
     batch = info.aval.shape
     ok = compare(ctx, info, ctx.full(0, np.int32, batch), "EQ")
     ok = broadcast(ctx, ok, x.aval.shape, range(len(batch)))
-    return select(ctx, ok, x, ctx.full(np.nan, x.aval.dtype, x.aval.shape))
+    return select(ctx, ok, x, ctx.full(_NAN[x.aval.dtype.kind], x.aval.dtype, x.aval.shape))
 
 
 def _no_derivative(name, why):

@@ -27,7 +27,7 @@ from ..core.trace import jvp_rules, lowering_rules
 from ..lowering import lapack
 from . import elementwise as E
 from ._base import check_eagerly, const, defpython, dtype_of, new_primitive, shape_of
-from .decompositions import _batch_rule, _col, _diag, _lu_solve, _nan_if_failed, _row, mT, mm
+from .decompositions import _NAN, _batch_rule, _col, _diag, _lu_solve, _nan_if_failed, _row, mT, mm
 from .reductions import argmax, reduce_sum
 from .structural import broadcast_in_dim, concatenate, slice as _slice
 
@@ -81,12 +81,12 @@ def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors, enabl
         if n == 0:
             continue
         wi, vli, vri, info = _geev_one(x[idx], left, right)
-        ok = info == 0
-        w[idx] = wi if ok else np.nan
+        nan = None if info == 0 else _NAN["c"]
+        w[idx] = wi if nan is None else nan
         if left:
-            vl[idx] = vli if ok else np.nan
+            vl[idx] = vli if nan is None else nan
         if right:
-            vr[idx] = vri if ok else np.nan
+            vr[idx] = vri if nan is None else nan
     return [w] + ([vl] if left else []) + ([vr] if right else [])
 
 

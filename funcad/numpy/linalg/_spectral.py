@@ -18,8 +18,13 @@ from ...core.trace import bind_custom_jvp as _bind_custom_jvp
 from ...lax import _decompositions as _L
 from .._dtypes import asarray_or_tracer as _asarray_or_tracer, to_inexact as _to_inexact
 
-__all__ = ["EighResult", "QRResult", "SVDResult", "cond", "eigh", "eigvalsh", "lstsq", "matrix_norm", "matrix_rank", "norm", "pinv", "qr",
+__all__ = ["EigResult", "EighResult", "eig", "eigvals", "QRResult", "SVDResult", "cond", "eigh", "eigvalsh", "lstsq", "matrix_norm", "matrix_rank", "norm", "pinv", "qr",
     "svd", "svdvals", "vector_norm"]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -54,6 +59,36 @@ def _need_matrix(fn, x, square=False):
 
 
 # ---------------------------------------------------------- decompositions ----
+
+def eig(a) -> EigResult:
+    """Eigenvalues and right eigenvectors of general square matrices, as
+    `numpy.linalg.eig` but always complex (as JAX: the dtype must not depend on
+    the values). Eigenvectors have unit norm, largest component real; only the
+    eigenvalues are differentiable (see funcad.lax.linalg.eig).
+
+    >>> import numpy as np, funcad.numpy as fnp
+    >>> w, v = fnp.linalg.eig(np.array([[2.0, 0.0], [0.0, 3.0]]))
+    >>> w.tolist()
+    [(2+0j), (3+0j)]
+    """
+    a = _inexact(a)
+    _need_matrix("eig", a, square=True)
+    w, v = _L.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+def eigvals(a):
+    """The eigenvalues of general square matrices, complex (as JAX), in LAPACK's
+    order (not sorted).
+
+    >>> import numpy as np, funcad.numpy as fnp
+    >>> fnp.linalg.eigvals(np.array([[0.0, -1.0], [1.0, 0.0]])).tolist()
+    [1j, -1j]
+    """
+    a = _inexact(a)
+    _need_matrix("eigvals", a, square=True)
+    return _L.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
+
 
 def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
     """Eigenvalues (ascending) and eigenvectors of symmetric matrices, as
