@@ -15,7 +15,8 @@ with `enable_eigvec_derivs=True`, differentiating the geev normalisation
 above. That is valid only where eigenvalues are distinct and no eigenvector
 has two components tied for largest magnitude, which cannot be checked
 statically; without the flag the jvp of a call that returns eigenvectors
-raises.
+raises. Eigenvalues alone are differentiable to any order (their tangent is
+gauge-invariant); JAX's stop at the first.
 """
 from __future__ import annotations
 
@@ -150,7 +151,10 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
             "distinct and no eigenvector has two components tied for largest magnitude, which "
             "cannot be checked; pass enable_eigvec_derivs=True to opt in (as in JAX), or ask for "
             "eigenvalues only (compute_left_eigenvectors=False, compute_right_eigenvectors=False)")
-    outs = eig(a, left, True, enable_eigvec_derivs)
+    # Eigenvalue tangents diag(vr^-1 da vr) do not depend on the eigenvectors'
+    # gauge, so their own derivatives are defined: eigenvalues alone are
+    # differentiable to any order (JAX's stop at the first).
+    outs = eig(a, left, True, enable_eigvec_derivs or not (left or right))
     w, vr = outs[0], outs[-1]
     primal_out = [w] + ([outs[1]] if left else []) + ([vr] if right else [])
     if da is None:

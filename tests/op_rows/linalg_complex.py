@@ -1,0 +1,148 @@
+"""Op-table rows of the general eigendecomposition (eig, eigvals, roots, poly of
+a matrix), polyfit, and the decompositions on complex matrices.
+
+Rows named `c_*` take complex dtypes (also those whose input is real and whose
+output is complex, as in tests/op_rows/complex.py), so tests/test_complex.py
+checks their derivatives (finite differences at order 2, JAX's grad/jvp and
+second derivatives). Inputs have well separated eigenvalues (gaps >= 0.5), so
+LAPACK's eigenvalue order does not change under the finite-difference steps
+and the derivatives are smooth.
+"""
+import numpy as np
+import scipy.linalg
+
+import funcad.lax.linalg as lla
+import funcad.numpy as fnp
+from tests.op_table import op
+
+C = (np.complex64, np.complex128)
+_REAL = {np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
+
+
+def _jnp():
+    import jax.numpy as jnp
+    return jnp
+
+
+def _jlla():
+    import jax.lax.linalg as jl
+    return jl
+
+
+def _basis(rng, n):
+    """A well-conditioned random basis: orthogonal plus a small perturbation."""
+    q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    return q + 0.2 * rng.standard_normal((n, n))
+
+
+def NONSYM(n, complex_input=False, pair=True):
+    """A non-symmetric n x n matrix v diag(w) v^-1 with eigenvalues >= 0.6 apart:
+    real (with one complex-conjugate pair when `pair`) for a real input of the
+    complex dtype's real part, complex ones for a complex input."""
+    def gen(rng, dtype):
+        w = 0.7 * (np.arange(n) - n / 2) + rng.uniform(0, 0.1, n)
+        if complex_input:
+            w = w + 1j * rng.uniform(-1, 1, n)
+            v = _basis(rng, n) + 1j * 0.3 * rng.standard_normal((n, n))
+            return ((v * w) @ np.linalg.inv(v)).astype(dtype),
+        t = np.diag(w) + np.triu(0.4 * rng.standard_normal((n, n)), 1)
+        if pair:  # a 2x2 block with eigenvalues w0 +- 0.8i
+            t[:2, :2] = [[w[0], 0.8], [-0.8, w[0]]]
+            t[2:, 2:] += 2.0 * np.eye(n - 2)
+        v = _basis(rng, n)
+        return ((v @ t) @ np.linalg.inv(v)).astype(_REAL[np.dtype(dtype)]),
+    return gen
+
+
+def _row(name, fun, ref, gen, jax_fun, diff=True, rtol=None):
+    op("c_linalg_" + name, fun, ref, gen, jax_fun, diff, C, rtol)
+
+
+# --- eig, eigvals -------------------------------------------------------------
+# The vectors carry geev's gauge (unit norm, largest component real), fixed by
+# the input, so they are compared directly.
+
+def _eig_all(a):
+    return tuple(lla.eig(a, enable_eigvec_derivs=True))
+
+
+def _np_eig_all(a):
+    w, vl, vr = scipy.linalg.eig(a, left=True, right=True)
+    return w, vl, vr
+
+
+def _jax_eig_all(a):
+    return tuple(_jlla().eig(a, enable_eigvec_derivs=True))
+
+
+def _jax_eigvals(a):
+    """JAX's eigenvalues, differentiable beyond first order: JAX's eigenvalue jvp
+    calls eig again, which has second derivatives only with enable_eigvec_derivs
+    (funcad's eigvals has them always)."""
+    import inspect
+    import pytest
+    if "enable_eigvec_derivs" not in inspect.signature(_jlla().eig).parameters:
+        pytest.skip("this JAX has no enable_eigvec_derivs: no second derivatives of eigenvalues to compare")
+    return _jlla().eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False,
+                       enable_eigvec_derivs=True)[0]
+
+
+_row("eigvals", fnp.linalg.eigvals, np.linalg.eigvals, NONSYM(4), _jax_eigvals)
+_row("eigvals_complex", fnp.linalg.eigvals, np.linalg.eigvals, NONSYM(3, complex_input=True), _jax_eigvals)
+_row("eig_vectors", _eig_all, _np_eig_all, NONSYM(4), _jax_eig_all, rtol=1e-4)
+_row("eig_vectors_complex", _eig_all, _np_eig_all, NONSYM(3, complex_input=True), _jax_eig_all, rtol=1e-4)
+def _gauge_free(wv):
+    """(w, v * v[0]): NumPy's LAPACK build may flip an eigenvector's sign."""
+    w, v = wv
+    return w, v * v[..., :1, :]
+
+
+_row("eig_right", lambda a: _gauge_free(fnp.linalg.eig(a)), lambda a: _gauge_free(np.linalg.eig(a)),
+     NONSYM(3, pair=False), lambda a: _gauge_free(_jnp().linalg.eig(a)), diff=False)
+_row("eig_batched", lambda a: fnp.linalg.eigvals(a), np.linalg.eigvals,
+     lambda r, d: (np.stack([NONSYM(3)(r, d)[0], NONSYM(3, pair=False)(r, d)[0]]),),
+     _jax_eigvals)
+
+
+# --- polynomials --------------------------------------------------------------
+
+def _roots_in(rng, dtype):
+    """Coefficients of a polynomial with roots >= 0.6 apart (a complex pair among them)."""
+    r = np.array([-1.6, 0.2 + 0.9j, 0.2 - 0.9j, 1.3]) + rng.uniform(0, 0.1, 4)
+    return (np.real(np.poly(r)).astype(_REAL[np.dtype(dtype)]),)
+
+
+def _jax_roots(p):
+    """JAX's roots algorithm (companion matrix eigenvalues) with eigenvalues
+    differentiable to second order (see _jax_eigvals); test_linalg_complex
+    compares with jnp.roots itself at first order."""
+    jnp = _jnp()
+    a = jnp.diag(jnp.ones((p.size - 2,), p.dtype), -1).at[0, :].set(-p[1:] / p[0])
+    return _jax_eigvals(a)
+
+
+_row("roots", lambda p: fnp.roots(p, strip_zeros=False), np.roots, _roots_in, _jax_roots)
+# NumPy's poly is real where the roots come in conjugate pairs; JAX's (and funcad's) stays complex.
+_row("poly_of_matrix", fnp.poly, lambda a: np.poly(a).astype(np.result_type(a.dtype, np.complex64)),
+     NONSYM(3, pair=False), lambda a: _jnp().poly(_jax_eigvals(a)), rtol=1e-4)
+
+_X = np.linspace(-1.0, 2.0, 9)
+_X7 = np.linspace(-1.0, 1.0, 7)
+
+
+def _as(dtype, out):
+    """np.polyfit's float64 results in the input's dtype (JAX keeps float32)."""
+    return tuple(o.astype(dtype) for o in out) if isinstance(out, tuple) else out.astype(dtype)
+
+
+op("polyfit", lambda y: fnp.polyfit(_X.astype(y.dtype), y, 3), lambda y: _as(y.dtype, np.polyfit(_X, y, 3)),
+   lambda rng, dt: (rng.standard_normal(9).astype(dt),),
+   lambda y: _jnp().polyfit(_X.astype(y.dtype), y, 3), rtol=1e-4)
+op("polyfit_weighted_2d", lambda y, w: fnp.polyfit(_X7.astype(y.dtype), y, 2, w=w),
+   lambda y, w: _as(y.dtype, np.polyfit(_X7, y, 2, w=w)),
+   lambda rng, dt: (rng.standard_normal((7, 2)).astype(dt), rng.uniform(0.5, 1.5, 7).astype(dt)),
+   lambda y, w: _jnp().polyfit(_X7.astype(y.dtype), y, 2, w=w), rtol=1e-4)
+op("polyfit_cov", lambda y: fnp.polyfit(_X.astype(y.dtype), y, 2, cov=True),
+   lambda y: _as(y.dtype, np.polyfit(_X, y, 2, cov=True)),
+   lambda rng, dt: (rng.standard_normal(9).astype(dt),),
+   lambda y: _jnp().polyfit(_X.astype(y.dtype), y, 2, cov=True), rtol=1e-4)
