@@ -16,7 +16,7 @@ __all__ = ["eig", "eigh", "svd", "qr", "geqrf", "householder_product"]
 
 
 def _symmetrize(x):
-    return _E.div(_E.add(x, _D.mT(x)), _E.convert_element_type(2, _aval_of(x).dtype))
+    return _E.div(_E.add(x, _D.H(x)), _E.convert_element_type(2, _aval_of(x).dtype))
 
 
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,
