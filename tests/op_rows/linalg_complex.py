@@ -146,3 +146,68 @@ op("polyfit_cov", lambda y: fnp.polyfit(_X.astype(y.dtype), y, 2, cov=True),
    lambda y: _as(y.dtype, np.polyfit(_X, y, 2, cov=True)),
    lambda rng, dt: (rng.standard_normal(9).astype(dt),),
    lambda y: _jnp().polyfit(_X.astype(y.dtype), y, 2, cov=True), rtol=1e-4)
+
+
+# --- complex eigh, svd, qr and what is built on them --------------------------
+
+def _unitary(rng, n):
+    q, r = np.linalg.qr(rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)))
+    return q * (np.diag(r) / np.abs(np.diag(r)))
+
+
+def HERMITIAN(n, gap=0.6):
+    """A Hermitian n x n matrix with eigenvalues gap apart (both signs)."""
+    def gen(rng, dtype):
+        w = gap * (np.arange(n) - n / 2) + rng.uniform(0, 0.1, n)
+        v = _unitary(rng, n)
+        return ((v * w) @ v.conj().T).astype(dtype),
+    return gen
+
+
+def CSPECTRAL(m, n, lo=0.6, gap=0.6):
+    """A complex m x n matrix u diag(s) vh, singular values lo, lo + gap, ... shuffled."""
+    def gen(rng, dtype):
+        k = min(m, n)
+        s = lo + gap * rng.permutation(k) + rng.uniform(0, 0.1, k)
+        return (_unitary(rng, m)[:, :k] @ np.diag(s) @ _unitary(rng, n)[:k, :]).astype(dtype),
+    return gen
+
+
+def _phase_free(v):
+    """Each column times the conjugate of its first entry: unchanged by a column's phase."""
+    return v * v[..., :1, :].conj()
+
+
+def _herm(a):
+    return (a + np.swapaxes(a, -1, -2).conj()) / 2
+
+
+def _svd_free(m):
+    def f(a):
+        u, s, vh = m.linalg.svd(a, full_matrices=False)
+        return s, u @ vh
+    return f
+
+
+_row("eigh", lambda a: (lambda w, v: (w, _phase_free(v)))(*fnp.linalg.eigh(a)),
+     lambda a: (lambda w, v: (w, _phase_free(v)))(*np.linalg.eigh(_herm(a))), HERMITIAN(4),
+     lambda a: (lambda w, v: (w, _phase_free(v)))(*_jnp().linalg.eigh(a)), rtol=1e-5)
+_row("eigvalsh", fnp.linalg.eigvalsh, lambda a: np.linalg.eigvalsh(_herm(a)), HERMITIAN(3),
+     lambda a: _jnp().linalg.eigvalsh(a))
+_row("svd_tall", _svd_free(fnp), _svd_free(np), CSPECTRAL(4, 3), _svd_free(_jnp()), rtol=1e-5)
+_row("svd_wide", _svd_free(fnp), _svd_free(np), CSPECTRAL(2, 3), _svd_free(_jnp()), rtol=1e-5)
+_row("svdvals", lambda a: fnp.linalg.svd(a, compute_uv=False), lambda a: np.linalg.svd(a, compute_uv=False),
+     CSPECTRAL(3, 3), lambda a: _jnp().linalg.svd(a, compute_uv=False))
+_row("pinv", fnp.linalg.pinv, np.linalg.pinv, CSPECTRAL(4, 3), lambda a: _jnp().linalg.pinv(a), rtol=1e-4)
+_row("lstsq", lambda a, b: fnp.linalg.lstsq(a, b)[0], lambda a, b: np.linalg.lstsq(a, b)[0],
+     lambda r, d: CSPECTRAL(4, 3)(r, d) + (CSPECTRAL(4, 2)(r, d)[0],),
+     lambda a, b: _jnp().linalg.lstsq(a, b)[0], rtol=1e-4)
+_row("norm_nuc", lambda a: fnp.linalg.norm(a, "nuc"), lambda a: np.linalg.norm(a, "nuc"), CSPECTRAL(3, 2),
+     lambda a: _jnp().linalg.norm(a, "nuc"))
+_row("qr_tall", lambda a: tuple(fnp.linalg.qr(a)), lambda a: tuple(np.linalg.qr(a)), CSPECTRAL(4, 3),
+     lambda a: tuple(_jnp().linalg.qr(a)), rtol=1e-5)
+_row("qr_wide", lambda a: tuple(fnp.linalg.qr(a)), lambda a: tuple(np.linalg.qr(a)), CSPECTRAL(2, 3),
+     lambda a: tuple(_jnp().linalg.qr(a)), rtol=1e-5)
+_row("qr_complete", lambda a: tuple(fnp.linalg.qr(a, mode="complete")),
+     lambda a: tuple(np.linalg.qr(a, mode="complete")), CSPECTRAL(4, 2),
+     lambda a: tuple(_jnp().linalg.qr(a, mode="complete")), rtol=1e-5)
