@@ -11,7 +11,8 @@ PY := $(VENV)/bin/python
 OLDEST_JAX := 0.6.0
 OLD := .venv-oldest
 XLA_TESTS := tests/test_jit.py tests/test_jaxlib_range.py tests/test_dispatch.py tests/test_control_flow.py \
-             tests/test_custom.py tests/test_complex.py tests/test_fft.py tests/test_lapack_ffi.py tests/test_linalg_b.py
+             tests/test_custom.py tests/test_complex.py tests/test_fft.py tests/test_lapack_ffi.py tests/test_linalg_a.py \
+             tests/test_linalg_b.py tests/test_linalg_complex.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

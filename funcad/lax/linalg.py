@@ -4,9 +4,6 @@
 >>> lla.cholesky(np.array([[4.0, 2.0], [2.0, 5.0]])).tolist()
 [[2.0, 0.0], [1.0, 2.0]]
 """
-
-import numpy as _np
-
 from ..core.avals import aval_of as _aval_of
 from ..core.errors import FuncadTypeError as _FuncadTypeError
 from ..primitives import triangular as _T

@@ -81,7 +81,8 @@ def scalar_aval(aval) -> ShapedArray:
 class Module:
     """The state of one module being emitted: fresh names and hoisted constants."""
 
-    def __init__(self):
+    def __init__(self, platform: str = "cpu"):
+        self.platform = platform         # "cpu" or "gpu": rules that call kernels pick by it
         self.count = 0
         self.const_args: list = []       # values passed as leading @main arguments
         self.const_vals: list[Value] = []
@@ -234,15 +235,17 @@ def _symbol(name: str) -> str:
 
 
 def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = (),
-                packing=None) -> Lowered:
+                packing=None, platform: str = "cpu") -> Lowered:
     """Lower a closed jaxpr to a StableHLO module whose @main takes
     (hoisted constants..., [packed host inputs,] inputs...) and returns the outputs.
 
     `donated[i]` marks input i as a buffer XLA may reuse for an output.
     `packing` (a `packing.Layout`) lists inputs that arrive as slices of one
     uint8 buffer, the parameter after the constants; the others follow it.
+    `platform` ("cpu" or "gpu") is the device's, for rules that call a kernel
+    jaxlib ships for one platform (LAPACK's on the CPU).
     """
-    module = Module()
+    module = Module(platform)
     ctx = LoweringContext(module)
     jaxpr = closed.jaxpr
     args = [Value(f"%arg{i}", v.aval) for i, v in enumerate(jaxpr.invars)]

@@ -15,6 +15,7 @@ import scipy.linalg as _sla
 from scipy.linalg.blas import get_blas_funcs
 
 from ..core.avals import ShapedArray
+from ..core.errors import MissingRuleError
 from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
 from ..lowering import lapack
 from ..lowering.stablehlo import binary, broadcast, compare, select
@@ -133,8 +134,22 @@ def _cholesky_batch(vals, dims, *, axis_size):
 
 def _cholesky_lowering(ctx, x):
     out = ctx.op1("stablehlo.cholesky", [x], ctx.out_aval, "lower = true")
-    # XLA leaves the upper triangle unspecified: zero it, as NumPy does.
-    return _mask_lower(ctx, out)
+    # XLA leaves the upper triangle unspecified: zero it, as NumPy does. A
+    # matrix that is not positive definite becomes all NaN, as in the impl.
+    return _nan_unless_finite(ctx, _mask_lower(ctx, out))
+
+
+def _nan_unless_finite(ctx, x):
+    aval = x.aval
+    nd = len(aval.shape)
+    batch = aval.shape[:-2]
+    finite = ctx.op1("stablehlo.is_finite", [x], ShapedArray(aval.shape, np.bool_))
+    s = ShapedArray((), np.bool_)
+    region = ctx.region([s, s], lambda c, u, v: [binary(c, "stablehlo.and", u, v)])
+    ok = ctx.op1("stablehlo.reduce", [finite, ctx.constant(True, np.bool_)], ShapedArray(batch, np.bool_),
+                 f"dimensions = array<i64: {nd - 2}, {nd - 1}>", [region])
+    ok = broadcast(ctx, ok, aval.shape, tuple(range(nd - 2)))
+    return select(ctx, ok, x, ctx.full(np.nan, aval.dtype, aval.shape))
 
 
 def _mask_lower(ctx, x):
@@ -370,6 +385,11 @@ def _lu_batch(vals, dims, *, axis_size):
 
 
 def _lu_lowering(ctx, x):
+    if ctx.module.platform != "cpu":
+        raise MissingRuleError(
+            "lu (and solve, inv, det, slogdet, lu_factor... built on it) has no GPU lowering in "
+            "funcad yet: XLA has no native LU and only jaxlib's CPU LAPACK kernel is wired. "
+            "Run this jitted function with backend='cpu', or call it without jit")
     aval = x.aval
     *batch, m, n = aval.shape
     k = min(m, n)

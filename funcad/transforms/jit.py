@@ -61,9 +61,10 @@ class Executable:
             flags = list(donated) + [False] * (len(host) - len(donated))
             self.layout = packing.plan(closed.in_avals, [
                 h and packing.packable(a, d) for h, a, d in zip(host, closed.in_avals, flags)])
-        lowered = lower_jaxpr(closed, name, donated, self.layout)
-        self.text = lowered.text
         self.device = xla.get_device(backend)
+        lowered = lower_jaxpr(closed, name, donated, self.layout,
+                              platform="cpu" if self.device.platform == "cpu" else "gpu")
+        self.text = lowered.text
         self.exe = xla.compile_text(lowered.text, backend)
         self.in_avals = lowered.in_avals
         self.out_avals = lowered.out_avals

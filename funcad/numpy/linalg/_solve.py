@@ -130,7 +130,8 @@ def _slogdet_value(a):
                       fnp.subtract(np.array(1, dtype), fnp.multiply(np.array(2, dtype),
                                                                  fnp.remainder(negs, 2).astype(dtype))))
     sign = fnp.where(is_zero, np.array(0, dtype), sign)
-    logdet = fnp.where(is_zero, np.array(-np.inf, dtype), fnp.sum(fnp.log(fnp.absolute(d)), axis=-1))
+    safe = fnp.where(fnp.equal(d, 0), np.array(1, dtype), fnp.absolute(d))  # log(0) quietly
+    logdet = fnp.where(is_zero, np.array(-np.inf, dtype), fnp.sum(fnp.log(safe), axis=-1))
     return [sign, logdet]
 
 

@@ -302,7 +302,8 @@ def _expm_one(A, upper_triangular, max_squarings):
     dtype = aval_of(A).dtype
     conds, degrees, maxnorm = _THETA[np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)]
     norm1 = fnp.max(fnp.sum(fnp.abs(A), axis=0))
-    s = fnp.maximum(0, fnp.floor(fnp.log2(norm1 / maxnorm)))
+    # (the norm is floored at maxnorm first: log2 of zero would warn, and s is 0 then anyway)
+    s = fnp.maximum(0, fnp.floor(fnp.log2(fnp.maximum(norm1 / maxnorm, 1.0))))
     A = A / (2 ** s).astype(dtype)
     idx = fnp.digitize(norm1, np.array(conds, dtype))
     U, V = switch(idx, [lambda x, m=m: _pade(m, x) for m in degrees], A)
