@@ -211,3 +211,69 @@ _row("qr_wide", lambda a: tuple(fnp.linalg.qr(a)), lambda a: tuple(np.linalg.qr(
 _row("qr_complete", lambda a: tuple(fnp.linalg.qr(a, mode="complete")),
      lambda a: tuple(np.linalg.qr(a, mode="complete")), CSPECTRAL(4, 2),
      lambda a: tuple(_jnp().linalg.qr(a, mode="complete")), rtol=1e-5)
+
+
+# --- complex cholesky, triangular solves, LU and what is built on them --------
+
+def HPD(n):
+    """A Hermitian positive definite n x n matrix (eigenvalues in [1, 3])."""
+    def gen(rng, dtype):
+        w = np.linspace(1.0, 3.0, n) + rng.uniform(0, 0.1, n)
+        v = _unitary(rng, n)
+        return ((v * w) @ v.conj().T).astype(dtype),
+    return gen
+
+
+def _fsl():
+    import funcad.scipy.linalg as fsl
+    return fsl
+
+
+def _jsl():
+    import jax.scipy.linalg as jsl
+    return jsl
+
+
+def _and_rhs(gen, shape):
+    def g(rng, dtype):
+        b = rng.uniform(-1, 1, shape) + 1j * rng.uniform(-1, 1, shape)
+        return gen(rng, dtype) + (b.astype(dtype),)
+    return g
+
+
+def _tri(n, lower):
+    def gen(rng, dtype):
+        a = CSPECTRAL(n, n)(rng, dtype)[0] + 2 * np.eye(n)
+        return ((np.tril(a) if lower else np.triu(a)).astype(dtype),)
+    return gen
+
+
+_row("cholesky", fnp.linalg.cholesky, lambda a: np.linalg.cholesky(_herm(a)), HPD(3),
+     lambda a: _jnp().linalg.cholesky(a))
+_row("cholesky_upper", lambda a: fnp.linalg.cholesky(a, upper=True),
+     lambda a: np.linalg.cholesky(_herm(a)).conj().T, HPD(3), lambda a: _jnp().linalg.cholesky(a, upper=True))
+_row("solve", fnp.linalg.solve, np.linalg.solve, _and_rhs(CSPECTRAL(3, 3), (3, 2)),
+     lambda a, b: _jnp().linalg.solve(a, b))
+_row("inv", fnp.linalg.inv, np.linalg.inv, CSPECTRAL(3, 3), lambda a: _jnp().linalg.inv(a))
+_row("det", fnp.linalg.det, np.linalg.det, CSPECTRAL(3, 3), lambda a: _jnp().linalg.det(a))
+_row("slogdet", lambda a: tuple(fnp.linalg.slogdet(a)), lambda a: tuple(np.linalg.slogdet(a)),
+     CSPECTRAL(3, 3), lambda a: tuple(_jnp().linalg.slogdet(a)))
+for _lower, _trans in ((True, 0), (False, 1), (True, 2), (False, "C")):
+    _row(f"solve_triangular_{'l' if _lower else 'u'}{_trans}",
+         (lambda lo, tr: lambda a, b: _fsl().solve_triangular(a, b, trans=tr, lower=lo))(_lower, _trans),
+         (lambda lo, tr: lambda a, b: scipy.linalg.solve_triangular(a, b, trans=tr, lower=lo))(_lower, _trans),
+         _and_rhs(_tri(3, _lower), (3, 2)),
+         (lambda lo, tr: lambda a, b: _jsl().solve_triangular(a, b, trans=tr, lower=lo))(_lower, _trans))
+# cho_factor reads one triangle without symmetrizing (as SciPy's and JAX's): the
+# rows pass it a Hermitian matrix, so that its derivative is the one defined.
+for _lower in (False, True):
+    _row(f"cho_solve_{'lower' if _lower else 'upper'}",
+         (lambda lo: lambda a, b: _fsl().cho_solve(_fsl().cho_factor(_herm(a), lower=lo), b))(_lower),
+         (lambda lo: lambda a, b: scipy.linalg.cho_solve(scipy.linalg.cho_factor(_herm(a), lower=lo), b))(_lower),
+         _and_rhs(HPD(3), (3, 2)),
+         (lambda lo: lambda a, b: _jsl().cho_solve(_jsl().cho_factor(_herm(a), lower=lo), b))(_lower))
+_row("lu_factor", lambda a: _fsl().lu_factor(a)[0], lambda a: scipy.linalg.lu_factor(a)[0],
+     CSPECTRAL(3, 3), lambda a: _jsl().lu_factor(a)[0])
+_row("lu_solve", lambda a, b: _fsl().lu_solve(_fsl().lu_factor(a), b),
+     lambda a, b: scipy.linalg.lu_solve(scipy.linalg.lu_factor(a), b), _and_rhs(CSPECTRAL(3, 3), (3, 2)),
+     lambda a, b: _jsl().lu_solve(_jsl().lu_factor(a), b))

@@ -89,7 +89,8 @@ def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bo
     a = _square("cholesky", a)
     if lower:
         return T.cholesky(a)
-    return fnp.linalg.matrix_transpose(T.cholesky(fnp.linalg.matrix_transpose(a)))
+    # U = Lᴴ for the lower factor L of aᴴ (whose lower triangle is a's upper one).
+    return fnp.conj(fnp.linalg.matrix_transpose(T.cholesky(fnp.conj(fnp.linalg.matrix_transpose(a)))))
 
 
 def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -114,8 +115,9 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
     c, lower = c_and_lower
     c, b, vector = _as_matrix_rhs("cho_solve", _square("cho_solve", c), b)
     lower = bool(lower)
-    y = T.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
-    x = T.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    # a = L Lᴴ (or Uᴴ U): the transposed solve conjugates too.
+    y = T.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower, conjugate_a=not lower)
+    x = T.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower)
     return x[..., 0] if vector else x
 
 
