@@ -72,17 +72,22 @@ def _np_eig_all(a):
 
 
 def _jax_eig_all(a):
+    _need_eigvec_flag()
     return tuple(_jlla().eig(a, enable_eigvec_derivs=True))
+
+
+def _need_eigvec_flag():
+    import inspect
+    import pytest
+    if "enable_eigvec_derivs" not in inspect.signature(_jlla().eig).parameters:
+        pytest.skip("this JAX has no enable_eigvec_derivs: no eigenvector derivatives to compare")
 
 
 def _jax_eigvals(a):
     """JAX's eigenvalues, differentiable beyond first order: JAX's eigenvalue jvp
     calls eig again, which has second derivatives only with enable_eigvec_derivs
     (funcad's eigvals has them always)."""
-    import inspect
-    import pytest
-    if "enable_eigvec_derivs" not in inspect.signature(_jlla().eig).parameters:
-        pytest.skip("this JAX has no enable_eigvec_derivs: no second derivatives of eigenvalues to compare")
+    _need_eigvec_flag()
     return _jlla().eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False,
                        enable_eigvec_derivs=True)[0]
 
@@ -204,13 +209,23 @@ _row("lstsq", lambda a, b: fnp.linalg.lstsq(a, b)[0], lambda a, b: np.linalg.lst
      lambda a, b: _jnp().linalg.lstsq(a, b)[0], rtol=1e-4)
 _row("norm_nuc", lambda a: fnp.linalg.norm(a, "nuc"), lambda a: np.linalg.norm(a, "nuc"), CSPECTRAL(3, 2),
      lambda a: _jnp().linalg.norm(a, "nuc"))
+def _jax_qr(mode):
+    """JAX's qr; the oldest supported JAX has no wide or complete QR derivative."""
+    def f(a):
+        import pytest
+        try:
+            return tuple(_jnp().linalg.qr(a, mode=mode))
+        except NotImplementedError as e:
+            pytest.skip(f"this JAX has no oracle here: {e}")
+    return f
+
+
 _row("qr_tall", lambda a: tuple(fnp.linalg.qr(a)), lambda a: tuple(np.linalg.qr(a)), CSPECTRAL(4, 3),
-     lambda a: tuple(_jnp().linalg.qr(a)), rtol=1e-5)
+     _jax_qr("reduced"), rtol=1e-5)
 _row("qr_wide", lambda a: tuple(fnp.linalg.qr(a)), lambda a: tuple(np.linalg.qr(a)), CSPECTRAL(2, 3),
-     lambda a: tuple(_jnp().linalg.qr(a)), rtol=1e-5)
+     _jax_qr("reduced"), rtol=1e-5)
 _row("qr_complete", lambda a: tuple(fnp.linalg.qr(a, mode="complete")),
-     lambda a: tuple(np.linalg.qr(a, mode="complete")), CSPECTRAL(4, 2),
-     lambda a: tuple(_jnp().linalg.qr(a, mode="complete")), rtol=1e-5)
+     lambda a: tuple(np.linalg.qr(a, mode="complete")), CSPECTRAL(4, 2), _jax_qr("complete"), rtol=1e-5)
 
 
 # --- complex cholesky, triangular solves, LU and what is built on them --------
