@@ -138,7 +138,7 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     k = min(m, n)
     dtype = aval_of(a).dtype
     packed, _, perm = T.lu(a)
-    p = fnp.equal(perm[..., None, :], np.arange(m, dtype=np.int32)[:, None]).astype(dtype)
+    p = fnp.equal(perm[..., None, :], np.arange(m, dtype=np.int32)[:, None]).astype(np.finfo(dtype).dtype)  # real, as JAX
     l = fnp.tril(packed, -1)[..., :, :k] + np.eye(m, k, dtype=dtype)
     u = fnp.triu(packed)[..., :k, :]
     if permute_l:
