@@ -311,9 +311,9 @@ def test_errors_name_the_problem():
         L.qr(np.eye(2), "economic")
     with pytest.raises(FuncadValueError, match="UPLO"):
         L.eigh(np.eye(2), UPLO="X")
-    with pytest.raises(FuncadTypeError, match="float32 or float64"):
+    with pytest.raises(FuncadTypeError, match="float32, float64, complex64 or complex128"):
         lla.svd(np.eye(2, dtype=np.int32))
-    with pytest.raises(FuncadTypeError, match="float32 or float64"):
+    with pytest.raises(FuncadTypeError, match="float32, float64, complex64 or complex128"):
         lla.qr(np.eye(2, dtype=np.float16))
     with pytest.raises(FuncadValueError, match="only one of rtol and rcond"):
         L.pinv(np.eye(2), rtol=1e-3, rcond=1e-3)

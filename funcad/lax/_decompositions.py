@@ -12,11 +12,11 @@ from ..primitives import decompositions as _D
 from ..primitives import elementwise as _E
 from ..primitives.structural import slice as _slice
 
-__all__ = ["eigh", "svd", "qr", "geqrf", "householder_product"]
+__all__ = ["eig", "eigh", "svd", "qr", "geqrf", "householder_product"]
 
 
 def _symmetrize(x):
-    return _E.div(_E.add(x, _D.mT(x)), _E.convert_element_type(2, _aval_of(x).dtype))
+    return _E.div(_E.add(x, _D.H(x)), _E.convert_element_type(2, _aval_of(x).dtype))
 
 
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,
@@ -105,3 +105,24 @@ def householder_product(a, taus):
     True
     """
     return _D.householder_product(a, taus)
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False):
+    """Eigendecomposition of general square matrices `[..., n, n]`: the list
+    `[w, vl, vr]` (the eigenvectors only where asked for), all complex, with
+    `x @ vr == vr * w` and `vl^H @ x == w[:, None] * vl^H`. Each eigenvector has
+    unit norm and its largest component real (LAPACK's geev); eigenvalues come
+    in geev's order (not sorted).
+
+    Eigenvalues are differentiable; eigenvectors only with
+    `enable_eigvec_derivs=True`, valid where eigenvalues are distinct (as JAX).
+
+    >>> import numpy as np, funcad.lax as lax
+    >>> w, vr = lax.linalg.eig(np.array([[0.0, 1.0], [-1.0, 0.0]]), compute_left_eigenvectors=False)
+    >>> w.tolist()
+    [1j, -1j]
+    """
+    from ..primitives import eig as _eig
+    return list(_eig.eig(x, compute_left_eigenvectors, compute_right_eigenvectors,
+                         enable_eigvec_derivs))

@@ -20,7 +20,7 @@ def _arr(x):
 def cholesky(x, *, symmetrize_input: bool = True):
     """The lower Cholesky factor L (x = L Lᵀ) of each matrix of a stack.
 
-    With `symmetrize_input` the factor is that of (x + xᵀ)/2, so the function
+    With `symmetrize_input` the factor is that of (x + xᴴ)/2, so the function
     (and its derivative) is defined for any square input; otherwise only the
     lower triangle is read. A matrix that is not positive definite gives NaNs.
 
@@ -30,7 +30,8 @@ def cholesky(x, *, symmetrize_input: bool = True):
     """
     x = _arr(x)
     if symmetrize_input:
-        x = _T.mul(_T.add(x, _T.mT(x)), _T.const(x, 0.5)) if _aval_of(x).ndim >= 2 else x
+        # (x + xᴴ)/2: Hermitian for complex input, as JAX.
+        x = _T.mul(_T.add(x, _H(x)), _T.const(x, 0.5)) if _aval_of(x).ndim >= 2 else x
     return _checked(_T.cholesky)(x)
 
 
@@ -101,6 +102,6 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 
 # The eigen, singular value and QR decompositions (funcad/primitives/decompositions.py).
-from ._decompositions import eigh, geqrf, householder_product, qr, svd  # noqa: E402
+from ._decompositions import eig, eigh, geqrf, householder_product, qr, svd  # noqa: E402
 
-__all__ += ["eigh", "geqrf", "householder_product", "qr", "svd"]
+__all__ += ["eig", "eigh", "geqrf", "householder_product", "qr", "svd"]

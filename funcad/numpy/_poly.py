@@ -13,7 +13,8 @@ from ._indexing import _IndexUpdateHelper as _at  # eager results are ndarrays, 
 from ._manip import trim_zeros
 from ._shape import concatenate
 
-__all__ = ["poly", "polyadd", "polysub", "polymul", "polyder", "polyint", "polyval", "polydiv"]
+__all__ = ["poly", "polyadd", "polysub", "polymul", "polyder", "polyint", "polyval", "polydiv",
+           "polyfit", "roots"]
 
 
 def _coeffs(name, *ps, inexact=False):
@@ -176,3 +177,120 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
     if trim_leading_zeros:
         r = trim_zeros(r, "f")
     return q, r
+
+
+# ------------------------------------------------------- roots, polyfit ----
+
+def _companion_roots(p):
+    """The eigenvalues of p's companion matrix (p[0] != 0): its roots."""
+    from .linalg import eigvals
+    n = p.shape[0]
+    if n < 2:
+        return zeros((0,), np.result_type(p.dtype, np.complex64))
+    first = (-p[1:] / p[0])[None]
+    return eigvals(concatenate([first, np.eye(n - 2, n - 1, dtype=p.dtype)]))
+
+
+def roots(p, *, strip_zeros: bool = True):
+    """The roots of a polynomial (highest power first), as eigenvalues of its
+    companion matrix: always complex, in LAPACK's order (as JAX).
+
+    With `strip_zeros` (the default) leading zero coefficients are dropped,
+    which needs concrete values; under jit pass `strip_zeros=False`: then each
+    leading zero gives a NaN root at the end of a fixed-length result.
+    Trailing zeros give zero roots (computed, not appended as NumPy does).
+
+    >>> np.round(roots([1.0, -3.0, 2.0]).real, 6).tolist()
+    [2.0, 1.0]
+    """
+    from ..core.errors import ConcretizationError
+    from ..core.trace import Tracer
+    from . import all as all_, argmin, argsort, take, where
+    p = asarray(to_inexact(p))
+    p = p.reshape(1) if p.ndim == 0 else p
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    n = p.shape[0]
+    if n < 2:
+        return zeros((0,), np.result_type(p.dtype, np.complex64))
+    lead = where(all_(p == 0), n, argmin(p == 0))
+    if strip_zeros:
+        try:
+            lead = int(lead.concrete() if isinstance(lead, Tracer) else lead)
+        except ConcretizationError:
+            raise ConcretizationError(
+                "roots: stripping leading zeros (strip_zeros=True) makes the number of roots depend on "
+                "the values of p; under jit or vmap pass strip_zeros=False, and leading zeros then "
+                "give NaN roots at the end") from None
+        return _companion_roots(p[lead:])
+    # Fixed length: an all-zero p becomes [1, 1, ...] (no LAPACK failure); the
+    # leading zeros are rolled to the end, their (zero) roots sorted last and set to NaN.
+    p = where(lead == n, np.ones((), p.dtype), p)
+    r = _companion_roots(take(p, (arange(n) + lead) % n))
+    key = (r == 0).astype(np.int64) * n + arange(n - 1)
+    r = take(r, argsort(key))
+    return where(arange(n - 1) < n - 1 - lead, r, np.array(complex(np.nan, np.nan), r.dtype))
+
+
+def polyfit(x, y, deg: int, rcond: float | None = None, full: bool = False, w=None,
+            cov: bool | str = False):
+    """Least-squares polynomial fit of degree `deg` (coefficients highest power
+    first), as numpy.polyfit, by JAX's algorithm: a Vandermonde matrix with
+    columns scaled to unit norm, solved with lstsq. `y` may be 2-D (one fit
+    per column); `w` weights the residuals; `full=True` also returns
+    (residuals, rank, singular values, rcond); `cov=True` (or "unscaled") the
+    covariance matrix of the coefficients.
+
+    >>> np.round(polyfit([0.0, 1.0, 2.0, 3.0], [1.0, 3.0, 5.0, 7.0], 1), 6).tolist()
+    [2.0, 1.0]
+    """
+    from . import finfo, outer, sqrt, vander
+    from .linalg import inv, lstsq
+    try:
+        deg = operator.index(deg)
+    except TypeError:
+        raise FuncadTypeError(f"polyfit: deg must be a Python int, got {deg!r:.40}") from None
+    x, y = asarray(x), asarray(y)
+    order = deg + 1
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.shape[0] == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = x.shape[0] * float(finfo(to_inexact(x).dtype).eps)
+    rcond = float(rcond)
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        w = asarray(to_inexact(w))
+        if w.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs = lhs * w[:, None]
+        rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
+    # Unit-norm columns improve the condition number of the Vandermonde matrix.
+    scale = sqrt((lhs * lhs).sum(axis=0))
+    lhs = lhs / scale[None, :]
+    c, resids, rank, s = lstsq(lhs, rhs, rcond)
+    c = (c.T / scale[None, :]).T if c.ndim > 1 else c / scale
+    if full:
+        return c, resids, rank, s, asarray(rcond)
+    if not cov:
+        return c
+    vbase = inv(lhs.T @ lhs) / outer(scale, scale)
+    if cov == "unscaled":
+        fac = asarray(1.0)
+    else:
+        if x.shape[0] <= order:
+            raise ValueError("the number of data points must exceed order to scale the covariance matrix")
+        fac = resids / (x.shape[0] - order)
+    fac = fac.reshape(-1) if fac.ndim == 0 else fac
+    if y.ndim == 1:
+        return c, vbase * fac[None]
+    return c, vbase[:, :, None] * fac[None, None, :]

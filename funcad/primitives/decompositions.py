@@ -45,11 +45,34 @@ from .triangular import lu, mm, mT, triangular_solve
 # ----------------------------------------------------------------- helpers ----
 
 
+_INEXACT = tuple(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
+
 def _check_matrix(name, x, square=False):
-    if x.ndim < 2 or x.dtype not in (np.float32, np.float64) or (square and x.shape[-1] != x.shape[-2]):
+    if x.ndim < 2 or x.dtype not in _INEXACT or (square and x.shape[-1] != x.shape[-2]):
         what = "square matrices [..., n, n]" if square else "matrices [..., m, n]"
-        raise FuncadTypeError(f"{name} got {x.str_short()}: it takes a stack of float32 or float64 "
-                              f"{what}; convert with .astype(np.float64){' or pass a square matrix' if square else ''}")
+        raise FuncadTypeError(f"{name} got {x.str_short()}: it takes a stack of float32, float64, complex64 "
+                              f"or complex128 {what}; convert with .astype(np.float64)"
+                              f"{' or pass a square matrix' if square else ''}")
+
+
+def _real_dtype(dtype):
+    """float32 for complex64, float64 for complex128, a real dtype itself."""
+    return E._REAL_OF.get(np.dtype(dtype), np.dtype(dtype))
+
+
+def H(x):
+    """The conjugate transpose of a stack (the transpose where x is real)."""
+    return mT(E.conj(x)) if dtype_of(x).kind == "c" else mT(x)
+
+
+def _like(x, y):
+    """Real x converted to y's (complex) dtype; x itself where the dtypes agree."""
+    return x if dtype_of(x) == dtype_of(y) else E.convert_element_type(x, dtype_of(y))
+
+
+def _re(x):
+    return E.real(x) if dtype_of(x).kind == "c" else x
 
 
 def _diag(x):
@@ -98,7 +121,7 @@ def _per_matrix(x, fn, outs):
     for idx in np.ndindex(batch):
         vals, info = fn(x[idx])
         for r, v in zip(res, vals):
-            r[idx] = np.nan if info != 0 else v
+            r[idx] = _NAN[r.dtype.kind] if info != 0 else v
     return res
 
 
@@ -117,12 +140,16 @@ def _lower_fun(fun):
     return rule
 
 
+# A failed kernel's results, as JAX shows them: NaN in both parts of a complex.
+_NAN = {"f": np.nan, "c": complex(np.nan, np.nan)}
+
+
 def _nan_if_failed(ctx, info, x):
     """x where LAPACK's info is 0, NaN where the kernel failed on that matrix."""
     batch = info.aval.shape
     ok = compare(ctx, info, ctx.full(0, np.int32, batch), "EQ")
     ok = broadcast(ctx, ok, x.aval.shape, range(len(batch)))
-    return select(ctx, ok, x, ctx.full(np.nan, x.aval.dtype, x.aval.shape))
+    return select(ctx, ok, x, ctx.full(_NAN[x.aval.dtype.kind], x.aval.dtype, x.aval.shape))
 
 
 def _no_derivative(name, why):
@@ -135,7 +162,7 @@ def _no_derivative(name, why):
 
 def _eigh_aval(x, *, lower, sort_eigenvalues):
     _check_matrix("eigh", x, square=True)
-    return [ShapedArray(x.shape, x.dtype), ShapedArray(x.shape[:-1], x.dtype)]
+    return [ShapedArray(x.shape, x.dtype), ShapedArray(x.shape[:-1], _real_dtype(x.dtype))]
 
 
 def _eigh_impl(x, *, lower, sort_eigenvalues):
@@ -143,12 +170,13 @@ def _eigh_impl(x, *, lower, sort_eigenvalues):
     # eagerly and under jit (NumPy's own LAPACK build may flip some in float32).
     x = np.asarray(x)
     n = x.shape[-1]
-    syevd = _lapack("syevd", x.dtype)
+    evd = _lapack("heevd" if x.dtype.kind == "c" else "syevd", x.dtype)
+    wdt = _real_dtype(x.dtype)
 
     def one(a):
-        w, v, info = syevd(a, compute_v=1, lower=int(lower))
+        w, v, info = evd(a, compute_v=1, lower=int(lower))
         return (v, w), info
-    return _per_matrix(x, one, [((n, n), x.dtype), ((n,), x.dtype)]) if n else [x.copy(), np.zeros(x.shape[:-1], x.dtype)]
+    return _per_matrix(x, one, [((n, n), x.dtype), ((n,), wdt)]) if n else [x.copy(), np.zeros(x.shape[:-1], wdt)]
 
 
 eigh_p = new_primitive("eigh", _eigh_impl, _eigh_aval, multiple_results=True)
@@ -161,13 +189,16 @@ def eigh(x, lower: bool = True, sort_eigenvalues: bool = True):
 
 
 def _symmetric_completion(t, lower):
-    """The symmetric matrix whose `lower` (or upper) triangle is t's: the
-    tangent the one-triangle primitive sees."""
+    """The symmetric (Hermitian) matrix whose strict `lower` (or upper) triangle
+    is t's, with t's (real part of the) diagonal: the tangent the one-triangle
+    primitive sees (LAPACK ignores a Hermitian diagonal's imaginary part)."""
     n = shape_of(t)[-1]
     dt = dtype_of(t)
     strict = E.mul(t, _tri_mask(n, n, -1 if lower else 1, dt, lower))
     diag = E.mul(t, np.eye(n, dtype=dt))
-    return E.add(E.add(strict, mT(strict)), diag)
+    if dt.kind == "c":
+        diag = _like(E.real(diag), diag)
+    return E.add(E.add(strict, H(strict)), diag)
 
 
 def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues):
@@ -179,10 +210,11 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues):
     eye = np.eye(n, dtype=dtype_of(a))
     a_dot = _symmetric_completion(a_dot, lower)
     # F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (inf where eigenvalues tie).
-    f = E.sub(E.div(const(a, 1), E.add(E.sub(_row(w), _col(w)), eye)), eye)
-    vt_adot_v = mm(mm(mT(v), a_dot), v)
-    dv = mm(v, E.mul(f, vt_adot_v))
-    dw = _diag(vt_adot_v)
+    wc = _like(w, a)
+    f = E.sub(E.div(const(a, 1), E.add(E.sub(_row(wc), _col(wc)), eye)), eye)
+    vh_adot_v = mm(mm(H(v), a_dot), v)
+    dv = mm(v, E.mul(f, vh_adot_v))
+    dw = _re(_diag(vh_adot_v))
     return [v, w], [dv, dw]
 
 
@@ -192,7 +224,7 @@ def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues):
     if x.aval.shape[-1] == 0:
         return [ctx.full(0, v_aval.dtype, v_aval.shape), ctx.full(0, w_aval.dtype, w_aval.shape)]
     v, w, info = lapack.ffi_call(
-        ctx, lapack.lapack_target("syevd", x.aval.dtype), [x],
+        ctx, lapack.lapack_target("heevd" if x.aval.dtype.kind == "c" else "syevd", x.aval.dtype), [x],
         [v_aval, w_aval, ShapedArray(batch, np.int32)],
         attrs={"mode": lapack.char("V"), "uplo": lapack.char("L" if lower else "U")}, aliases={0: 0})
     return [_nan_if_failed(ctx, info, v), _nan_if_failed(ctx, info, w)]
@@ -215,7 +247,7 @@ def _svd_shapes(shape, full_matrices):
 def _svd_aval(x, *, full_matrices, compute_uv):
     _check_matrix("svd", x)
     s, u, vt = _svd_shapes(x.shape, full_matrices)
-    outs = [ShapedArray(s, x.dtype)]
+    outs = [ShapedArray(s, _real_dtype(x.dtype))]
     if compute_uv:
         outs += [ShapedArray(u, x.dtype), ShapedArray(vt, x.dtype)]
     return outs
@@ -234,7 +266,7 @@ def _svd_impl(x, *, full_matrices, compute_uv):
     def one(a):
         u, s, vt, info = gesdd(a, compute_uv=int(compute_uv), full_matrices=int(full_matrices))
         return ((s, u, vt) if compute_uv else (s,)), info
-    outs = [(s_sh[-1:], x.dtype)] + ([(u_sh, x.dtype), (vt_sh, x.dtype)] if compute_uv else [])
+    outs = [(s_sh[-1:], _real_dtype(x.dtype))] + ([(u_sh, x.dtype), (vt_sh, x.dtype)] if compute_uv else [])
     return _per_matrix(x, one, outs)
 
 
@@ -258,31 +290,34 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     if da is None:
         return outs, [None] * len(outs)
     s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True) if not (compute_uv and m == n) else outs
-    ut, v = mT(u), mT(vt)
+    ut, v = H(u), H(vt)
     ds_mat = mm(mm(ut, da), v)
-    ds = _diag(ds_mat)
+    ds = _re(_diag(ds_mat))
     if not compute_uv:
         return outs, [ds]
+    # JAX's rule; for complex input u and v get conjugate transposes, and the
+    # phase freedom of each singular pair is fixed by du_dv_diag, as in JAX.
     k = min(m, n)
     eye = np.eye(k, dtype=dtype_of(a))
-    s_row = _row(s)
-    s_col = _col(s)
+    sc = _like(s, a)
+    s_row = _row(sc)
+    s_col = _col(sc)
     s_diffs = E.mul(E.add(s_row, s_col), E.sub(s_row, s_col))
     f = E.sub(E.div(const(a, 1), E.add(s_diffs, eye)), eye)
     dss = E.mul(s_row, ds_mat)
     sds = E.mul(s_col, ds_mat)
     zero = E.convert_element_type(E.eq(s, const(s, 0)), dtype_of(a))
-    s_inv = E.sub(E.div(const(a, 1), E.add(s, zero)), zero)
-    du_dv_diag = E.mul(E.mul(const(a, 0.5), E.sub(ds_mat, mT(ds_mat))), E.mul(_row(s_inv), eye))
-    du = mm(u, E.add(E.mul(f, E.add(dss, mT(dss))), du_dv_diag))
-    dv = mm(v, E.mul(f, E.add(sds, mT(sds))))
+    s_inv = E.sub(E.div(const(a, 1), E.add(sc, zero)), zero)
+    du_dv_diag = E.mul(E.mul(const(a, 0.5), E.sub(ds_mat, H(ds_mat))), E.mul(_row(s_inv), eye))
+    du = mm(u, E.add(E.mul(f, E.add(dss, H(dss))), du_dv_diag))
+    dv = mm(v, E.mul(f, E.add(sds, H(sds))))
     if m > n:
         dav = mm(da, v)
         du = E.add(du, E.div(E.sub(dav, mm(u, mm(ut, dav))), s_row))
     if n > m:
-        dahu = mm(mT(da), u)
+        dahu = mm(H(da), u)
         dv = E.add(dv, E.div(E.sub(dahu, mm(v, mm(vt, dahu))), s_row))
-    return outs, [ds, du, mT(dv)]
+    return outs, [ds, du, H(dv)]
 
 
 def _eye_hlo(ctx, dtype, shape):
@@ -299,12 +334,12 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
     s_shape, u_shape, vt_shape = _svd_shapes(x.aval.shape, full_matrices)
     dt = x.aval.dtype
     if m == 0 or n == 0:  # NumPy's answer: no singular values, identity bases where square
-        s = ctx.full(0, dt, s_shape)
+        s = ctx.full(0, _real_dtype(dt), s_shape)
         if not compute_uv:
             return [s]
         return [s, _eye_hlo(ctx, dt, u_shape), _eye_hlo(ctx, dt, vt_shape)]
     mode = "N" if not compute_uv else ("A" if full_matrices else "S")
-    avals = [x.aval, ShapedArray(s_shape, dt), ShapedArray(u_shape, dt), ShapedArray(vt_shape, dt),
+    avals = [x.aval, ShapedArray(s_shape, _real_dtype(dt)), ShapedArray(u_shape, dt), ShapedArray(vt_shape, dt),
              ShapedArray(batch, np.int32)]
     _, s, u, vt, info = lapack.ffi_call(ctx, lapack.lapack_target("gesdd", dt), [x], avals,
                                         attrs={"mode": lapack.char(mode)}, aliases={0: 0})
@@ -373,6 +408,10 @@ _GEQRF_HELPER = '''def _geqrf(x):
 defpython(geqrf_p, "_geqrf({0})", _GEQRF_HELPER)
 
 
+# LAPACK's Q from Householder reflectors: orgqr for real, ungqr for complex matrices.
+_ORGQR = {"f": "orgqr", "c": "ungqr"}
+
+
 def _hh_aval(a, taus):
     _check_matrix("householder_product", a)
     m, n = a.shape[-2:]
@@ -387,7 +426,7 @@ def _hh_impl(a, taus):
     out = np.empty_like(a)
     if 0 in a.shape[-2:]:
         return out
-    orgqr = _lapack("orgqr", a.dtype)
+    orgqr = _lapack(_ORGQR[a.dtype.kind], a.dtype)
     for idx in np.ndindex(a.shape[:-2]):
         out[idx] = orgqr(a[idx], taus[idx])[0]
     return out
@@ -405,7 +444,7 @@ def householder_product(a, taus):
 def _hh_lowering(ctx, a, taus):
     if 0 in a.aval.shape[-2:]:
         return a
-    return lapack.ffi_call(ctx, lapack.lapack_target("orgqr", a.aval.dtype), [a, taus], [a.aval],
+    return lapack.ffi_call(ctx, lapack.lapack_target(_ORGQR[a.aval.dtype.kind], a.aval.dtype), [a, taus], [a.aval],
                            aliases={0: 0})[0]
 
 
@@ -416,7 +455,7 @@ lowering_rules[householder_product_p] = _hh_lowering
 _HH_HELPER = '''def _householder_product(a, taus):
     import scipy.linalg.lapack as sl
     out = np.empty_like(a)
-    f = sl.get_lapack_funcs("orgqr", dtype=a.dtype)
+    f = sl.get_lapack_funcs("ungqr" if a.dtype.kind == "c" else "orgqr", dtype=a.dtype)
     for i in np.ndindex(a.shape[:-2]):
         out[i] = f(a[i], taus[i])[0]
     return out
@@ -440,7 +479,7 @@ def _qr_impl(x, *, full_matrices):
         q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
         return [q, r]
     k = m if full_matrices else min(m, n)
-    geqrf, orgqr = _lapack("geqrf", x.dtype), _lapack("orgqr", x.dtype)
+    geqrf, orgqr = _lapack("geqrf", x.dtype), _lapack(_ORGQR[x.dtype.kind], x.dtype)
 
     def one(a):  # as the lowering: geqrf, then orgqr on the reflectors (padded to m columns)
         h, tau, _, info = geqrf(a)
@@ -491,9 +530,11 @@ def _thin_qr_jvp(q, r, dx):
     """dq, dr of a thin QR (q [..., m, n], r [..., n, n])."""
     n = shape_of(r)[-1]
     dx_rinv = triangular_solve(r, dx, left_side=False, lower=False)
-    qt_dx_rinv = mm(mT(q), dx_rinv)
+    qt_dx_rinv = mm(H(q), dx_rinv)
     low = E.mul(qt_dx_rinv, _tri_mask(n, n, -1, dtype_of(q)))
-    do = E.sub(low, mT(low))  # skew-symmetric
+    do = E.sub(low, H(low))  # skew-Hermitian
+    if dtype_of(q).kind == "c":  # r's real diagonal leaves do's diagonal the imaginary part of qt_dx_rinv's
+        do = E.add(do, E.mul(np.eye(n, dtype=dtype_of(q)), E.sub(qt_dx_rinv, _like(E.real(qt_dx_rinv), q))))
     dq = E.add(mm(q, E.sub(do, qt_dx_rinv)), dx_rinv)
     dr = mm(E.sub(qt_dx_rinv, do), r)
     return dq, dr
@@ -508,7 +549,7 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     if m < n:
         # x = [x1 x2] with x1 square: x1 = q r1 and r2 = q^T x2.
         dq, dr1 = _thin_qr_jvp(q, _slice_last2(r, (0, m), (0, m)), _slice_last2(dx, (0, m), (0, m)))
-        dr2 = E.add(mm(mT(dq), _slice_last2(x, (0, m), (m, n))), mm(mT(q), _slice_last2(dx, (0, m), (m, n))))
+        dr2 = E.add(mm(H(dq), _slice_last2(x, (0, m), (m, n))), mm(H(q), _slice_last2(dx, (0, m), (m, n))))
         return [q, r], [dq, concatenate([dr1, dr2], len(b) + 1)]
     q_mn = _slice_last2(q, (0, m), (0, n)) if full_matrices else q
     r_nn = _slice_last2(r, (0, n), (0, n)) if full_matrices else r
@@ -516,13 +557,13 @@ def _qr_jvp(primals, tangents, *, full_matrices):
     if not full_matrices or m == n:
         return [q, r], [dq_mn, dr_nn]
     # The completed columns q_mp move with q_mn (arXiv:2409.13374, eqs. 32-33):
-    # z = q_pn (q_nn - I)^-1, dq_mp = dq_mn z^T - (q_mn + q_mp z)(dq_pn - z dq_nn)^T.
+    # z = q_pn (q_nn - I)^-1, dq_mp = dq_mn z^H - (q_mn + q_mp z)(dq_pn - z dq_nn)^H.
     q_nn, q_pn = _slice_last2(q_mn, (0, n), (0, n)), _slice_last2(q_mn, (n, m), (0, n))
     q_mp = _slice_last2(q, (0, m), (n, m))
     dq_nn, dq_pn = _slice_last2(dq_mn, (0, n), (0, n)), _slice_last2(dq_mn, (n, m), (0, n))
-    z_t = _lu_solve(mT(E.sub(q_nn, np.eye(n, dtype=dtype_of(x)))), mT(q_pn))
-    z = mT(z_t)
-    dq_mp = E.sub(mm(dq_mn, z_t), mm(E.add(q_mn, mm(q_mp, z)), mT(E.sub(dq_pn, mm(z, dq_nn)))))
+    z_h = _lu_solve(H(E.sub(q_nn, np.eye(n, dtype=dtype_of(x)))), H(q_pn))
+    z = H(z_h)
+    dq_mp = E.sub(mm(dq_mn, z_h), mm(E.add(q_mn, mm(q_mp, z)), H(E.sub(dq_pn, mm(z, dq_nn)))))
     zeros = broadcast_in_dim(np.zeros((), dtype_of(x)), tuple(b) + (m - n, n), ())
     return [q, r], [concatenate([dq_mn, dq_mp], len(b) + 1), concatenate([dr_nn, zeros], len(b))]
 

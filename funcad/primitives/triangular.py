@@ -19,9 +19,9 @@ from ..core.errors import MissingRuleError
 from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
 from ..lowering import lapack
 from ..lowering.stablehlo import binary, broadcast, compare, select
-from ._base import (defpython, is_undefined, new_primitive, shape_of, type_error,
+from ._base import (defpython, dtype_of, is_undefined, new_primitive, shape_of, type_error,
                     zeros_like)
-from .elementwise import add, const, eq, ge, le, mul, neg, select_n, sub
+from .elementwise import add, conj, const, eq, ge, le, mul, neg, select_n, sub
 from .indexing import take_along_axis
 from .linalg import dot_general
 from .structural import broadcast_in_dim, iota, moveaxis0, pad, slice as slice_, transpose
@@ -118,8 +118,8 @@ def _cholesky_jvp(primals, tangents):
     L = cholesky_p.bind(x)
     if t is None:
         return L, None
-    # Φ(L⁻¹ dA L⁻ᵀ): the lower triangle with half its diagonal; dA is taken symmetric.
-    tmp = triangular_solve(L, t, left_side=False, lower=True, transpose_a=True)
+    # Φ(L⁻¹ dA L⁻ᴴ): the lower triangle with half its diagonal; dA is taken symmetric (Hermitian).
+    tmp = triangular_solve(L, t, left_side=False, lower=True, transpose_a=True, conjugate_a=True)
     tmp = triangular_solve(L, tmp, left_side=True, lower=True)
     phi = sub(tril(tmp), mul(_half_diag(tmp), const(tmp, 0.5)))
     return L, mm(L, phi)
@@ -144,7 +144,14 @@ def _nan_unless_finite(ctx, x):
     aval = x.aval
     nd = len(aval.shape)
     batch = aval.shape[:-2]
-    finite = ctx.op1("stablehlo.is_finite", [x], ShapedArray(aval.shape, np.bool_))
+    flags = ShapedArray(aval.shape, np.bool_)
+    if aval.dtype.kind == "c":  # is_finite takes real operands: both parts finite
+        part = ShapedArray(aval.shape, np.finfo(aval.dtype).dtype)
+        finite = binary(ctx, "stablehlo.and",
+                        *[ctx.op1("stablehlo.is_finite", [ctx.op1(f"stablehlo.{p}", [x], part)], flags)
+                          for p in ("real", "imag")])
+    else:
+        finite = ctx.op1("stablehlo.is_finite", [x], flags)
     s = ShapedArray((), np.bool_)
     region = ctx.region([s, s], lambda c, u, v: [binary(c, "stablehlo.and", u, v)])
     ok = ctx.op1("stablehlo.reduce", [finite, ctx.constant(True, np.bool_)], ShapedArray(batch, np.bool_),
@@ -232,6 +239,8 @@ def _tsolve_jvp(primals, tangents, **params):
         da = _band(ta, k, params["lower"])
         if params["transpose_a"]:
             da = mT(da)
+        if params["conjugate_a"] and dtype_of(da).kind == "c":
+            da = conj(da)
         rhs = mm(da, x) if params["left_side"] else mm(x, da)
         dx = neg(triangular_solve_p.bind(a, rhs, **params))
         out = dx if out is None else add(out, dx)

@@ -18,8 +18,13 @@ from ...core.trace import bind_custom_jvp as _bind_custom_jvp
 from ...lax import _decompositions as _L
 from .._dtypes import asarray_or_tracer as _asarray_or_tracer, to_inexact as _to_inexact
 
-__all__ = ["EighResult", "QRResult", "SVDResult", "cond", "eigh", "eigvalsh", "lstsq", "matrix_norm", "matrix_rank", "norm", "pinv", "qr",
+__all__ = ["EigResult", "EighResult", "eig", "eigvals", "QRResult", "SVDResult", "cond", "eigh", "eigvalsh", "lstsq", "matrix_norm", "matrix_rank", "norm", "pinv", "qr",
     "svd", "svdvals", "vector_norm"]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -46,6 +51,15 @@ def _shape(x):
     return tuple(_aval_of(x).shape)
 
 
+def _H(x):
+    """The conjugate transpose of a stack of matrices (the transpose where real)."""
+    return _fnp.conj(_fnp.matrix_transpose(x))
+
+
+def _real_dtype(dt):
+    return _np.finfo(dt).dtype
+
+
 def _need_matrix(fn, x, square=False):
     s = _shape(x)
     if len(s) < 2 or (square and s[-1] != s[-2]):
@@ -54,6 +68,36 @@ def _need_matrix(fn, x, square=False):
 
 
 # ---------------------------------------------------------- decompositions ----
+
+def eig(a) -> EigResult:
+    """Eigenvalues and right eigenvectors of general square matrices, as
+    `numpy.linalg.eig` but always complex (as JAX: the dtype must not depend on
+    the values). Eigenvectors have unit norm, largest component real; only the
+    eigenvalues are differentiable (see funcad.lax.linalg.eig).
+
+    >>> import numpy as np, funcad.numpy as fnp
+    >>> w, v = fnp.linalg.eig(np.array([[2.0, 0.0], [0.0, 3.0]]))
+    >>> w.tolist()
+    [(2+0j), (3+0j)]
+    """
+    a = _inexact(a)
+    _need_matrix("eig", a, square=True)
+    w, v = _L.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+def eigvals(a):
+    """The eigenvalues of general square matrices, complex (as JAX), in LAPACK's
+    order (not sorted).
+
+    >>> import numpy as np, funcad.numpy as fnp
+    >>> fnp.linalg.eigvals(np.array([[0.0, -1.0], [1.0, 0.0]])).tolist()
+    [1j, -1j]
+    """
+    a = _inexact(a)
+    _need_matrix("eigvals", a, square=True)
+    return _L.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
+
 
 def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
     """Eigenvalues (ascending) and eigenvectors of symmetric matrices, as
@@ -114,7 +158,7 @@ def _hermitian_svd(a, compute_uv):
     s = _fnp.take_along_axis(s, order, axis=-1)
     sign = _fnp.take_along_axis(_fnp.where(w < 0, -1.0, 1.0).astype(s.dtype), order, axis=-1)
     u = _fnp.take_along_axis(v, order[..., None, :], axis=-1)
-    vh = _fnp.matrix_transpose(u * sign[..., None, :])
+    vh = _H(u * sign[..., None, :])
     return SVDResult(u, s, vh)
 
 
@@ -173,7 +217,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     dt = _aval_of(a).dtype
     if rtol is None:
         rtol = 10.0 * max(_shape(a)[-2:]) * _np.finfo(dt).eps
-    rtol = _fnp.asarray(rtol).astype(dt)
+    rtol = _fnp.asarray(rtol).astype(_real_dtype(dt))
     return _bind_custom_jvp(lambda a, r: [_pinv(a, r, hermitian)],
                             lambda p, t: _pinv_jvp(p, t, hermitian), [a, rtol])[0]
 
@@ -185,7 +229,7 @@ def _pinv(a, rtol, hermitian):
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
     cutoff = _fnp.expand_dims(rtol, -1) * s[..., 0:1]
     s = _fnp.where(s > cutoff, s, _np.inf)
-    return _fnp.matmul(_fnp.matrix_transpose(vh), _fnp.matrix_transpose(u) / s[..., :, None])
+    return _fnp.matmul(_H(vh), _H(u) / s[..., :, None])
 
 
 def _pinv_jvp(primals, tangents, hermitian):
@@ -195,8 +239,8 @@ def _pinv_jvp(primals, tangents, hermitian):
     if a_dot is None:
         return [p], [_fnp.zeros_like(p)]
     if hermitian:  # svd(hermitian=True) symmetrizes its input; so does the derivative
-        a, a_dot = (a + _fnp.matrix_transpose(a)) / 2, (a_dot + _fnp.matrix_transpose(a_dot)) / 2
-    T = _fnp.matrix_transpose
+        a, a_dot = (a + _H(a)) / 2, (a_dot + _H(a_dot)) / 2
+    T = _H
     m, n = _shape(a)[-2:]
     if m >= n:
         s = (p @ T(p)) @ T(a_dot)
@@ -235,7 +279,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     m, n = _shape(a)
     dt = _aval_of(a).dtype
     if m == 0 or n == 0:
-        s = _fnp.zeros((0,), dt)
+        s = _fnp.zeros((0,), _real_dtype(dt))
         rank = _fnp.asarray(0)
         x = _fnp.zeros((n,) + _shape(b)[1:], dt)
     else:
@@ -244,15 +288,15 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
         else:
             rcond = _fnp.where(_fnp.asarray(rcond) < 0, _np.finfo(dt).eps, rcond)
         u, s, vt = svd(a, full_matrices=False)
-        mask = (s > 0) & (s >= _fnp.asarray(rcond).astype(dt) * s[0])
+        mask = (s > 0) & (s >= _fnp.asarray(rcond).astype(_real_dtype(dt)) * s[0])
         rank = _fnp.sum(mask)
         safe_s = _fnp.where(mask, s, 1.0)
         s_inv = _fnp.where(mask, 1.0 / safe_s, 0.0)[:, None]
-        x = vt.T @ (s_inv * (u.T @ b))
+        x = _H(vt) @ (s_inv * (_H(u) @ b))
     if numpy_resid and (int(rank) < n or m <= n):
-        resid = _fnp.zeros((0,), dt)
+        resid = _fnp.zeros((0,), _real_dtype(dt))
     else:
-        resid = _fnp.sum((b - a @ x) ** 2, axis=0)
+        resid = _fnp.sum(_fnp.abs(b - a @ x) ** 2 if _np.dtype(dt).kind == "c" else (b - a @ x) ** 2, axis=0)
     if b1:
         x = _fnp.ravel(x)
     return x, resid, rank, s

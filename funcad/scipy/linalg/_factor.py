@@ -75,7 +75,8 @@ def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bo
     a = _square("cholesky", a)
     if lower:
         return T.cholesky(a)
-    return fnp.linalg.matrix_transpose(T.cholesky(fnp.linalg.matrix_transpose(a)))
+    # U = Lᴴ for the lower factor L of aᴴ (whose lower triangle is a's upper one).
+    return fnp.conj(fnp.linalg.matrix_transpose(T.cholesky(fnp.conj(fnp.linalg.matrix_transpose(a)))))
 
 
 def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -100,8 +101,9 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
     c, lower = c_and_lower
     c, b, vector = _as_matrix_rhs("cho_solve", _square("cho_solve", c), b)
     lower = bool(lower)
-    y = T.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower)
-    x = T.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    # a = L Lᴴ (or Uᴴ U): the transposed solve conjugates too.
+    y = T.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower, conjugate_a=not lower)
+    x = T.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower)
     return x[..., 0] if vector else x
 
 
@@ -122,7 +124,7 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     k = min(m, n)
     dtype = aval_of(a).dtype
     packed, _, perm = T.lu(a)
-    p = fnp.equal(perm[..., None, :], np.arange(m, dtype=np.int32)[:, None]).astype(dtype)
+    p = fnp.equal(perm[..., None, :], np.arange(m, dtype=np.int32)[:, None]).astype(np.finfo(dtype).dtype)  # real, as JAX
     l = fnp.tril(packed, -1)[..., :, :k] + np.eye(m, k, dtype=dtype)
     u = fnp.triu(packed)[..., :k, :]
     if permute_l:
