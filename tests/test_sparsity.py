@@ -420,7 +420,7 @@ not optimization_barrier or pad polygamma population_count pow reduce_max reduce
 reduce_prod reduce_sum rem reshape rev round rsqrt scan scatter_add select_n shift_left
 shift_right_arithmetic shift_right_logical sign sin sinh slice sort sqrt squeeze stop_gradient
 sub tan tanh threefry2x32 transpose while xor real imag conj complex fft sharding_constraint
-cholesky triangular_solve lu qr eigh svd geqrf householder_product conv_general_dilated
+cholesky triangular_solve lu qr eigh svd geqrf householder_product conv_general_dilated eig
 bessel_i0e bessel_i1e igamma igammac igamma_grad_a random_gamma_grad regularized_incomplete_beta zeta""".split()
 
 

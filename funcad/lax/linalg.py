@@ -7,6 +7,7 @@
 from ..core.avals import aval_of as _aval_of
 from ..core.errors import FuncadTypeError as _FuncadTypeError
 from ..primitives import triangular as _T
+from ..primitives.decompositions import H as _H
 from ._checked import checked as _checked
 
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation"]
