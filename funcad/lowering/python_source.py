@@ -39,7 +39,13 @@ def _literal(lit) -> str:
     dt = lit.aval.dtype
     if dt == np.bool_:
         return f"np.bool_({bool(v)})"
-    text = repr(v.item()) if v.dtype.kind != "f" or np.isfinite(v) else f"float('{v.item()}')"
+    if v.dtype.kind == "c" and not np.isfinite(v):  # repr gives (nan+nanj), not valid source
+        c = v.item()
+        text = f"complex(float('{c.real}'), float('{c.imag}'))"
+    elif v.dtype.kind == "f" and not np.isfinite(v):
+        text = f"float('{v.item()}')"
+    else:
+        text = repr(v.item())
     return f"{np_dtype(dt)}({text})"
 
 

@@ -38,7 +38,7 @@ def _place(x, device):
     if platform is None:
         raise FuncadTypeError(f"device must be a device (from funcad.devices()) or None, got {device!r}")
     from ...transforms.jit import device_put
-    return device_put(x, backend=platform)
+    return device_put(x, device)
 
 
 def _frequencies(k, n: int, d, dtype, device):
