@@ -15,7 +15,7 @@ from ..core.errors import FuncadValueError
 from ..nn import elu, gelu, leaky_relu, log_softmax, relu, selu, sigmoid, softmax, softplus, standardize
 
 # ---------------------------------------------------------- initializers ----
-# The four of jax.nn.initializers that stax uses, drawing the same bits.
+# The four of JAX's nn.initializers that stax uses, drawing the same bits.
 
 
 def _float(dtype):

@@ -4,7 +4,7 @@ from ..primitives import linalg as _linalg, reductions as _reductions, special a
 from ..primitives import structural as _structural
 from ._checked import checked as _checked
 from ._control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
-from . import linalg  # noqa: F401,E402  (funcad.lax.linalg, as jax.lax.linalg)
+from . import linalg  # noqa: F401,E402  (funcad.lax.linalg, as in JAX)
 
 # The functions funcad.lax takes from the primitive modules, by module: the one
 # list to extend when a primitive is added. Each is wrapped so that it checks

@@ -84,7 +84,7 @@ fft_p = new_primitive("fft", _fft_impl, _fft_aval)
 
 
 def fft(x, fft_type: FftType | str, fft_lengths: tuple[int, ...]):
-    """The FFT of `x` over its last len(fft_lengths) axes, as `jax.lax.fft`: `fft_type`
+    """The FFT of `x` over its last len(fft_lengths) axes, as JAX's `lax.fft`: `fft_type`
     is an FftType or its name ("fft", "ifft", "rfft", "irfft"); the operand is converted
     to complex (to float for RFFT) first.
 

@@ -317,7 +317,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
         _check_shape("dirichlet", shape, ashape[:-1])
     alpha = _as(alpha, dtype)
     lg = loggamma(key, alpha, tuple(shape) + ashape[-1:], dtype)
-    # softmax along the last axis, as jax.nn.softmax computes it (shift by the max).
+    # softmax along the last axis, as JAX's nn.softmax computes it (shift by the max).
     shifted = fnp.subtract(lg, E.stop_gradient(fnp.max(lg, axis=-1, keepdims=True)))
     un = E.exp(shifted)
     return fnp.divide(un, fnp.sum(un, axis=-1, keepdims=True))

@@ -1,4 +1,4 @@
-"""funcad.numpy.fft: discrete Fourier transforms as numpy.fft / jax.numpy.fft,
+"""funcad.numpy.fft: discrete Fourier transforms as numpy.fft and JAX's numpy.fft,
 differentiable, batched and compiled through the one `fft` primitive.
 
 >>> import funcad.numpy as fnp
