@@ -13,8 +13,6 @@ from .transforms.api import (grad, jvp, linear_transpose, linearize, make_jaxpr,
 from .transforms.custom import custom_jvp, custom_vjp
 from .transforms.checkpoint import checkpoint, remat
 from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
-from .transforms.sparsity import (SparseMatrix, hessian_sparsity, jacobian_sparsity, sparse_hessian,
-                                  sparse_jacfwd, sparse_jacobian, sparse_jacrev)
 from .transforms.vmap import vmap
 from .transforms.passes import optimize
 from .transforms.jit import device_put, jit
@@ -38,28 +36,33 @@ from .sharding import make_mesh
  hessian, make_jaxpr, checkpoint) = map(_boundary, (
     grad, value_and_grad, jvp, vjp, linearize, linear_transpose, vmap, jacfwd, jacrev, jacobian,
     hessian, make_jaxpr, checkpoint))
-(jacobian_sparsity, hessian_sparsity, sparse_jacfwd, sparse_jacrev, sparse_jacobian,
- sparse_hessian) = map(_boundary, (jacobian_sparsity, hessian_sparsity, sparse_jacfwd, sparse_jacrev,
-                                   sparse_jacobian, sparse_hessian))
 remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
 __version__ = "0.1.0"
 
-# User namespaces load on first attribute access, as attributes of `funcad` like JAX's, so
-# `import funcad` (and a process's cold start) pays only for what the program touches.
+# User namespaces, and the sparse-Jacobian transforms (they need scipy.sparse), load on
+# first attribute access, as attributes of `funcad` like JAX's, so `import funcad` (and a
+# process's cold start) pays only for what the program touches.
 _LAZY = frozenset({"random", "nn", "scipy"})
+_SPARSE = frozenset({"SparseMatrix", "hessian_sparsity", "jacobian_sparsity", "sparse_hessian",
+                     "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev"})
 
 
 def __getattr__(name: str):
+    import importlib
     if name in _LAZY:
-        import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _SPARSE:
+        value = getattr(importlib.import_module(f"{__name__}.transforms.sparsity"), name)
+        value = value if name == "SparseMatrix" else _boundary(value)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'funcad' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | _LAZY)
+    return sorted(set(globals()) | _LAZY | _SPARSE)
 
 __all__ = ["Array", "BackendError", "ClosedJaxpr", "ConcretizationError", "FuncadError",
            "FuncadTypeError", "Jaxpr", "MissingRuleError", "NaNError",

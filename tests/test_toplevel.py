@@ -224,3 +224,14 @@ def test_doctests():
         result = doctest.testmod(importlib.import_module(name),
                                  optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, name
+
+
+def test_import_funcad_stays_light():
+    """scipy's linalg/sparse/special and the user namespaces load on first use (cold start)."""
+    import subprocess
+    import sys
+    code = ("import sys, funcad; heavy = [m for m in ('scipy.linalg', 'scipy.sparse', 'scipy.special', "
+            "'funcad.random', 'funcad.nn', 'funcad.scipy', 'funcad.transforms.sparsity') if m in sys.modules]; "
+            "print(heavy); assert callable(funcad.sparse_jacfwd) and funcad.random.PRNGKey(0).shape == (2,)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

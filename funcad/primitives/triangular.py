@@ -11,8 +11,6 @@ Y = L⁻¹ P dA U⁻¹, dL = L tril(Y, -1) and dU = triu(Y) U.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as _sla
-from scipy.linalg.blas import get_blas_funcs
 
 from ..core.avals import ShapedArray
 from ..core.errors import MissingRuleError
@@ -198,7 +196,8 @@ def _tsolve_aval(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diago
 
 def _solve_one(a, b, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
     # BLAS trsm, not LAPACK trtrs: a zero on the diagonal gives infs/NaNs, as
-    # in XLA, instead of an exception.
+    # in XLA, instead of an exception. (scipy.linalg loads on first use: ~0.15 s.)
+    from scipy.linalg.blas import get_blas_funcs
     trsm, = get_blas_funcs(("trsm",), (a, b))
     if conjugate_a and not transpose_a:
         a = np.conj(a)
@@ -332,7 +331,8 @@ def pivots_to_permutation(piv, m):
 def _lu_impl(x):
     x = np.asarray(x)
     *batch, m, n = x.shape
-    getrf, = _sla.get_lapack_funcs(("getrf",), (x,))
+    from scipy.linalg import get_lapack_funcs  # loads on first use, as in _solve_one
+    getrf, = get_lapack_funcs(("getrf",), (x,))
     flat = x.reshape((-1, m, n))
     lu = np.empty_like(flat)
     piv = np.empty((len(flat), min(m, n)), np.int32)
