@@ -132,6 +132,17 @@ def _cholesky_batch(vals, dims, *, axis_size):
 
 
 def _cholesky_lowering(ctx, x):
+    if ctx.module.platform == "cpu":
+        # LAPACK's potrf, as JAX on the CPU: XLA's own cholesky expands into a much
+        # slower blocked loop there. A failed factorization (info != 0) becomes NaN.
+        aval = x.aval
+        batch = tuple(aval.shape[:-2])
+        out, info = lapack.ffi_call(ctx, lapack.lapack_target("potrf", aval.dtype), [x],
+                                    [aval, ShapedArray(batch, np.int32)],
+                                    attrs={"uplo": lapack.char("L")}, aliases={0: 0})
+        ok = compare(ctx, info, ctx.full(0, np.int32, batch), "EQ")
+        ok = broadcast(ctx, ok, aval.shape, tuple(range(len(batch))))
+        return select(ctx, ok, _mask_lower(ctx, out), ctx.full(np.nan, aval.dtype, aval.shape))
     out = ctx.op1("stablehlo.cholesky", [x], ctx.out_aval, "lower = true")
     # XLA leaves the upper triangle unspecified: zero it, as NumPy does. A
     # matrix that is not positive definite becomes all NaN, as in the impl.
@@ -269,9 +280,23 @@ def _tsolve_batch(vals, dims, *, axis_size, **params):
     return triangular_solve_p.bind(a, b, **params), 0
 
 
+def _conj(ctx, x):
+    part = ShapedArray(x.aval.shape, np.finfo(x.aval.dtype).dtype)
+    re, im = ctx.op1("stablehlo.real", [x], part), ctx.op1("stablehlo.imag", [x], part)
+    return ctx.op1("stablehlo.complex", [re, ctx.op1("stablehlo.negate", [im], part)], x.aval)
+
+
 def _tsolve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
-    if conjugate_a and not transpose_a and a.aval.dtype.kind == "c":
-        a = ctx.op1("stablehlo.real", [a], a.aval)  # unreachable for real dtypes
+    complex_ = a.aval.dtype.kind == "c"
+    if conjugate_a and not transpose_a and complex_:
+        a = _conj(ctx, a)  # neither LAPACK nor XLA conjugates without transposing
+    if ctx.module.platform == "cpu":
+        # BLAS trsm, as JAX on the CPU: XLA's own triangular_solve is far slower there.
+        trans = ("C" if conjugate_a and complex_ else "T") if transpose_a else "N"
+        attrs = {"side": lapack.char("L" if left_side else "R"), "uplo": lapack.char("L" if lower else "U"),
+                 "trans_x": lapack.char(trans), "diag": lapack.char("U" if unit_diagonal else "N")}
+        return lapack.ffi_call(ctx, lapack.lapack_target("trsm", a.aval.dtype), [a, b], [ctx.out_aval],
+                               attrs=attrs, aliases={1: 0})[0]
     mode = ("ADJOINT" if conjugate_a and a.aval.dtype.kind == "c" else "TRANSPOSE") if transpose_a \
         else "NO_TRANSPOSE"
     attrs = (f"left_side = {str(left_side).lower()}, lower = {str(lower).lower()}, "
