@@ -12,71 +12,10 @@ from .. import lax, random
 from .. import numpy as fnp
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
+from ..nn.initializers import glorot_normal, normal, ones, zeros
 from ..nn import elu, gelu, leaky_relu, log_softmax, relu, selu, sigmoid, softmax, softplus, standardize
 
-# ---------------------------------------------------------- initializers ----
-# The four of JAX's nn.initializers that stax uses, drawing the same bits.
-
-
-def _float(dtype):
-    return np.dtype(np.float64 if dtype is None else dtype)
-
-
-def glorot_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
-    """Glorot (Xavier) normal: truncated normal with variance 2 / (fan_in + fan_out).
-
-    >>> w = glorot_normal()(random.PRNGKey(0), (3, 4))
-    >>> w.shape
-    (3, 4)
-    """
-    def size(shape, axes):
-        return shape[axes] if isinstance(axes, int) else math.prod(shape[a] for a in axes)
-
-    def init(key, shape, dtype=dtype):
-        shape, dt = tuple(shape), _float(dtype)
-        if isinstance(in_axis, int) and in_axis == -2 and len(shape) <= 1:
-            raise FuncadValueError(f"glorot_normal needs a weights shape of rank >= 2 with the default "
-                                   f"in_axis, got {shape}; pass in_axis")
-        n_in, n_out, n_batch = size(shape, in_axis), size(shape, out_axis), size(shape, batch_axis)
-        receptive = math.prod(shape) / (n_in * n_out * n_batch)
-        denominator = (n_in * receptive + n_out * receptive) / 2
-        variance = np.array(1.0 / denominator if denominator != 0 else 0, dt)
-        # 0.8796... is the standard deviation of a standard normal truncated to (-2, 2).
-        stddev = fnp.sqrt(variance) / np.array(.87962566103423978, dt)
-        return random.truncated_normal(key, -2, 2, shape, dt) * stddev
-    return init
-
-
-def normal(stddev=1e-2, dtype=None):
-    """Normal samples times stddev.
-
-    >>> normal(1e-6)(random.PRNGKey(0), (2,)).shape
-    (2,)
-    """
-    def init(key, shape, dtype=dtype):
-        dt = _float(dtype)
-        return random.normal(key, tuple(shape), dt) * np.array(stddev, dt)
-    return init
-
-
-def zeros(key, shape, dtype=None):
-    """Zeros (the key is unused).
-
-    >>> zeros(None, (2,))
-    array([0., 0.])
-    """
-    return fnp.zeros(tuple(shape), _float(dtype))
-
-
-def ones(key, shape, dtype=None):
-    """Ones (the key is unused).
-
-    >>> ones(None, (2,))
-    array([1., 1.])
-    """
-    return fnp.ones(tuple(shape), _float(dtype))
-
-
+# The four initializers stax uses are funcad.nn.initializers' (JAX's stax imports them too).
 glorot, randn, logsoftmax = glorot_normal, normal, log_softmax
 
 
@@ -107,6 +46,26 @@ def _kernel_shape(dimension_numbers, out_chan, filter_shape, input_shape):
             for c in rhs_spec]
 
 
+def _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_init, b_init,
+                output_shape_of, conv):
+    """The (init, apply) pair shared by the convolution layers: `output_shape_of` is the
+    lax shape helper and `conv(inputs, W, strides)` the convolution itself."""
+    _, rhs_spec, out_spec = dimension_numbers
+    strides = strides or (1,) * len(filter_shape)
+    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
+
+    def init_fun(rng, input_shape):
+        kernel_shape = _kernel_shape(dimension_numbers, out_chan, filter_shape, input_shape)
+        output_shape = output_shape_of(input_shape, kernel_shape, strides, padding, dimension_numbers)
+        k1, k2 = random.split(rng)
+        return output_shape, (W_init(k1, kernel_shape), b_init(k2, [out_chan if c == "C" else 1 for c in out_spec]))
+
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params
+        return conv(inputs, W, strides) + b
+    return init_fun, apply_fun
+
+
 def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None,
                 b_init=normal(1e-6)):
     """A convolution layer in any layout, e.g. ('NHWC', 'HWIO', 'NHWC'), with a bias per channel.
@@ -115,23 +74,11 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
     >>> init(random.PRNGKey(0), (1, 2, 8, 8))[0]
     (1, 4, 6, 6)
     """
-    _, rhs_spec, out_spec = dimension_numbers
     one = (1,) * len(filter_shape)
-    strides = strides or one
-    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
-
-    def init_fun(rng, input_shape):
-        kernel_shape = _kernel_shape(dimension_numbers, out_chan, filter_shape, input_shape)
-        output_shape = lax.conv_general_shape_tuple(input_shape, kernel_shape, strides, padding,
-                                                    dimension_numbers)
-        k1, k2 = random.split(rng)
-        return output_shape, (W_init(k1, kernel_shape), b_init(k2, [out_chan if c == "C" else 1 for c in out_spec]))
-
-    def apply_fun(params, inputs, **kwargs):
-        W, b = params
-        return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
-                                        dimension_numbers=dimension_numbers) + b
-    return init_fun, apply_fun
+    return _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_init, b_init,
+                       lax.conv_general_shape_tuple,
+                       lambda x, W, s: lax.conv_general_dilated(x, W, s, padding, one, one,
+                                                                dimension_numbers=dimension_numbers))
 
 
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
@@ -145,22 +92,9 @@ def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None
     >>> init(random.PRNGKey(0), (1, 5, 5, 2))[0]
     (1, 10, 10, 4)
     """
-    _, rhs_spec, out_spec = dimension_numbers
-    one = (1,) * len(filter_shape)
-    strides = strides or one
-    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
-
-    def init_fun(rng, input_shape):
-        kernel_shape = _kernel_shape(dimension_numbers, out_chan, filter_shape, input_shape)
-        output_shape = lax.conv_transpose_shape_tuple(input_shape, kernel_shape, strides, padding,
-                                                      dimension_numbers)
-        k1, k2 = random.split(rng)
-        return output_shape, (W_init(k1, kernel_shape), b_init(k2, [out_chan if c == "C" else 1 for c in out_spec]))
-
-    def apply_fun(params, inputs, **kwargs):
-        W, b = params
-        return lax.conv_transpose(inputs, W, strides, padding, dimension_numbers=dimension_numbers) + b
-    return init_fun, apply_fun
+    return _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_init, b_init,
+                       lax.conv_transpose_shape_tuple,
+                       lambda x, W, s: lax.conv_transpose(x, W, s, padding, dimension_numbers=dimension_numbers))
 
 
 Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
