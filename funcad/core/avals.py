@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .eager import EagerArray
 from .errors import FuncadTypeError
 
 # JAX's tangent type for integer and boolean primals: a dtype with no data.
@@ -75,7 +76,7 @@ def is_python_scalar(x) -> bool:
 def aval_of(x) -> ShapedArray:
     """The abstract value of a concrete value or tracer."""
     t = type(x)
-    if t is np.ndarray and x.dtype.kind not in "OSUV":  # the eager fast path
+    if (t is np.ndarray or t is EagerArray) and x.dtype.kind not in "OSUV":  # the eager fast path
         return ShapedArray(x.shape, x.dtype)
     if t in _PY_SCALARS:
         # Python bools are not weak in NumPy 2 or JAX; other scalars are.

@@ -13,6 +13,9 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from .avals import ShapedArray, aval_of
+from .eager import EagerArray, plain_args, wrap, wrap_many
+
+_ndarray, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
 from .errors import ConcretizationError, MissingRuleError, TracerLeakError
 from .ir import Literal
 
@@ -84,6 +87,10 @@ class Primitive:
             rule = impl_rules.get(self)
             if rule is None:
                 raise MissingRuleError(f"primitive `{self.name}` has no NumPy implementation")
+            for a in args:  # impl rules run on plain ndarrays (no subclass dispatch in NumPy)
+                if type(a) is EagerArray:
+                    args = plain_args(args)
+                    break
             try:
                 out = rule(*args, **params)
             except Exception as e:  # free when nothing is raised (Python >= 3.11)
@@ -91,7 +98,11 @@ class Primitive:
                 raise
             if ctx.debug_nans:  # the one check debug_nans costs when it is off
                 hooks.check_eager_nans(self, args, params, out)
-            return out
+            if type(out) is _ndarray:  # the common case, inline: a read-only EagerArray view
+                out = _view(out, EagerArray)
+                _setflags(out, False)
+                return out
+            return wrap_many(out) if self.multiple_results else wrap(out)
         return trace.process_primitive(self, args, params)
 
 

@@ -14,6 +14,12 @@ from ..core.avals import aval_of as _aval_of, float0
 from . import fft, linalg
 from ._creation import (arange, array, asarray, astype, empty, empty_like, eye, full, full_like,
                         identity, linspace, ones, ones_like, zeros, zeros_like)
+from ..core.eager import eager_result as _eager_result
+# Creation builds arrays with NumPy directly; its results are immutable funcad arrays too.
+(arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace, ones,
+ ones_like, zeros, zeros_like) = map(_eager_result, (
+    arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace, ones,
+    ones_like, zeros, zeros_like))
 from ._indexing import take, take_along_axis
 from ._linalg import dot, einsum, inner, matmul, outer, tensordot, vdot
 from ._reductions import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, logsumexp, max,
@@ -33,9 +39,11 @@ from ._ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, 
                       minimum, mod, multiply, negative, nonzero, not_equal, positive, power,
                       rad2deg, radians, reciprocal, remainder, rint, round, sign, sin, sinc, sinh,
                       sqrt, square, subtract, tan, tanh, true_divide, trunc, where)
-from ._methods import install as _install
+from ._methods import install as _install, install_eager as _install_eager
+from ..core.eager import EagerArray as _EagerArray
 
 _install(_Tracer)
+_install_eager(_EagerArray)
 from ._interop import array_function as _array_function, array_ufunc as _array_ufunc  # noqa: E402
 
 # np.sin(tracer) traces as funcad.numpy.sin(tracer) instead of dropping derivatives.
@@ -169,3 +177,22 @@ from . import _poly  # noqa: E402
 __all__ = sorted(set(__all__) | set(_poly.__all__) | {"frexp", "nextafter", "packbits", "spacing", "unpackbits", "vectorize"})
 from ._bessel import i0  # noqa: E402
 __all__ = sorted(set(__all__) | {"i0"})
+
+
+def _wrap_results() -> None:
+    # These modules' functions may build results with NumPy directly (eagerly, for
+    # data-dependent shapes and constants); their results become immutable funcad arrays
+    # in this one place. (Elementwise, reduction, shape, linalg and indexing functions
+    # return primitives' results, wrapped by `Primitive.bind`, and stay unwrapped for speed.)
+    import types
+    from ..core.eager import eager_result
+    modules = ("_calculus", "_complex", "_construct", "_manip", "_setops", "_stats", "_ufuncs_more",
+               "_poly", "_bits", "_floatbits", "_bessel", "_dtype_names")
+    g = globals()
+    for name in __all__:
+        fn = g.get(name)
+        if type(fn) is types.FunctionType and fn.__module__.rsplit(".", 1)[-1] in modules:
+            g[name] = eager_result(fn)
+
+
+_wrap_results()

@@ -6,6 +6,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.avals import ShapedArray, aval_of, result_type
+from ..core.eager import EagerArray
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.trace import Tracer, ctx
 from ..primitives.elementwise import convert_element_type
@@ -16,7 +17,7 @@ _SCALARS = (int, float, complex, bool)
 def asarray_or_tracer(x):
     """A value funcad's primitives accept: ndarray, NumPy scalar, Python scalar or tracer."""
     t = type(x)
-    if t is np.ndarray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS:
+    if t is np.ndarray or t is EagerArray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS:
         return x
     if isinstance(x, np.ndarray):
         return np.asarray(x)
@@ -32,7 +33,7 @@ def asarray_or_tracer(x):
 
 def cast(x, dtype, weak=False):
     """x converted to dtype (a no-op when it already has it)."""
-    if type(x) is np.ndarray and x.dtype == dtype:
+    if (type(x) is np.ndarray or type(x) is EagerArray) and x.dtype == dtype:
         return x
     if type(x) in _SCALARS:
         if weak and aval_of(x).dtype == dtype:
@@ -53,7 +54,7 @@ def promote(*xs):
         arrays = 0
         for x in xs:
             t = type(x)
-            if t is np.ndarray:
+            if t is np.ndarray or t is EagerArray:
                 arrays += 1
             elif t not in _SCALARS:
                 break
@@ -67,9 +68,10 @@ def promote(*xs):
                     else:
                         return list(xs)
                 dtype = np.result_type(*xs)
-                return [x if type(x) is np.ndarray and x.dtype == dtype else np.asarray(x, dtype) for x in xs]
+                return [x if type(x) is not float and type(x) is not int and type(x) is not complex
+                        and type(x) is not bool and x.dtype == dtype else np.asarray(x, dtype) for x in xs]
     xs = [asarray_or_tracer(x) for x in xs]
-    if all(type(x) is np.ndarray for x in xs) and all(x.dtype == xs[0].dtype for x in xs):
+    if all(type(x) is np.ndarray or type(x) is EagerArray for x in xs) and all(x.dtype == xs[0].dtype for x in xs):
         return xs
     avals = [aval_of(x) for x in xs]
     dtype, weak = result_type(*avals)
@@ -86,7 +88,7 @@ def ufunc_dtype(ufunc, *dtypes):
 def to_inexact(x, ufunc=np.sin):
     """Integer/bool input to a float ufunc: convert the way NumPy would."""
     t = type(x)
-    if t is np.ndarray and x.dtype.kind in "fc" or t is float:  # the common cases, first
+    if (t is np.ndarray or t is EagerArray) and x.dtype.kind in "fc" or t is float:  # the common cases, first
         return x
     x = asarray_or_tracer(x)
     a = aval_of(x)

@@ -26,6 +26,16 @@ def _transpose_method(self, *axes):
     return Sh.transpose(self, axes or None)
 
 
+def _left_shift(x, y):
+    from ._bits import left_shift  # _bits needs modules that import this one
+    return left_shift(x, y)
+
+
+def _right_shift(x, y):
+    from ._bits import right_shift
+    return right_shift(x, y)
+
+
 ARRAY_METHODS = {
     "__add__": U.add, "__radd__": _swap(U.add),
     "__sub__": U.subtract, "__rsub__": _swap(U.subtract),
@@ -39,6 +49,8 @@ ARRAY_METHODS = {
     "__and__": U.bitwise_and, "__rand__": _swap(U.bitwise_and),
     "__or__": U.bitwise_or, "__ror__": _swap(U.bitwise_or),
     "__xor__": U.bitwise_xor, "__rxor__": _swap(U.bitwise_xor),
+    "__lshift__": _left_shift, "__rlshift__": _swap(_left_shift),
+    "__rshift__": _right_shift, "__rrshift__": _swap(_right_shift),
     "__neg__": U.negative, "__pos__": U.positive, "__abs__": U.absolute, "__invert__": U.invert,
     "__eq__": U.equal, "__ne__": U.not_equal, "__lt__": U.less, "__le__": U.less_equal,
     "__gt__": U.greater, "__ge__": U.greater_equal,
@@ -63,3 +75,15 @@ def install(cls) -> None:
     for name, fn in ARRAY_METHODS.items():
         setattr(cls, name, fn)
     cls.__hash__ = None
+
+
+_INPLACE = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+            "lshift", "rshift")
+
+
+def install_eager(cls) -> None:
+    """`install` for an ndarray subclass: also replace NumPy's in-place operators, so that
+    `b += 1` rebinds `b` to a new array (as in JAX) instead of writing into it."""
+    install(cls)
+    for op in _INPLACE:
+        setattr(cls, f"__i{op}__", ARRAY_METHODS[f"__{op}__"])

@@ -4,12 +4,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import aval_of
+from ..core.eager import EagerArray
 from ..primitives import elementwise as E
 from ..primitives import reductions as R
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
 from ._dtypes import asarray_or_tracer, cast
 from ._ufuncs import _as_bool, sqrt, square, subtract
+
+_ARRAYS = (np.ndarray, EagerArray)
 
 
 def _norm_axes(nd, axis):
@@ -33,13 +36,13 @@ def _reduce(prim_fn, x, axis, keepdims, dtype=None):
     x = asarray_or_tracer(x)
     if dtype is not None:
         x = cast(x, np.dtype(dtype))
-    shape = x.shape if type(x) is np.ndarray else aval_of(x).shape
+    shape = x.shape if type(x) in _ARRAYS else aval_of(x).shape
     axes = _norm_axes(len(shape), axis)
     return _keep(prim_fn(x, axes), shape, axes, keepdims)
 
 
 def _sum_dtype(x):
-    d = x.dtype if type(x) is np.ndarray else aval_of(x).dtype
+    d = x.dtype if type(x) in _ARRAYS else aval_of(x).dtype
     if d == np.bool_ or (d.kind in "iu" and d.itemsize < np.dtype(np.int_).itemsize):
         return np.dtype(np.int_) if d.kind != "u" else np.dtype(np.uint)
     return d

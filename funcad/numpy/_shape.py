@@ -7,6 +7,7 @@ from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
+from ..core.eager import EagerArray, wrap
 from ..primitives import structural as S
 from ..primitives._base import broadcast_to as _broadcast_to
 from ..primitives._base import canonical_axis as _ax
@@ -15,7 +16,7 @@ from ._reductions import _norm_axes
 
 
 def shape(a):
-    if type(a) is np.ndarray:  # eager fast path
+    if type(a) is np.ndarray or type(a) is EagerArray:  # eager fast path
         return a.shape
     return aval_of(asarray_or_tracer(a)).shape
 
@@ -295,7 +296,7 @@ def trace(a, offset=0, axis1=0, axis2=1):
 
 
 def tri(N, M=None, k=0, dtype=float):
-    return np.tri(N, M, k, dtype)
+    return wrap(np.tri(N, M, k, dtype))
 
 
 def tril(m, k=0):

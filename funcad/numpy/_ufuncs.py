@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import aval_of
+from ..core.eager import plain, wrap
 from ..primitives import elementwise as E
 from ._dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
 
@@ -188,7 +189,7 @@ def power(x, y):
     if aval_of(x).dtype.kind in "iub":
         d = aval_of(x).dtype
         if aval_of(y).dtype.kind in "iu" and isinstance(y, np.ndarray) and isinstance(x, np.ndarray):
-            return np.power(x, y)  # both concrete: NumPy's exact integer power
+            return wrap(np.power(plain(x), plain(y)))  # both concrete: NumPy's exact integer power
         # Traced integers: computed in float64, exact up to 2**53.
         x, y = cast(x, np.float64), cast(y, np.float64)
         return cast(E.pow(x, y), d)

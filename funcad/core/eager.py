@@ -1,0 +1,209 @@
+"""`EagerArray`: what funcad computes eagerly, an immutable NumPy array with JAX's methods.
+
+With no transformation active, every primitive's NumPy result (and every array that
+`funcad.numpy` creates) is wrapped as a read-only `EagerArray` view. It is an
+`np.ndarray` subclass, so NumPy, SciPy and `np.asarray` take it as it is (zero-copy),
+while its operators and methods are funcad.numpy's (installed by funcad/numpy/_methods.py),
+so `x.at[i].set(v)`, `x[traced_i]` and `x + tracer` work as on a `jax.Array`.
+
+Impl rules never see an `EagerArray`: `Primitive.bind` hands them plain views, so NumPy's
+subclass machinery stays out of funcad's eager path. NumPy's own functions called on an
+`EagerArray` likewise run on plain views and return plain NumPy values, as they do for a
+`jax.Array`.
+
+>>> import funcad.numpy as fnp
+>>> x = fnp.zeros(3).at[1].set(2.0)
+>>> x
+Array([0., 2., 0.], dtype=float64)
+>>> y = x
+>>> y += 1.0          # rebinds y, as in JAX; x is unchanged
+>>> x.tolist(), y.tolist()
+([0.0, 2.0, 0.0], [1.0, 3.0, 1.0])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import FuncadTypeError
+
+__all__ = ["EagerArray", "eager_result", "plain", "plain_args", "plain_tree", "wrap", "wrap_many",
+           "wrap_tree"]
+
+_view = np.ndarray.view
+_setflags = np.ndarray.setflags
+
+
+class EagerArray(np.ndarray):
+    """An immutable NumPy array produced by eager funcad code (JAX's `Array` methods)."""
+
+    __slots__ = ()
+
+    # -- immutability ------------------------------------------------------
+    def __setitem__(self, idx, value):
+        raise FuncadTypeError(
+            "funcad arrays are immutable, as JAX's are, and do not support item assignment. "
+            f"Instead of `x[{_short(idx)}] = y`, write `x = x.at[{_short(idx)}].set(y)` "
+            "(also .add, .multiply, .divide, .power, .min, .max, .apply).")
+
+    def _refuse_mutation(self, *args, **kwargs):
+        raise FuncadTypeError(
+            "funcad arrays are immutable, as JAX's are: in-place methods (fill, put, resize, "
+            "partition, setfield) are not available. Build a "
+            "new array instead, e.g. with `x.at[idx].set(y)` or funcad.numpy.full_like.")
+
+    fill = put = resize = partition = setfield = _refuse_mutation
+
+    def setflags(self, write=None, align=None, uic=None):
+        if write:
+            raise FuncadTypeError("funcad arrays are immutable and cannot be made writeable; "
+                                  "take a copy with np.array(x)")
+        _setflags(self, write, align, uic)
+
+    # -- JAX's Array API -----------------------------------------------------
+    def block_until_ready(self) -> "EagerArray":
+        """Eager results are computed already; returns self (as JAX's does when ready)."""
+        return self
+
+    def is_ready(self) -> bool:
+        return True
+
+    @property
+    def device(self):
+        """The device holding the array: the host CPU (eager funcad computes with NumPy)."""
+        return _cpu_device()
+
+    def devices(self) -> set:
+        return {_cpu_device()}
+
+    @property
+    def sharding(self):
+        from .sharding import SingleDeviceSharding
+        return SingleDeviceSharding(_cpu_device())
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return True
+
+    @property
+    def weak_type(self) -> bool:
+        return False
+
+    def copy(self, order="C") -> "EagerArray":
+        return wrap(np.array(_view(self, np.ndarray), order=order))
+
+    def __copy__(self) -> "EagerArray":
+        return self.copy()
+
+    def __deepcopy__(self, memo) -> "EagerArray":
+        return self.copy()
+
+    def __reduce__(self):
+        return (_unpickle, (np.array(_view(self, np.ndarray)),))
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (wrap(row) for row in _view(self, np.ndarray))
+
+    def __repr__(self):
+        body = np.array2string(_view(self, np.ndarray), separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self.dtype.name})"
+
+    def __str__(self):
+        return str(_view(self, np.ndarray))
+
+    # -- NumPy's own functions run on plain arrays ------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if not _only_numpy(inputs):
+            return NotImplemented  # a tracer or device array among them answers instead
+        out = kwargs.get("out")
+        if out is not None:
+            if any(type(o) is EagerArray for o in (out if isinstance(out, tuple) else (out,))):
+                raise FuncadTypeError(f"numpy.{ufunc.__name__}(..., out=x): funcad arrays are immutable; "
+                                      "use the returned value instead of out=")
+        return getattr(ufunc, method)(*[plain_tree(x) for x in inputs], **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        for t in types:
+            if not issubclass(t, np.ndarray):
+                return NotImplemented
+        return func._implementation(*plain_tree(args), **plain_tree(kwargs))
+
+
+def _only_numpy(xs) -> bool:
+    for x in xs:
+        if not isinstance(x, (np.ndarray, np.generic, int, float, complex, bool)) \
+                and hasattr(x, "__array_ufunc__"):
+            return False
+    return True
+
+
+def _short(idx) -> str:
+    s = repr(idx)
+    return s if len(s) <= 20 else "idx"
+
+
+def _unpickle(value: np.ndarray) -> EagerArray:
+    return wrap(value)
+
+
+def _cpu_device():
+    from ..lowering import xla
+    return xla.get_client("cpu").devices()[0]
+
+
+def wrap(x, _ndarray=np.ndarray, _generic=np.generic, _asarray=np.asarray):
+    """`x` as a read-only EagerArray when it is a NumPy array or scalar; else `x` unchanged."""
+    if type(x) is _ndarray:
+        v = _view(x, EagerArray)
+    elif isinstance(x, _generic):
+        v = _view(_asarray(x), EagerArray)
+    else:
+        return x
+    _setflags(v, False)
+    return v
+
+
+def wrap_many(xs):
+    """`wrap` applied to each result of a multiple-results primitive (a list or tuple)."""
+    return [wrap(x) for x in xs] if type(xs) is list else type(xs)(wrap(x) for x in xs) \
+        if type(xs) is tuple else xs
+
+
+def plain(x):
+    """A plain `np.ndarray` view of an EagerArray; anything else unchanged."""
+    return _view(x, np.ndarray) if type(x) is EagerArray else x
+
+
+def plain_args(args: tuple) -> list:
+    return [_view(a, np.ndarray) if type(a) is EagerArray else a for a in args]
+
+
+def plain_tree(x):
+    """`plain` through lists, tuples and dicts (the arguments NumPy functions take)."""
+    t = type(x)
+    if t is EagerArray:
+        return _view(x, np.ndarray)
+    if t is list or t is tuple:
+        return t(plain_tree(e) for e in x)
+    if t is dict:
+        return {k: plain_tree(v) for k, v in x.items()}
+    return x
+
+
+def wrap_tree(x):
+    """`wrap` through tuples and lists (functions returning several arrays)."""
+    t = type(x)
+    if t is tuple or t is list:
+        return t(wrap_tree(e) for e in x)
+    return wrap(x)
+
+
+def eager_result(fn):
+    """`fn` with its NumPy results (also inside a tuple or list) returned as EagerArrays:
+    for functions that build arrays with NumPy directly instead of through primitives."""
+    def f(*args, **kwargs):
+        return wrap_tree(fn(*args, **kwargs))
+    f.__name__, f.__qualname__, f.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    f.__module__, f.__wrapped__ = fn.__module__, fn
+    return f
