@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import aval_of
-from ..core.errors import ConcretizationError, FuncadIndexError, FuncadTypeError
+from ..core.errors import ConcretizationError, FuncadIndexError, FuncadTypeError, FuncadValueError
 from ..core.trace import Tracer, set_trace
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
@@ -193,7 +193,14 @@ def take_along_axis(arr, indices, axis):
 
 
 class _IndexUpdateHelper:
-    """`x.at[idx].set(v)`, `.add(v)`, `.get()`: functional updates, as in JAX."""
+    """`x.at[idx]`: JAX's functional indexed updates (`set`, `add`, `multiply`, `divide`,
+    `power`, `min`, `max`, `apply`) and `get`, for tracers and concrete arrays alike.
+
+    >>> import funcad.numpy as fnp
+    >>> x = fnp.arange(5.0)
+    >>> x.at[[0, 0, 2]].add(1.0).tolist(), x.at[9].get(mode="fill").tolist()
+    ([2.0, 1.0, 3.0, 3.0, 4.0], nan)
+    """
 
     __slots__ = ("x",)
 
@@ -203,6 +210,35 @@ class _IndexUpdateHelper:
     def __getitem__(self, idx):
         return _IndexUpdateRef(self.x, idx)
 
+    def __repr__(self):
+        return f"_IndexUpdateHelper({self.x!r})"
+
+
+# How each JAX mode treats out-of-bounds indices: get() clamps them or returns fill_value;
+# updates drop them or clamp them.
+_GET_MODES = {None: "clamp", "promise_in_bounds": "clamp", "clip": "clamp", "fill": "drop", "drop": "drop"}
+_UPDATE_MODES = {None: "drop", "promise_in_bounds": "drop", "clip": "clamp", "fill": "drop", "drop": "drop"}
+
+
+def _mode_kind(mode, table, method):
+    name = getattr(mode, "name", mode)  # also GatherScatterMode-like enums (CLIP, FILL_OR_DROP, ...)
+    if isinstance(name, str):
+        name = {"fill_or_drop": "fill"}.get(name.lower(), name.lower())
+    if name not in table:
+        raise FuncadValueError(f"x.at[...].{method}(mode={mode!r}): mode must be one of None, "
+                               "'promise_in_bounds', 'clip', 'drop' or 'fill'")
+    return table[name]
+
+
+def _default_fill(dtype):
+    """JAX's fill value for out-of-bounds get(): NaN, the smallest signed or largest unsigned
+    integer, True."""
+    if dtype.kind in "fc":
+        return np.nan
+    if dtype.kind == "b":
+        return True
+    return np.iinfo(dtype).min if dtype.kind == "i" else np.iinfo(dtype).max
+
 
 class _IndexUpdateRef:
     __slots__ = ("x", "idx")
@@ -210,49 +246,288 @@ class _IndexUpdateRef:
     def __init__(self, x, idx):
         self.x, self.idx = x, idx
 
-    def get(self):
-        return getitem(self.x, self.idx)
+    def __repr__(self):
+        return f"_IndexUpdateRef({self.x!r}, {self.idx!r})"
 
-    def _positions(self):
-        """x and the flat positions of the indexed entries (NumPy ints unless an index is traced)."""
+    # -- where the index points --------------------------------------------------
+    def _positions(self, kind, wrap_negative=True):
+        """x and the flat positions of the indexed entries, shaped like `x[idx]`: NumPy ints
+        when the index is static, else traced. Out-of-bounds indices are clamped (kind
+        "clamp") or give -1 (kind "drop")."""
         x = asarray_or_tracer(self.x)
-        flat = np.arange(aval_of(x).size).reshape(aval_of(x).shape)
-        entries = self.idx if isinstance(self.idx, tuple) else (self.idx,)
-        if any(isinstance(i, Tracer) for i in entries):
-            return x, getitem(flat, self.idx)
-        with set_trace(None):  # static indices: compute the positions now, never stage them
-            pos = np.asarray(getitem(flat, self.idx))
-        return x, pos
-
-    def add(self, v):
-        from ._shape import broadcast_to, ravel, reshape
-        x, pos = self._positions()
-        v = broadcast_to(cast(asarray_or_tracer(v), aval_of(x).dtype), pos.shape)
-        out = I.scatter_add(ravel(x), pos.reshape(-1, 1), ravel(v))
-        return reshape(out, aval_of(x).shape)
-
-    def set(self, v):
-        """Set entries; with repeated indices the last one wins, as in NumPy."""
-        from ._shape import broadcast_to, ravel, reshape
-        x, pos = self._positions()
-        v = broadcast_to(cast(asarray_or_tracer(v), aval_of(x).dtype), pos.shape)
-        if isinstance(pos, Tracer):
-            # Traced indices: add the difference (repeated indices are unspecified, as in JAX).
-            flat_x, p = ravel(x), pos.reshape(-1, 1)
-            out = I.scatter_add(flat_x, p, E.sub(ravel(v), I.gather(flat_x, p)))
-            return reshape(out, aval_of(x).shape)
-        flat_pos, flat_v = pos.reshape(-1), ravel(v)
-        # Keep only the last write to each position, so the scatter-add below is a set.
-        last = {p: k for k, p in enumerate(flat_pos.tolist())}
-        keep = np.array(sorted(last.values()), dtype=np.int64)
+        shape = aval_of(x).shape
         n = aval_of(x).size
-        mask = np.zeros(n, bool)
-        mask[flat_pos[keep]] = True
-        kept_v = getitem(flat_v, keep) if len(keep) != len(flat_pos) else flat_v
-        base = E.select_n(mask, ravel(x), np.zeros((), aval_of(x).dtype))
-        out = I.scatter_add(base, flat_pos[keep].reshape(-1, 1), kept_v)
-        return reshape(out, aval_of(x).shape)
+        with set_trace(None):  # the table of positions is a constant, never staged
+            flat, entries = _expand(np.arange(n).reshape(shape), self.idx)
+            eshape = tuple(aval_of(flat).shape)
+            # One extra slot per dimension holds -1: where dropped indices point.
+            table = np.full(tuple(d + 1 for d in eshape), -1, np.int64)
+            table[tuple(slice(0, d) for d in eshape)] = np.asarray(flat)
+        fixed = tuple(_bound_entry(i, d, kind, wrap_negative) for i, d in zip(entries, eshape))
+        if any(isinstance(i, Tracer) for i in fixed):
+            return x, getitem(table, fixed)
+        with set_trace(None):
+            return x, np.asarray(getitem(table, fixed))
 
-    def multiply(self, v):
-        from ._shape import broadcast_to
-        return self.set(E.mul(self.get(), broadcast_to(cast(asarray_or_tracer(v), aval_of(self.x).dtype), aval_of(self.get()).shape)))
+    # -- reading ------------------------------------------------------------------
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None,
+            wrap_negative_indices=True):
+        """`x[idx]`; out-of-bounds indices clamp, or give `fill_value` with mode "fill"."""
+        kind = _mode_kind(mode, _GET_MODES, "get")
+        x, pos = self._positions(kind, wrap_negative_indices)
+        from ._shape import ravel
+        flat = ravel(x)
+        if kind == "clamp":
+            return getitem(flat, pos)
+        if fill_value is not None and np.ndim(fill_value) != 0:
+            raise FuncadValueError("x.at[...].get(fill_value=...): fill_value must be a scalar")
+        dtype = aval_of(x).dtype
+        fill = np.asarray(_default_fill(dtype) if fill_value is None else fill_value).astype(dtype)
+        if aval_of(x).size == 0:
+            from ._creation import full
+            return full(aval_of(pos).shape, fill, dtype)
+        ok = E.ge(pos, np.int64(0)) if isinstance(pos, Tracer) else pos >= 0
+        safe = E.select_n(ok, np.zeros((), np.int64), pos) if isinstance(pos, Tracer) else np.where(ok, pos, 0)
+        return E.select_n(ok, np.broadcast_to(fill, aval_of(pos).shape) if not isinstance(ok, Tracer)
+                          else _bcast(fill, aval_of(pos).shape), getitem(flat, safe))
+
+    # -- updates ------------------------------------------------------------------
+    def _update(self, values, how, mode, method, wrap_negative_indices):
+        from ._shape import broadcast_to, ravel, reshape
+        kind = _mode_kind(mode, _UPDATE_MODES, method)
+        x, pos = self._positions(kind, wrap_negative_indices)
+        shape, dtype = aval_of(x).shape, aval_of(x).dtype
+        if values is None:
+            v = None
+        else:
+            v = cast(asarray_or_tracer(values), dtype)
+            try:
+                v = ravel(broadcast_to(v, aval_of(pos).shape))
+            except ValueError as e:
+                raise FuncadValueError(f"x.at[...].{method}: values of shape {aval_of(v).shape} do not "
+                                       f"broadcast to the indexed shape {aval_of(pos).shape}") from e
+        p = reshape(pos, (-1,)) if isinstance(pos, Tracer) else pos.reshape(-1)
+        return reshape(how(ravel(x), p, v), shape)
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            wrap_negative_indices=True):
+        """`x[idx] = values`; with repeated indices the last one wins, as in NumPy."""
+        return self._update(values, _scatter_set, mode, "set", wrap_negative_indices)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            wrap_negative_indices=True):
+        """`x[idx] += values`, every repeated index adding."""
+        if aval_of(asarray_or_tracer(self.x)).dtype == np.bool_:
+            raise FuncadTypeError("x.at[...].add: booleans cannot be added (as in JAX); use .max for "
+                                  "a logical or, or cast x to an integer dtype first")
+        return self._update(values, _scatter_sum, mode, "add", wrap_negative_indices)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 wrap_negative_indices=True):
+        """`x[idx] *= values`, every repeated index multiplying."""
+        return self._update(values, _combining(E.mul), mode, "multiply", wrap_negative_indices)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+               wrap_negative_indices=True):
+        """`x[idx] /= values` (as JAX: x divided by the product of the values at each index)."""
+        from ._creation import ones_like
+        from ._ufuncs import true_divide
+        ones = _IndexUpdateRef(ones_like(self.x), self.idx)
+        return true_divide(self.x, ones.multiply(values, mode=mode, wrap_negative_indices=wrap_negative_indices))
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              wrap_negative_indices=True):
+        """`x[idx] **= values` (as JAX: x to the product of the values at each index)."""
+        from ._creation import ones_like
+        from ._ufuncs import power
+        ones = _IndexUpdateRef(ones_like(self.x), self.idx)
+        return power(self.x, ones.multiply(values, mode=mode, wrap_negative_indices=wrap_negative_indices))
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            wrap_negative_indices=True):
+        """`x[idx] = minimum(x[idx], values)`, over all repeated indices."""
+        from ._ufuncs import minimum
+        return self._update(values, _combining(minimum), mode, "min", wrap_negative_indices)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            wrap_negative_indices=True):
+        """`x[idx] = maximum(x[idx], values)`, over all repeated indices."""
+        from ._ufuncs import maximum
+        return self._update(values, _combining(maximum), mode, "max", wrap_negative_indices)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              wrap_negative_indices=True):
+        """`x[idx] = func(x[idx])` for an elementwise `func`, applied once per occurrence of an
+        index (twice for an index given twice), as JAX's scatter_apply."""
+        return self._update(None, lambda flat, p, _: _scatter_apply(flat, p, func), mode, "apply",
+                            wrap_negative_indices)
+
+
+def _bcast(v, shape):
+    from ._shape import broadcast_to
+    return broadcast_to(v, shape)
+
+
+def _bound_entry(i, n, kind, wrap_negative):
+    """One per-dimension index entry with its out-of-bounds values clamped into [0, n) or
+    sent to n (the table's -1 slot); slices are made explicit so they never reach slot n."""
+    if isinstance(i, slice):
+        start, stop, step = i.indices(n)
+        return slice(start, None if stop < 0 else stop, step)
+    traced = isinstance(i, Tracer)
+    if not traced:
+        i = np.asarray(i)
+        if i.dtype.kind not in "iu":
+            raise FuncadIndexError(f"arrays used as indices must be of integer or boolean type, got {i.dtype}")
+        i = i.astype(np.int64)
+        if wrap_negative:
+            i = np.where(i < 0, i + n, i)
+        if kind == "clamp":
+            return np.clip(i, 0, max(n - 1, 0))
+        return np.where((i < 0) | (i >= n), n, i)
+    i = cast(i, np.int64)
+    zero, size = np.int64(0), np.int64(n)
+    if wrap_negative:
+        i = E.select_n(E.lt(i, zero), i, E.add(i, size))
+    if kind == "clamp":
+        return E.min(E.max(i, zero), np.int64(max(n - 1, 0)))
+    bad = E.bitwise_or(E.lt(i, zero), E.ge(i, size))
+    return E.select_n(bad, i, _bcast(size, aval_of(i).shape))
+
+
+# -- scatters over flat positions: flat is x raveled, p the positions (-1: dropped), v the values --
+
+def _work_dtype(dtype):
+    return np.dtype(np.uint8) if dtype == np.bool_ else dtype
+
+
+def _put(flat, target, new, static):
+    """flat with `new[k]` written at `target[k]`; targets are unique, except `n` (dropped)."""
+    from ._shape import concatenate
+    n = aval_of(flat).size
+    dtype = aval_of(flat).dtype
+    wd = _work_dtype(dtype)
+    idx = target.reshape(-1, 1) if static else S.reshape(target, (aval_of(target).shape[0], 1))
+    if static:
+        hit = np.zeros(n + 1, bool)
+        hit[target] = True
+        hit = hit[:n]
+    else:
+        counts = I.scatter_add(np.zeros(n + 1, np.int32), idx, _bcast(np.int32(1), aval_of(target).shape))
+        hit = E.gt(getitem(counts, slice(0, n)), np.int32(0))
+    # Each real position receives one value, so the sum is that value exactly.
+    vals = I.scatter_add(np.zeros(n + 1, wd), idx, cast(new, wd))
+    vals = getitem(vals, slice(0, n))
+    if wd != dtype:
+        vals = E.ne(vals, np.zeros((), wd))
+    return E.select_n(hit, flat, vals)
+
+
+def _sorted(p):
+    """(order, sorted positions) of p, stable; dropped (-1) entries first."""
+    if not isinstance(p, Tracer):
+        order = np.argsort(p, kind="stable")
+        return order, p[order]
+    ps, order = I.sort([p, S.iota(np.dtype(np.int64), aval_of(p).shape, 0)], 0, 1)
+    return order, ps
+
+
+def _segment_ends(ps, static):
+    if static:
+        return np.r_[ps[1:] != ps[:-1], True] if len(ps) else np.zeros(0, bool)
+    from ._shape import concatenate
+    return concatenate([E.ne(getitem(ps, slice(1, None)), getitem(ps, slice(None, -1))), np.ones(1, bool)])
+
+
+def _targets(ps, ends, n, static):
+    """Where each sorted entry writes: its position at the end of its run of equal positions,
+    else n (nowhere)."""
+    if static:
+        return np.where(ends & (ps >= 0), ps, n)
+    ok = E.bitwise_and(ends, E.ge(ps, np.int64(0)))
+    return E.select_n(ok, _bcast(np.int64(n), aval_of(ps).shape), ps)
+
+
+def _scatter_set(flat, p, v):
+    static = not isinstance(p, Tracer)
+    if aval_of(p).size == 0:
+        return flat
+    order, ps = _sorted(p)
+    target = _targets(ps, _segment_ends(ps, static), aval_of(flat).size, static)
+    return _put(flat, target, getitem(v, order), static)
+
+
+def _scatter_sum(flat, p, v):
+    from ._shape import concatenate
+    n = aval_of(flat).size
+    if aval_of(p).size == 0:
+        return flat
+    if not isinstance(p, Tracer):
+        keep = p >= 0
+        if not keep.all():
+            p, v = p[keep], getitem(v, np.nonzero(keep)[0])
+        if p.size == 0:
+            return flat
+        target = p
+    else:
+        target = E.select_n(E.ge(p, np.int64(0)), _bcast(np.int64(n), aval_of(p).shape), p)
+    dtype = aval_of(flat).dtype
+    idx = target.reshape(-1, 1) if not isinstance(target, Tracer) else S.reshape(target, (aval_of(target).shape[0], 1))
+    ext = concatenate([flat, np.zeros(1, dtype)])
+    return getitem(I.scatter_add(ext, idx, v), slice(0, n))
+
+
+def _combining(op):
+    """A scatter that combines every value at an index with op (mul, minimum, maximum)."""
+    def how(flat, p, v):
+        from ._shape import concatenate
+        static = not isinstance(p, Tracer)
+        k = aval_of(p).size
+        if k == 0:
+            return flat
+        n = aval_of(flat).size
+        order, ps = _sorted(p)
+        acc = getitem(v, order)
+        if static:
+            runs = np.unique(ps, return_counts=True)[1]
+            steps = int(np.ceil(np.log2(runs.max()))) if runs.size else 0
+        else:
+            steps = int(np.ceil(np.log2(k))) if k > 1 else 0
+        shift = 1
+        for _ in range(steps):  # segmented inclusive scan: runs of equal positions combine
+            same = (ps[shift:] == ps[:-shift]) if static else \
+                E.eq(getitem(ps, slice(shift, None)), getitem(ps, slice(None, -shift)))
+            head, tail, prev = getitem(acc, slice(0, shift)), getitem(acc, slice(shift, None)), \
+                getitem(acc, slice(None, -shift))
+            acc = concatenate([head, E.select_n(same, tail, op(tail, prev))])
+            shift *= 2
+        target = _targets(ps, _segment_ends(ps, static), n, static)
+        ext = concatenate([flat, np.zeros(1, aval_of(flat).dtype)])
+        return _put(flat, target, op(getitem(ext, target), acc), static)
+    return how
+
+
+def _scatter_apply(flat, p, func):
+    """func applied at each position as many times as the position occurs in p."""
+    from ._ufuncs import where
+    n = aval_of(flat).size
+    if aval_of(p).size == 0:
+        return flat
+    if not isinstance(p, Tracer):
+        counts = np.bincount(p[p >= 0], minlength=n)[:n]
+        out = flat
+        for r in range(int(counts.max()) if counts.size else 0):
+            out = where(counts > r, func(out), out)
+        return out
+    from ..lax import while_loop
+    target = E.select_n(E.ge(p, np.int64(0)), _bcast(np.int64(n), aval_of(p).shape), p)
+    counts = getitem(I.scatter_add(np.zeros(n + 1, np.int32), S.reshape(target, (aval_of(p).size, 1)),
+                                   _bcast(np.int32(1), aval_of(p).shape)), slice(0, n))
+    from ._reductions import max as _max
+
+    def body(state):
+        r, out = state
+        return E.add(r, np.int32(1)), where(E.gt(counts, r), func(out), out)
+    return while_loop(lambda s: E.lt(s[0], _max(counts)), body, (np.int32(0), flat))[1]

@@ -1,6 +1,10 @@
 """Operators and array methods for tracers (and for jit's device arrays)."""
 from __future__ import annotations
 
+import numpy as np
+
+from ..core.eager import EagerArray
+from ..core.trace import Tracer
 from . import _complex as Cx
 from . import _creation as C
 from . import _indexing as X
@@ -10,8 +14,33 @@ from . import _shape as Sh
 from . import _ufuncs as U
 
 
+def _accepted(other) -> bool:
+    return (isinstance(other, (np.ndarray, np.generic, int, float, complex, list, tuple, Tracer))
+            or hasattr(other, "__funcad_array__"))
+
+
+_FAST = frozenset((np.ndarray, EagerArray, float, int))
+
+
+def _binop(f, swap=False):
+    """An operator method that defers (NotImplemented) to an operand it does not know,
+    as JAX's do, so `x == pytest.approx(1.0)` asks the other object."""
+    if swap:
+        def op(self, other):
+            if type(other) in _FAST or _accepted(other):
+                return f(other, self)
+            return NotImplemented
+    else:
+        def op(self, other):
+            if type(other) in _FAST or _accepted(other):
+                return f(self, other)
+            return NotImplemented
+    op.__name__ = getattr(f, "__name__", "op")
+    return op
+
+
 def _swap(f):
-    return lambda self, other: f(other, self)
+    return _binop(f, swap=True)
 
 
 def _reshape_method(self, *shape, order="C"):
@@ -37,23 +66,23 @@ def _right_shift(x, y):
 
 
 ARRAY_METHODS = {
-    "__add__": U.add, "__radd__": _swap(U.add),
-    "__sub__": U.subtract, "__rsub__": _swap(U.subtract),
-    "__mul__": U.multiply, "__rmul__": _swap(U.multiply),
-    "__truediv__": U.true_divide, "__rtruediv__": _swap(U.true_divide),
-    "__floordiv__": U.floor_divide, "__rfloordiv__": _swap(U.floor_divide),
-    "__mod__": U.remainder, "__rmod__": _swap(U.remainder),
-    "__divmod__": U.divmod, "__rdivmod__": _swap(U.divmod),
-    "__pow__": U.power, "__rpow__": _swap(U.power),
-    "__matmul__": L.matmul, "__rmatmul__": _swap(L.matmul),
-    "__and__": U.bitwise_and, "__rand__": _swap(U.bitwise_and),
-    "__or__": U.bitwise_or, "__ror__": _swap(U.bitwise_or),
-    "__xor__": U.bitwise_xor, "__rxor__": _swap(U.bitwise_xor),
-    "__lshift__": _left_shift, "__rlshift__": _swap(_left_shift),
-    "__rshift__": _right_shift, "__rrshift__": _swap(_right_shift),
+    "__add__": _binop(U.add), "__radd__": _swap(U.add),
+    "__sub__": _binop(U.subtract), "__rsub__": _swap(U.subtract),
+    "__mul__": _binop(U.multiply), "__rmul__": _swap(U.multiply),
+    "__truediv__": _binop(U.true_divide), "__rtruediv__": _swap(U.true_divide),
+    "__floordiv__": _binop(U.floor_divide), "__rfloordiv__": _swap(U.floor_divide),
+    "__mod__": _binop(U.remainder), "__rmod__": _swap(U.remainder),
+    "__divmod__": _binop(U.divmod), "__rdivmod__": _swap(U.divmod),
+    "__pow__": _binop(U.power), "__rpow__": _swap(U.power),
+    "__matmul__": _binop(L.matmul), "__rmatmul__": _swap(L.matmul),
+    "__and__": _binop(U.bitwise_and), "__rand__": _swap(U.bitwise_and),
+    "__or__": _binop(U.bitwise_or), "__ror__": _swap(U.bitwise_or),
+    "__xor__": _binop(U.bitwise_xor), "__rxor__": _swap(U.bitwise_xor),
+    "__lshift__": _binop(_left_shift), "__rlshift__": _swap(_left_shift),
+    "__rshift__": _binop(_right_shift), "__rrshift__": _swap(_right_shift),
     "__neg__": U.negative, "__pos__": U.positive, "__abs__": U.absolute, "__invert__": U.invert,
-    "__eq__": U.equal, "__ne__": U.not_equal, "__lt__": U.less, "__le__": U.less_equal,
-    "__gt__": U.greater, "__ge__": U.greater_equal,
+    "__eq__": _binop(U.equal), "__ne__": _binop(U.not_equal), "__lt__": _binop(U.less),
+    "__le__": _binop(U.less_equal), "__gt__": _binop(U.greater), "__ge__": _binop(U.greater_equal),
     "__getitem__": X.getitem,
     "sum": R.sum, "mean": R.mean, "var": R.var, "std": R.std, "prod": R.prod,
     "max": R.max, "min": R.min, "all": R.all, "any": R.any,
