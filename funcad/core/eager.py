@@ -9,7 +9,8 @@ so `x.at[i].set(v)`, `x[traced_i]` and `x + tracer` work as on a `jax.Array`.
 Impl rules never see an `EagerArray`: `Primitive.bind` hands them plain views, so NumPy's
 subclass machinery stays out of funcad's eager path. NumPy's own functions called on an
 `EagerArray` likewise run on plain views and return plain NumPy values, as they do for a
-`jax.Array`.
+`jax.Array`; NumPy's ufuncs (`np.sin(x)`, and `np.float64(2) * x`, which calls one) return
+EagerArrays.
 
 >>> import funcad.numpy as fnp
 >>> x = fnp.zeros(3).at[1].set(2.0)
@@ -121,7 +122,9 @@ class EagerArray(np.ndarray):
             if any(type(o) is EagerArray for o in (out if isinstance(out, tuple) else (out,))):
                 raise FuncadTypeError(f"numpy.{ufunc.__name__}(..., out=x): funcad arrays are immutable; "
                                       "use the returned value instead of out=")
-        return getattr(ufunc, method)(*[plain_tree(x) for x in inputs], **kwargs)
+        # Results are funcad arrays again, so `np.float64(2) * x` (NumPy's scalar calls the
+        # ufunc) gives what `x * 2` gives.
+        return wrap_tree(getattr(ufunc, method)(*[plain_tree(x) for x in inputs], **kwargs))
 
     def __array_function__(self, func, types, args, kwargs):
         for t in types:

@@ -300,12 +300,7 @@ class _IndexUpdateRef:
         if values is None:
             v = None
         else:
-            v = cast(asarray_or_tracer(values), dtype)
-            try:
-                v = ravel(broadcast_to(v, aval_of(pos).shape))
-            except ValueError as e:
-                raise FuncadValueError(f"x.at[...].{method}: values of shape {aval_of(v).shape} do not "
-                                       f"broadcast to the indexed shape {aval_of(pos).shape}") from e
+            v = ravel(broadcast_to(cast(asarray_or_tracer(values), dtype), aval_of(pos).shape))
         p = reshape(pos, (-1,)) if isinstance(pos, Tracer) else pos.reshape(-1)
         return reshape(how(ravel(x), p, v), shape)
 
