@@ -7,15 +7,21 @@ from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
 from ..primitives._base import canonical_axis
-from ..primitives.linalg import dot_general
+from ..primitives.linalg import dot_general, dot_general_p
 from ._dtypes import asarray_or_tracer, no_out, promote
 from ._shape import ndim, reshape, shape, transpose
+
+
+_MATMUL_2D = (((1,), (0,)), ((), ()))
 
 
 def matmul(a, b):
     """Matrix product with NumPy's broadcasting of batch dimensions."""
     a, b = promote(a, b)
-    na, nb = ndim(a), ndim(b)
+    sa, sb = shape(a), shape(b)
+    na, nb = len(sa), len(sb)
+    if na == 2 and nb == 2 and sa[1] == sb[0]:  # the common case, with its dimension numbers made
+        return dot_general_p.bind(a, b, dimension_numbers=_MATMUL_2D)
     if na == 0 or nb == 0:
         raise FuncadValueError("matmul: input operand does not have enough dimensions (scalars are not allowed)")
     ka, kb = shape(a)[-1], shape(b)[0 if nb == 1 else -2]
@@ -51,7 +57,10 @@ def _batched(a, b, squeeze_lhs=False):
 
 def dot(a, b):
     a, b = promote(a, b)
-    na, nb = ndim(a), ndim(b)
+    sa, sb = shape(a), shape(b)
+    na, nb = len(sa), len(sb)
+    if na == 2 and nb == 2 and sa[1] == sb[0]:  # the common case, with its dimension numbers made
+        return dot_general_p.bind(a, b, dimension_numbers=_MATMUL_2D)
     if na == 0 or nb == 0:
         return E.mul(a, b)
     if nb == 1 or nb == 2:

@@ -13,6 +13,8 @@ from ._dtypes import asarray_or_tracer, cast
 from ._ufuncs import _as_bool, sqrt, square, subtract
 
 _ARRAYS = (np.ndarray, EagerArray)
+_PRIMS = {R.reduce_sum: R.reduce_sum_p, R.reduce_max: R.reduce_max_p, R.reduce_min: R.reduce_min_p,
+          R.reduce_prod: R.reduce_prod_p}
 
 
 def _norm_axes(nd, axis):
@@ -38,7 +40,8 @@ def _reduce(prim_fn, x, axis, keepdims, dtype=None):
         x = cast(x, np.dtype(dtype))
     shape = x.shape if type(x) in _ARRAYS else aval_of(x).shape
     axes = _norm_axes(len(shape), axis)
-    return _keep(prim_fn(x, axes), shape, axes, keepdims)
+    prim = _PRIMS.get(prim_fn)  # axes are canonical already: bind without re-checking them
+    return _keep(prim.bind(x, axes=axes) if prim is not None else prim_fn(x, axes), shape, axes, keepdims)
 
 
 def _sum_dtype(x):

@@ -29,7 +29,8 @@ def _dot_aval(x, y, *, dimension_numbers):
 
 def _dot_impl(x, y, *, dimension_numbers):
     (xc, yc), (xb, yb) = dimension_numbers
-    x, y = np.asarray(x), np.asarray(y)
+    if type(x) is not np.ndarray or type(y) is not np.ndarray:
+        x, y = np.asarray(x), np.asarray(y)
     if not xb and len(xc) == 1 and x.ndim <= 2 and y.ndim <= 2 and xc[0] == x.ndim - 1 and yc[0] == 0:
         return np.dot(x, y)  # the common matrix case: BLAS directly
     xf, yf = _free(x.ndim, xc, xb), _free(y.ndim, yc, yb)
