@@ -142,6 +142,9 @@ class Array:
 def _install_methods():
     from ..numpy._methods import install
     install(Array)
+    from ..core import eager
+    from . import xla
+    eager.hooks.cpu_device = staticmethod(lambda: xla.get_client("cpu").devices()[0])
 
 
 _install_methods()
