@@ -114,6 +114,13 @@ def canonicalize(x):
     return _value32(x)
 
 
+def canonicalize_all(leaves: list) -> list:
+    """`canonicalize` of each leaf (the list itself while x64 is on)."""
+    if enabled:
+        return leaves
+    return [_value32(x) for x in leaves]
+
+
 # -- the 32-bit versions of the choke points -----------------------------------
 
 def _value32(x):
