@@ -430,7 +430,7 @@ def wald(key, mean, shape=None, dtype=None):
 def rademacher(key, shape=(), dtype=None):
     """Random signs, -1 or +1 with equal probability."""
     key = check_key("rademacher", key)
-    dtype = x64.default_int() if dtype is None else x64.explicit_dtype(dtype, name)
+    dtype = x64.default_int() if dtype is None else x64.explicit_dtype(dtype, "rademacher")
     b = bernoulli(key, 0.5, canonical_shape(shape)).astype(dtype)
     return (2 * b - 1).astype(dtype)
 
