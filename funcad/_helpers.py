@@ -20,8 +20,8 @@ from .lowering import xla
 from .transforms import jit as _jit
 
 __all__ = ["block_until_ready", "default_backend", "device_count", "device_get", "devices",
-           "disable_jit", "ensure_compile_time_eval", "eval_shape", "local_device_count",
-           "local_devices", "named_call", "named_scope", "process_count", "process_index"]
+           "disable_jit", "enable_x64", "ensure_compile_time_eval", "eval_shape",
+           "local_device_count", "local_devices", "named_call", "named_scope", "process_count", "process_index"]
 
 
 # ------------------------------------------------------------------ devices ----
@@ -271,3 +271,37 @@ def named_scope(name: str) -> Iterator[None]:
     if not isinstance(name, str):
         raise TypeError(f"named_scope takes a string name, got {name!r}")
     yield
+
+
+# ---------------------------------------------------------------- 64-bit mode ----
+
+class _EnableX64:
+    """`funcad.enable_x64(flag)`: 64-bit dtypes on (True, funcad's default) or off (JAX's
+    default 32-bit dtypes) for a `with` block, then the previous mode again; as
+    `jax.enable_x64`. `funcad.enable_x64.value` is the current mode; set it for the whole
+    program with `funcad.config.update("enable_x64", flag)`.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> with funcad.enable_x64(False):
+    ...     print(fnp.array(1.5).dtype)
+    float32
+    >>> funcad.enable_x64.value
+    True
+    """
+
+    @contextlib.contextmanager
+    def __call__(self, new_val: bool = True) -> Iterator[None]:
+        from . import config
+        with config.override(enable_x64=new_val):
+            yield
+
+    @property
+    def value(self) -> bool:
+        from .core import x64
+        return x64.enabled
+
+    def __repr__(self):
+        return f"funcad.enable_x64 (now {self.value})"
+
+
+enable_x64 = _EnableX64()

@@ -7,6 +7,12 @@ or for a block of code with `override`.
 | default_backend      | None (GPU if present, else CPU) | FUNCAD_BACKEND=cpu          |
 | jit_cache_size       | 128 signatures per function  | FUNCAD_JIT_CACHE_SIZE=64      |
 | traceback_filtering  | "on"                         | FUNCAD_TRACEBACK_FILTERING=off |
+| enable_x64           | True (NumPy's 64-bit dtypes) | FUNCAD_ENABLE_X64=0 or JAX_ENABLE_X64=0 |
+
+`enable_x64` is also accepted under JAX's name, `jax_enable_x64`. Off, funcad
+gives values JAX's default 32-bit dtypes (see `funcad.core.x64`), so a program
+written for JAX computes the same numbers; `funcad.enable_x64(False)` switches
+it for a block.
 
 >>> import funcad
 >>> funcad.config.debug_nans
@@ -25,6 +31,7 @@ from typing import Callable as _Callable, Iterator as _Iterator
 
 from .core.errors import FuncadTypeError as _FuncadTypeError
 from .core import traceback_util as _traceback_util
+from .core import x64 as _x64
 from .core.trace import ctx as _ctx
 
 
@@ -91,6 +98,15 @@ def _get_cache_size() -> int:
     return jit.CACHE_SIZE
 
 
+def _set_x64(v: bool) -> None:
+    if v == _x64.enabled:
+        return
+    _x64.set_enabled(v)
+    from .transforms import jit
+    for f in list(jit._live):  # their fast paths are keyed on the arguments' dtypes alone
+        f._fast.clear()
+
+
 # name -> (validate(name, value), get(), set(value), environment variable, doc)
 _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
     "debug_nans": (_bool, lambda: _ctx.debug_nans, _set_debug_nans, "FUNCAD_DEBUG_NANS",
@@ -103,11 +119,15 @@ _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
                             lambda v: setattr(_traceback_util, "filtering", v),
                             "FUNCAD_TRACEBACK_FILTERING",
                             "'on' hides funcad's internal frames from tracebacks, 'off' shows them"),
+    "enable_x64": (_bool, lambda: _x64.enabled, _set_x64, "FUNCAD_ENABLE_X64",
+                   "64-bit dtypes as in NumPy (True) or JAX's default 32-bit dtypes (False)"),
 }
+# JAX's names for funcad's options.
+_ALIASES = {"jax_enable_x64": "enable_x64"}
 
 
 def _option(name: str):
-    opt = _OPTIONS.get(name)
+    opt = _OPTIONS.get(_ALIASES.get(name, name))
     if opt is None:
         near = _difflib.get_close_matches(name, list(_OPTIONS), n=3)
         hint = f" Did you mean {', '.join(repr(n) for n in near)}?" if near else ""
@@ -181,6 +201,8 @@ def __dir__():
 def _from_environment() -> None:
     for name, (check, _, set_, env, _) in _OPTIONS.items():
         raw = _os.environ.get(env)
+        if not raw and name == "enable_x64":
+            raw = _os.environ.get("JAX_ENABLE_X64")
         if raw and name != "default_backend":  # xla reads FUNCAD_BACKEND itself, lazily
             set_(check(name, raw))
 

@@ -105,13 +105,19 @@ def _promotion_stand_in(aval: ShapedArray):
     return aval.dtype
 
 
+# 64-bit dtype -> its 32-bit stand-in while x64 is off (funcad/core/x64.py fills it).
+_PROMOTED: dict = {}
+
+
 def result_type(*avals: ShapedArray):
     """NEP 50 result dtype of avals and whether it is weak: (dtype, weak)."""
     weak = all(a.weak_type for a in avals)
     if weak:
         # All weak: the widest kind wins at the default precision.
-        return np.result_type(*[a.dtype for a in avals]), True
-    return np.result_type(*[_promotion_stand_in(a) for a in avals]), False
+        d = np.result_type(*[a.dtype for a in avals])
+    else:
+        d = np.result_type(*[_promotion_stand_in(a) for a in avals])
+    return _PROMOTED.get(d, d), weak
 
 
 def tangent_dtype(dtype) -> np.dtype:

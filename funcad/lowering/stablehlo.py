@@ -29,6 +29,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from ..core import avals as _avals
 from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import MissingRuleError
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, literal_value
@@ -60,7 +61,9 @@ def mlir_dtype(dtype) -> str:
 
 def tensor_type(aval) -> str:
     dims = "x".join(str(d) for d in aval.shape)
-    return f"tensor<{dims}x{mlir_dtype(aval.dtype)}>" if dims else f"tensor<{mlir_dtype(aval.dtype)}>"
+    # With x64 off, a rule's own 64-bit counters and indices are 32-bit too, as in JAX.
+    t = mlir_dtype(_avals._PROMOTED.get(aval.dtype, aval.dtype))
+    return f"tensor<{dims}x{t}>" if dims else f"tensor<{t}>"
 
 
 def i64_array(xs) -> str:
@@ -157,8 +160,8 @@ class LoweringContext:
     # -- constants -----------------------------------------------------------
     def constant(self, value, dtype) -> Value:
         """A 0-d constant."""
-        dtype = np.dtype(dtype)
         aval = ShapedArray((), dtype)
+        dtype = aval.dtype  # canonical: 32-bit with x64 off
         if dtype == float0:
             text = "false"
         elif dtype == np.bool_:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..core.trace import Tracer
@@ -74,16 +75,16 @@ def meshgrid(*xi, copy: bool = True, sparse: bool = False, indexing: str = "xy")
 
 def indices(dimensions, dtype=None, sparse: bool = False):
     """An array of the index grid of an array of shape `dimensions`."""
-    dt = _INT if dtype is None else np.dtype(dtype)
+    dt = _x64.default_int() if dtype is None else _x64.explicit_dtype(dtype, "indices")
     return np.indices(tuple(int(d) for d in dimensions), dt, sparse)
 
 
 def tril_indices(n: int, k: int = 0, m: int | None = None):
-    return tuple(np.asarray(i, _INT) for i in np.tril_indices(int(n), int(k), m))
+    return tuple(np.asarray(i, _x64.default_int()) for i in np.tril_indices(int(n), int(k), m))
 
 
 def triu_indices(n: int, k: int = 0, m: int | None = None):
-    return tuple(np.asarray(i, _INT) for i in np.triu_indices(int(n), int(k), m))
+    return tuple(np.asarray(i, _x64.default_int()) for i in np.triu_indices(int(n), int(k), m))
 
 
 def tril_indices_from(arr, k: int = 0):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import x64
 from ..core.avals import aval_of
 from ..core.trace import Tracer
 from ..primitives import structural as S
@@ -23,55 +24,68 @@ def array(obj, dtype=None, copy=True):
     if isinstance(obj, (list, tuple)) and _has_tracer(obj):
         from ._shape import stack
         out = stack([array(e) for e in obj])
-        return out if dtype is None else cast(out, np.dtype(dtype))
+        return out if dtype is None else cast(out, x64.explicit_dtype(dtype, "array"))
     if isinstance(obj, Tracer):
-        return obj if dtype is None else cast(obj, np.dtype(dtype))
+        return obj if dtype is None else cast(obj, x64.explicit_dtype(dtype, "array"))
     if hasattr(obj, "__funcad_array__"):
         obj = obj.__funcad_array__()
         return obj if dtype is None else astype(obj, dtype)
-    return np.array(obj, dtype=dtype, copy=copy)
+    if x64.enabled:
+        return np.array(obj, dtype=dtype, copy=copy)
+    return x64.canonicalize(np.array(obj, dtype=x64.explicit_dtype(dtype, "array"), copy=copy))
 
 
 def asarray(obj, dtype=None):
     if isinstance(obj, Tracer):
-        return obj if dtype is None or aval_of(obj).dtype == np.dtype(dtype) else cast(obj, np.dtype(dtype))
+        if dtype is None:
+            return obj
+        dtype = x64.explicit_dtype(dtype, "asarray")
+        return obj if aval_of(obj).dtype == dtype else cast(obj, dtype)
     if hasattr(obj, "__funcad_array__") and dtype is None:
         return obj.__funcad_array__()
     # copy=None: copy only when needed (NumPy 2's copy=False raises for lists, scalars, casts).
-    return array(obj, dtype, copy=None) if not isinstance(obj, np.ndarray) or dtype is not None else obj
+    if isinstance(obj, np.ndarray) and dtype is None:
+        return obj if x64.enabled else x64.canonicalize(obj)
+    return array(obj, dtype, copy=None)
 
 
 def astype(x, dtype):
-    return cast(asarray(x), np.dtype(dtype))
+    return cast(asarray(x), x64.explicit_dtype(dtype, "astype"))
 
 
 def _shape(shape):
     return (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
 
 
-def zeros(shape, dtype=float):
-    return np.zeros(_shape(shape), dtype)
+def _dtype(dtype, name):
+    """A creation function's dtype: the default float, or the (canonical) one asked for."""
+    return x64.default_float() if dtype is None else x64.explicit_dtype(dtype, name)
 
 
-def ones(shape, dtype=float):
-    return np.ones(_shape(shape), dtype)
+def zeros(shape, dtype=None):
+    return np.zeros(_shape(shape), _dtype(dtype, "zeros"))
 
 
-def empty(shape, dtype=float):
-    return np.zeros(_shape(shape), dtype)
+def ones(shape, dtype=None):
+    return np.ones(_shape(shape), _dtype(dtype, "ones"))
+
+
+def empty(shape, dtype=None):
+    return np.zeros(_shape(shape), _dtype(dtype, "empty"))
 
 
 def full(shape, fill_value, dtype=None):
     if isinstance(fill_value, Tracer):
-        v = fill_value if dtype is None else cast(fill_value, np.dtype(dtype))
+        v = fill_value if dtype is None else cast(fill_value, x64.explicit_dtype(dtype, "full"))
         from ..primitives._base import broadcast_to
         return broadcast_to(v, _shape(shape))
-    return np.full(_shape(shape), fill_value, dtype)
+    return x64.canonicalize(np.full(_shape(shape), fill_value, x64.explicit_dtype(dtype, "full")))
 
 
 def _like(x, dtype, shape):
     a = aval_of(asarray(x))
-    return (a.shape if shape is None else _shape(shape)), (a.dtype if dtype is None else np.dtype(dtype))
+    return ((a.shape if shape is None else _shape(shape)),
+            (a.dtype if dtype is None else x64.explicit_dtype(dtype, "full_like")))
 
 
 def zeros_like(x, dtype=None, shape=None):
@@ -101,11 +115,31 @@ def arange(start, stop=None, step=None, dtype=None):
             from ..core.errors import ConcretizationError
             raise ConcretizationError("arange needs concrete bounds: its length must be known. "
                                       "Pass the bounds as static arguments (static_argnums).")
+    if not x64.enabled:
+        return _arange32(start, stop, step, dtype)
     return np.arange(start, stop, step, dtype=dtype) if stop is not None else np.arange(start, dtype=dtype)
+
+
+def _arange32(start, stop, step, dtype):
+    # JAX's arange with x64 off: start + step * iota, computed in the 32-bit dtype.
+    dtype = x64.explicit_dtype(dtype, "arange")
+    if dtype is None:
+        dtype = x64.canonicalize_dtype(np.result_type(*[v for v in (start, stop, step) if v is not None]))
+    if stop is None:
+        start, stop = 0, start
+    n = max(0, int(np.ceil((stop - start) / (1 if step is None else step))))
+    if dtype.kind not in "f" or dtype.itemsize < 4:
+        return np.arange(start, stop, step, dtype=dtype)
+    iota = np.arange(n, dtype=dtype)
+    if step is not None:
+        iota = np.asarray(step, dtype) * iota
+    return np.asarray(start, dtype) + iota
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     if not (isinstance(start, Tracer) or isinstance(stop, Tracer)):
+        if not x64.enabled:
+            return _linspace32(start, stop, num, endpoint, x64.explicit_dtype(dtype, "linspace"), axis)
         return np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis)
     from . import _ufuncs as U
     start, stop = promote(start, stop)
@@ -115,9 +149,39 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return out if dtype is None else astype(out, dtype)
 
 
-def eye(N, M=None, k=0, dtype=float):
-    return np.eye(N, M, k, dtype=dtype)
+def _linspace32(start, stop, num, endpoint, dtype, axis):
+    # JAX's linspace with x64 off, in the 32-bit dtype: start * (1 - i/div) + (stop/div) * i.
+    start, stop = np.asarray(start), np.asarray(stop)
+    if dtype is None:
+        dtype = x64.canonicalize_dtype(np.result_type(start, stop, 0.0))
+    cd = x64.canonicalize_dtype(np.result_type(dtype, np.float16))
+    start, stop = start.astype(cd), stop.astype(cd)
+    shape = list(np.broadcast_shapes(start.shape, stop.shape))
+    axis = len(shape) + axis + 1 if axis < 0 else axis
+    bshape = shape[:axis] + [1] + shape[axis:]
+    start, stop = np.broadcast_to(start, shape).reshape(bshape), np.broadcast_to(stop, shape).reshape(bshape)
+    div = (num - 1) if endpoint else num
+    if num > 1:
+        real = np.finfo(cd).dtype
+        ishape = [1] * len(bshape)
+        ishape[axis] = div
+        iota = np.arange(div, dtype=real).reshape(ishape)
+        step = (iota / real.type(div)).astype(cd)
+        out = start * (cd.type(1) - step) + (stop / cd.type(div)) * iota.astype(cd)
+        if endpoint:
+            out = np.concatenate([out, stop], axis)
+    elif num == 1:
+        out = start
+    else:
+        out = np.zeros(shape[:axis] + [0] + shape[axis:], cd)
+    if dtype.kind in "iu" and out.dtype.kind not in "iu":
+        out = np.floor(out)
+    return out.astype(dtype)
 
 
-def identity(n, dtype=float):
-    return np.identity(n, dtype=dtype)
+def eye(N, M=None, k=0, dtype=None):
+    return np.eye(N, M, k, dtype=_dtype(dtype, "eye"))
+
+
+def identity(n, dtype=None):
+    return np.identity(n, dtype=_dtype(dtype, "identity"))

@@ -10,6 +10,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.errors import ConcretizationError, FuncadValueError
 from ..core.trace import Tracer
@@ -75,7 +76,8 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
         raise FuncadValueError("nonzero of a 0-d array is not allowed; use atleast_1d(a) first")
     mask = _as_bool(a)
     if size is None:
-        return tuple(np.asarray(i, _INT) for i in np.nonzero(concrete_or_raise(mask, "nonzero")))
+        return tuple(np.asarray(i, _x64.default_int())
+                     for i in np.nonzero(concrete_or_raise(mask, "nonzero")))
     size = int(size)
     flat, count = _flat_nonzero_sized(mask, size)
     fills = fill_value if isinstance(fill_value, (tuple, list)) else [fill_value] * len(sh)

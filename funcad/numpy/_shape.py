@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
@@ -295,8 +296,8 @@ def trace(a, offset=0, axis1=0, axis2=1):
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1)
 
 
-def tri(N, M=None, k=0, dtype=float):
-    return wrap(np.tri(N, M, k, dtype))
+def tri(N, M=None, k=0, dtype=None):
+    return wrap(np.tri(N, M, k, _x64.default_float() if dtype is None else _x64.explicit_dtype(dtype, "tri")))
 
 
 def tril(m, k=0):

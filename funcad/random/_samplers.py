@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .. import numpy as fnp
+from ..core import x64
 from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import structural as S
@@ -27,7 +28,7 @@ _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 # ------------------------------------------------------------------ helpers ----
 
 def _float_dtype(name, dtype, complex_ok=False):
-    dtype = np.dtype(np.float64 if dtype is None else dtype)
+    dtype = x64.default_float() if dtype is None else x64.explicit_dtype(dtype, name)
     if dtype.name == "bfloat16":  # ml_dtypes' bfloat16 has kind 'V'
         return dtype
     if dtype.kind != "f" and not (complex_ok and dtype.kind == "c"):
@@ -37,7 +38,7 @@ def _float_dtype(name, dtype, complex_ok=False):
 
 
 def _int_dtype(name, dtype):
-    dtype = np.dtype(np.int64 if dtype is None else dtype)
+    dtype = x64.default_int() if dtype is None else x64.explicit_dtype(dtype, name)
     if dtype.kind not in "iu":
         raise TypeError(f"{name} only accepts integer dtypes, got {dtype}")
     return dtype
@@ -50,7 +51,7 @@ def _shape_of(x):
 def _dtype_of(x):
     if isinstance(x, Tracer) or hasattr(x, "dtype"):
         return np.dtype(x.dtype)
-    return np.asarray(x).dtype if not isinstance(x, float) else np.dtype(np.float64)
+    return x64.canonicalize_dtype(np.asarray(x).dtype if not isinstance(x, float) else np.float64)
 
 
 def _as(x, dtype):
@@ -429,7 +430,7 @@ def wald(key, mean, shape=None, dtype=None):
 def rademacher(key, shape=(), dtype=None):
     """Random signs, -1 or +1 with equal probability."""
     key = check_key("rademacher", key)
-    dtype = np.dtype(np.int64 if dtype is None else dtype)
+    dtype = x64.default_int() if dtype is None else x64.explicit_dtype(dtype, "rademacher")
     b = bernoulli(key, 0.5, canonical_shape(shape)).astype(dtype)
     return (2 * b - 1).astype(dtype)
 

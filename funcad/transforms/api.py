@@ -9,6 +9,7 @@ from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import flatten_up_to, tree_flatten, tree_map, tree_structure, tree_unflatten
 from ..core import staging
+from ..core import x64 as _x64
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer, eval_jaxpr
 from ..primitives._base import full
@@ -88,6 +89,7 @@ def linearize(fun: Callable, *primals):
     3.0
     """
     flat_p, in_tree = tree_flatten(primals)
+    flat_p = _x64.canonicalize_all(flat_p)
     _check_arrays(flat_p, "linearize")
     flat_fun, store = _flatten_fun(fun, in_tree)
     p_out, linear = linearize_flat(flat_fun, flat_p)
@@ -111,6 +113,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     (6.0,)
     """
     flat_p, in_tree = tree_flatten(primals)
+    flat_p = _x64.canonicalize_all(flat_p)
     in_avals = _check_arrays(flat_p, "vjp")
     flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
     p_out, linear = linearize_flat(flat_fun, flat_p)

@@ -20,6 +20,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 
 from ..core.avals import ShapedArray, aval_of, float0
+from ..core import x64 as _x64
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.pytree import tree_flatten, tree_unflatten
@@ -437,8 +438,9 @@ class Jitted:
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         # backend None means the default one; the caches are dropped when it changes.
         # debug_nans: traces made with it on record source lines (caches are shared).
+        # x64: argument dtypes are canonicalised differently in each mode.
         key = (in_tree, tuple(_leaf_key(x) for x in leaves), tuple(statics), self.backend,
-               ctx.debug_nans)
+               ctx.debug_nans, _x64.enabled)
         return leaves, key, in_tree, static_pos
 
     def _trace(self, args, kwargs, leaves, in_tree, static_pos, parent=None):
