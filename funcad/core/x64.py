@@ -37,6 +37,7 @@ import numpy as np
 from . import avals as _avals
 from .avals import ShapedArray
 from .trace import Primitive
+from . import eager as _eager
 
 # The 64-bit dtypes and what JAX turns them into with x64 off.
 _TO_32 = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
@@ -148,9 +149,16 @@ def _bind32(self, *args, **params):
     if params:
         params = {k: _param32(v) for k, v in params.items()}
     out = _bind64(self, *args, **params)
+    if ctx.trace is not None:
+        return out
     if self.multiple_results:
-        return type(out)(_value32(o) for o in out) if isinstance(out, (list, tuple)) else out
-    return _value32(out)
+        return type(out)(_result32(o) for o in out) if isinstance(out, (list, tuple)) else out
+    return _result32(out)
+
+
+def _result32(x):
+    c = _TO_32.get(x.dtype) if isinstance(x, np.ndarray) else None
+    return x if c is None else _eager.wrap(np.asarray(x).astype(c))  # stays read-only
 
 
 def _init32(self, shape, dtype, weak_type: bool = False):
