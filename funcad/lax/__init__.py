@@ -23,7 +23,7 @@ _FROM_PRIMITIVES = {
         zeta""",
     _indexing: "dynamic_slice dynamic_update_slice gather scatter_add sort",
     _bits: """bitcast_convert_type clz population_count shift_left shift_right_arithmetic
-        shift_right_logical""",
+        shift_right_logical reduce_precision""",
 }
 for _module, _names in _FROM_PRIMITIVES.items():
     for _name in _names.split():

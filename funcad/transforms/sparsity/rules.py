@@ -79,7 +79,7 @@ _register("abs acos acosh add asin asinh atan atan2 atanh cbrt clamp convert_ele
           "cosh digamma div erf erf_inv erfc exp exp2 expm1 integer_pow lgamma log log1p "
           "logistic max min neg polygamma pow rem rsqrt sin sinh sqrt sub tan tanh "
           "real imag conj complex bessel_i0e bessel_i1e igamma igammac igamma_grad_a "
-          "random_gamma_grad regularized_incomplete_beta zeta", elementwise)
+          "random_gamma_grad regularized_incomplete_beta zeta reduce_precision", elementwise)
 
 
 def mul(eqn, ins, n):
