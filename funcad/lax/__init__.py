@@ -63,3 +63,10 @@ from ._conv import *  # noqa: E402,F401,F403  (conv_general_dilated and its wrap
 from ._conv import __all__ as _conv_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_conv_all))
+
+from ._types import *  # noqa: E402,F401,F403  (Precision, GatherScatterMode, dimension numbers, ...)
+from ._types import __all__ as _types_all  # noqa: E402
+from ._extra import *  # noqa: E402,F401,F403  (mulhi, nextafter, polynomial, approx_max_k, ...)
+from ._extra import __all__ as _extra_all  # noqa: E402
+
+__all__ = sorted(set(__all__) | set(_types_all) | set(_extra_all))
