@@ -21,7 +21,7 @@ _FROM_PRIMITIVES = {
     _linalg: "dot_general",
     _special: """bessel_i0e bessel_i1e betainc igamma igamma_grad_a igammac random_gamma_grad
         zeta""",
-    _indexing: "dynamic_slice dynamic_update_slice gather scatter_add sort",
+    _indexing: "dynamic_slice dynamic_update_slice sort",
     _bits: """bitcast_convert_type clz population_count shift_left shift_right_arithmetic
         shift_right_logical reduce_precision""",
 }
@@ -70,3 +70,7 @@ from ._extra import *  # noqa: E402,F401,F403  (mulhi, nextafter, polynomial, ap
 from ._extra import __all__ as _extra_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_types_all) | set(_extra_all))
+from ._scatter import *  # noqa: E402,F401,F403  (gather and the scatters with dimension numbers)
+from ._scatter import __all__ as _scatter_all  # noqa: E402
+
+__all__ = sorted(set(__all__) | set(_scatter_all))
