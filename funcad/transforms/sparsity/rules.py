@@ -22,6 +22,7 @@ from ...primitives import convolution as _conv, decompositions as _dec, eig as _
 from ...primitives import sharding as _sh, special as _special, triangular as _tri  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
 from .. import custom_calls as _custom_calls, debugging as _debugging, jit as _jit  # noqa: F401
+from .. import linear_solve as _linear_solve  # noqa: F401  (a call: its body is the solve)
 from ._interp import (BODY_PRIMS, NO_FOLD, Val, apply, dep_rules, empty, group, pick, propagate,
                       stack, union)
 
