@@ -276,7 +276,8 @@ def named_scope(name: str) -> Iterator[None]:
 def typeof(x: Any) -> ShapedArray:
     """The abstract value of `x`: its shape, dtype and weak type (a tracer's too).
 
-    >>> funcad.typeof(np.ones((2, 3), np.float32)).str_short()
+    >>> import numpy as np
+    >>> typeof(np.ones((2, 3), np.float32)).str_short()
     'f32[2,3]'
     """
     from .numpy._dtypes import asarray_or_tracer

@@ -298,7 +298,7 @@ def kaiser(M: int, beta):
 
     >>> import funcad.numpy as fnp
     >>> [round(float(v), 6) for v in fnp.kaiser(4, 5.0)]
-    [0.036873, 0.78455, 0.78455, 0.036873]
+    [0.036711, 0.775322, 0.775322, 0.036711]
     """
     from ._bessel import i0
     from ._ufuncs import divide, multiply, sqrt
