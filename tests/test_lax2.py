@@ -12,16 +12,18 @@ import funcad.numpy as fnp
 from funcad.core.errors import FuncadError
 
 jl = jax.lax
+jax.config.update("jax_enable_x64", True)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _x64():
-    with jax.enable_x64(True):
-        yield
+def _needs(*names):
+    """Skip where the installed (oldest supported) JAX lacks the oracle."""
+    missing = [n for n in names if not hasattr(jl, n)]
+    return pytest.mark.skipif(bool(missing), reason=f"this JAX has no lax.{missing}")
 
 
 # ---------------------------------------------------------------- types ----
 
+@_needs('RoundingMethod')
 def test_precision_and_mode_enums():
     assert lax.Precision("highest") is lax.Precision.HIGHEST
     assert lax.Precision("tensorfloat32") is lax.Precision.HIGH
@@ -67,8 +69,12 @@ def test_reduce_precision_matches_jax_bitwise(dt):
         if e > e_max or m > m_max:
             continue
         want = np.asarray(jl.reduce_precision(x, e, m))
+        # With no mantissa bits, XLA before jaxlib 0.7 turned NaN into inf; newer XLA (and
+        # funcad's NumPy impl) keep NaN. Compare the NaN entry only where they agree.
+        keep = slice(None) if m > 0 or np.isnan(want[0]) else slice(1, None)
         for got in (lax.reduce_precision(x, e, m), funcad.jit(lambda v: lax.reduce_precision(v, e, m))(x)):
-            np.testing.assert_array_equal(np.asarray(got).view(f"u{x.itemsize}"), want.view(f"u{x.itemsize}"))
+            np.testing.assert_array_equal(np.asarray(got)[keep].view(f"u{x.itemsize}"),
+                                          want[keep].view(f"u{x.itemsize}"))
 
 
 def test_reduce_precision_derivative_is_rounded_tangent():
@@ -89,6 +95,7 @@ def test_nextafter_edges_match_numpy_and_jax():
     np.testing.assert_array_equal(lax.nextafter(np.float32(1), np.float32(2)), np.nextafter(np.float32(1), np.float32(2)))
 
 
+@_needs('mulhi')
 def test_mulhi_extremes_and_scalar_broadcast():
     for dt in (np.int32, np.int64, np.uint32, np.uint64, np.int8):
         info = np.iinfo(dt)
@@ -101,6 +108,7 @@ def test_mulhi_extremes_and_scalar_broadcast():
         lax.mulhi(np.ones(2), np.ones(2))
 
 
+@_needs('one_minus_square')
 def test_round_methods_and_one_minus_square_derivative():
     x = np.array([-2.5, -0.5, 0.5, 1.5, 2.5, 0.49999999999999994])
     np.testing.assert_array_equal(lax.round(x), jl.round(x))
@@ -111,6 +119,7 @@ def test_round_methods_and_one_minus_square_derivative():
     assert float(funcad.grad(funcad.grad(lax.one_minus_square))(0.3)) == -2.0
 
 
+@_needs('polynomial')
 def test_polynomial_broadcasts_and_differentiates_in_coefficients():
     x, c = np.linspace(-1, 1, 4), np.array([0.5, -1.0, 2.0])
     f = lambda x, c: lax.polynomial(x, [c[0], c[1], c[2]]).sum()  # noqa: E731
@@ -134,8 +143,11 @@ def test_approx_k_indices_ties_and_reduction_size():
 
 
 def test_approx_output_size_matches_xla():
-    from jax._src.lib import _jax
     from funcad.lax._extra import _approx_output_size
+    try:
+        from jax._src.lib import _jax
+    except ImportError:
+        pytest.skip("this jaxlib does not expose XLA's approx_top_k_reduction_output_size")
     for args in [(100, 1, 3, .95, False, -1), (5000, 1, 3, .95, False, -1), (5000, 2, 3, .95, False, -1),
                  (100000, 2, 10, .9, False, -1), (100000, 2, 10, .99, False, -1), (100000, 1, 10, .999, False, -1),
                  (3000, 2, 10, 1.0, False, -1), (3000, 2, 10, .95, False, 4000), (3000, 2, 10, .95, True, -1),
@@ -199,6 +211,7 @@ def test_scatter_errors_name_the_problem():
         lax.scatter_add(np.zeros((4, 3)), np.array([[1.0]]), np.ones((1, 3)), dn)
 
 
+@_needs('ragged_dot_general', 'RaggedDotDimensionNumbers')
 def test_ragged_dot_matches_jax_and_contracting_mode():
     rng = np.random.default_rng(3)
     x, r, gs = rng.standard_normal((7, 4)), rng.standard_normal((3, 4, 5)), np.array([2, 3, 1])
@@ -301,6 +314,7 @@ def test_optimization_barrier_is_staged_and_differentiable():
     np.testing.assert_array_equal(funcad.vmap(f)(np.ones((2, 3))), [6.0, 6.0])
 
 
+@_needs('shape_as_value')
 def test_platform_dependent_composite_and_small_helpers():
     assert float(funcad.jit(lambda x: lax.platform_dependent(x, cpu=lambda v: v + 1, default=lambda v: v))(1.0)) == 2.0
     assert float(lax.platform_dependent(1.0, tpu=lambda v: v + 1, default=lambda v: v * 5)) == 5.0
