@@ -25,10 +25,11 @@ from .core.errors import MissingRuleError, NaNError, UnsupportedError
 from .transforms.jit import clear_caches
 from ._helpers import (block_until_ready, default_backend, device_count, device_get, devices,
                        disable_jit, enable_x64, ensure_compile_time_eval, eval_shape, local_device_count,
-                       local_devices, named_call, named_scope, process_count, process_index)
+                       local_devices, named_call, named_scope, process_count, process_index, typeof)
 from .core.traceback_util import api_boundary as _api_boundary, boundary_transform as _boundary
 from . import sharding  # noqa: F401  (Mesh, NamedSharding, PartitionSpec, ...)
 from .sharding import make_mesh
+from ._closure import closure_convert, custom_gradient
 
 # Errors leaving the public entry points (and the functions they return) show
 # the user's frames only; see funcad/core/traceback_util.py.
@@ -67,12 +68,13 @@ def __dir__():
 __all__ = ["Array", "BackendError", "ClosedJaxpr", "ConcretizationError", "FuncadError",
            "FuncadTypeError", "Jaxpr", "MissingRuleError", "NaNError",
            "ShapeDtypeStruct", "SparseMatrix", "TracerLeakError", "UnsupportedError", "block_until_ready",
-           "checkpoint", "clear_caches", "custom_jvp", "custom_vjp", "default_backend",
+           "checkpoint", "clear_caches", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp", "default_backend",
            "device_count", "device_get", "device_put", "devices", "disable_jit", "enable_x64",
            "ensure_compile_time_eval", "eval_jaxpr", "eval_shape", "float0", "grad", "hessian",
            "hessian_sparsity", "jacfwd", "jacobian", "jacobian_sparsity", "jacrev", "jit", "jvp",
            "linear_transpose", "linearize", "local_device_count", "local_devices", "make_jaxpr",
            "make_mesh", "named_call", "named_scope", "optimize", "process_count", "process_index",
+           "typeof",
            "remat", "sparse_hessian", "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev",
            "stop_gradient", "to_python",
            "value_and_grad", "vjp", "vmap"]

@@ -21,7 +21,7 @@ from .transforms import jit as _jit
 
 __all__ = ["block_until_ready", "default_backend", "device_count", "device_get", "devices",
            "disable_jit", "enable_x64", "ensure_compile_time_eval", "eval_shape",
-           "local_device_count", "local_devices", "named_call", "named_scope", "process_count", "process_index"]
+           "local_device_count", "local_devices", "named_call", "named_scope", "process_count", "process_index", "typeof"]
 
 
 # ------------------------------------------------------------------ devices ----
@@ -305,3 +305,14 @@ class _EnableX64:
 
 
 enable_x64 = _EnableX64()
+
+
+def typeof(x: Any) -> ShapedArray:
+    """The abstract value of `x`: its shape, dtype and weak type (a tracer's too).
+
+    >>> import numpy as np
+    >>> typeof(np.ones((2, 3), np.float32)).str_short()
+    'f32[2,3]'
+    """
+    from .numpy._dtypes import asarray_or_tracer
+    return aval_of(asarray_or_tracer(x))

@@ -64,7 +64,9 @@ LINEAR = {
     "broadcast_in_dim", "reshape", "transpose", "squeeze", "rev", "slice", "pad", "concatenate",
     "dot_general", "conv_general_dilated", "dynamic_slice", "dynamic_update_slice", "gather", "scatter_add", "fft",
     "triangular_solve", "optimization_barrier", "custom_lin", "real", "imag", "conj", "complex",
-    "sharding_constraint",
+    "sharding_constraint", "reduce_precision",
+    # linear_solve is linear in b (its transpose solves with the transposed operator).
+    "linear_solve",
     # Higher-order primitives transpose their bodies; debug_print passes cotangents by.
     "jit", "checkpoint", "cond", "while", "scan", "debug_print",
 }
@@ -78,7 +80,8 @@ def test_the_registry_is_found():
     assert {"sin", "add", "reduce_sum", "dot_general", "gather", "scan", "jit",
             "custom_jvp_call"} <= set(BY_NAME)
     assert len(BY_NAME) == len(PRIMS), "two primitives share a name"
-    assert {p.name for p in T.call_rules} == {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call"}
+    assert {p.name for p in T.call_rules} == {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call",
+                                                "linear_solve"}
 
 
 def test_exception_lists_name_real_primitives():

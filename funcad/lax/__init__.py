@@ -21,9 +21,9 @@ _FROM_PRIMITIVES = {
     _linalg: "dot_general",
     _special: """bessel_i0e bessel_i1e betainc igamma igamma_grad_a igammac random_gamma_grad
         zeta""",
-    _indexing: "dynamic_slice dynamic_update_slice gather scatter_add sort",
+    _indexing: "dynamic_slice dynamic_update_slice sort",
     _bits: """bitcast_convert_type clz population_count shift_left shift_right_arithmetic
-        shift_right_logical""",
+        shift_right_logical reduce_precision""",
 }
 for _module, _names in _FROM_PRIMITIVES.items():
     for _name in _names.split():
@@ -63,3 +63,17 @@ from ._conv import *  # noqa: E402,F401,F403  (conv_general_dilated and its wrap
 from ._conv import __all__ as _conv_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_conv_all))
+
+from ._types import *  # noqa: E402,F401,F403  (Precision, GatherScatterMode, dimension numbers, ...)
+from ._types import __all__ as _types_all  # noqa: E402
+from ._extra import *  # noqa: E402,F401,F403  (mulhi, nextafter, polynomial, approx_max_k, ...)
+from ._extra import __all__ as _extra_all  # noqa: E402
+
+__all__ = sorted(set(__all__) | set(_types_all) | set(_extra_all))
+from ._scatter import *  # noqa: E402,F401,F403  (gather and the scatters with dimension numbers)
+from ._scatter import __all__ as _scatter_all  # noqa: E402
+
+__all__ = sorted(set(__all__) | set(_scatter_all))
+from ._solvers import custom_linear_solve, custom_root  # noqa: E402,F401
+
+__all__ = sorted(set(__all__) | {"custom_linear_solve", "custom_root"})

@@ -15,7 +15,7 @@ from ._dtypes import asarray_or_tracer, cast, promote
 from ._shape import concatenate, reshape, shape
 from ._ufuncs import exp, log, multiply, power
 
-__all__ = ["logspace", "geomspace", "meshgrid", "indices", "tril_indices", "triu_indices",
+__all__ = ["kaiser", "logspace", "geomspace", "meshgrid", "indices", "tril_indices", "triu_indices",
            "tril_indices_from", "triu_indices_from", "diag_indices", "diag_indices_from",
            "mask_indices", "ix_", "r_", "c_", "s_", "index_exp", "mgrid", "ogrid", "vander",
            "fromfunction", "bartlett", "blackman", "hamming", "hanning", "frombuffer", "fromiter",
@@ -292,6 +292,26 @@ def hamming(M: int):
 def hanning(M: int):
     """The Hann window."""
     return _window(M, lambda n, M: 0.5 - 0.5 * np.cos(2 * np.pi * n / (M - 1)))
+
+
+def kaiser(M: int, beta):
+    """The Kaiser window, I0(beta sqrt(1 - (2n/(M-1) - 1)^2)) / I0(beta); `beta` may be traced.
+
+    >>> import funcad.numpy as fnp
+    >>> [round(float(v), 6) for v in fnp.kaiser(4, 5.0)]
+    [0.036711, 0.775322, 0.775322, 0.036711]
+    """
+    from ._bessel import i0
+    from ._ufuncs import divide, multiply, sqrt
+    M = int(M)
+    if M < 1:
+        return np.zeros(0)
+    if M == 1:
+        return np.ones(1)
+    alpha = (M - 1) / 2.0
+    n = np.arange(M, dtype=np.float64)
+    r = np.sqrt(1 - ((n - alpha) / alpha) ** 2)
+    return divide(i0(multiply(beta, r)), i0(beta))
 
 
 def frombuffer(buffer, dtype=float, count: int = -1, offset: int = 0):

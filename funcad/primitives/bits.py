@@ -19,7 +19,7 @@ from ._base import broadcast_shapes, defpython, defzero, new_primitive, type_err
 from .structural import moveaxis0, reshape
 
 __all__ = ["shift_left", "shift_right_logical", "shift_right_arithmetic", "bitcast_convert_type",
-           "population_count", "clz", "threefry2x32"]
+           "population_count", "clz", "threefry2x32", "reduce_precision"]
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -373,3 +373,78 @@ def threefry2x32(k1, k2, x1, x2):
     ['0x6b200159', '0x99ba4efe']
     """
     return threefry2x32_p.bind(k1, k2, x1, x2)
+
+# ------------------------------------------------------- reduce_precision ----
+# A primitive, not a bit-twiddling composition, because its derivative is linear
+# (JAX: the tangent is rounded the same way), which a composition through bitcasts
+# could not express, and because XLA has the op.
+
+_RP_HELPER = '''def _reduce_precision(x, exponent_bits, mantissa_bits):
+    """XLA's ReducePrecision: round the mantissa to nearest even, then flush exponents
+    outside the narrower range to signed zero or infinity; NaNs stay NaN."""
+    x = np.asarray(x)
+    src_e, src_m = {2: (5, 10), 4: (8, 23), 8: (11, 52)}[x.dtype.itemsize]
+    u = np.dtype("u%d" % x.dtype.itemsize).type
+    one = u(1)
+    v = x.view(u).copy()
+    if mantissa_bits < src_m:
+        shift = u(src_m - mantissa_bits)
+        last = one << shift
+        bias = (last >> one) - one + ((v & last) >> shift)
+        v = (v + bias) & ~(last - one)
+    if exponent_bits < src_e:
+        exp_mask = ((one << u(src_e)) - one) << u(src_m)
+        ebias, rbias = (1 << (src_e - 1)) - 1, (1 << (exponent_bits - 1)) - 1
+        e, signed_zero = v & exp_mask, v & (one << u(8 * x.dtype.itemsize - 1))
+        v = np.where(e > u(ebias + rbias) << u(src_m), signed_zero | exp_mask,
+                     np.where(e <= u(ebias - rbias) << u(src_m), signed_zero, v))
+    out = np.asarray(v, u).view(x.dtype).reshape(x.shape)
+    return np.where(np.isnan(x), x, out)
+'''
+_rp_scope = {"np": np}
+exec(_RP_HELPER, _rp_scope)
+_FLOAT_BITS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
+    return _rp_scope["_reduce_precision"](x, exponent_bits, mantissa_bits)
+
+
+def _reduce_precision_aval(x, *, exponent_bits, mantissa_bits):
+    if x.dtype not in _FLOAT_BITS:
+        raise type_error("reduce_precision", "the operand must be float16, float32 or float64", x)
+    if exponent_bits < 1 or mantissa_bits < 0:
+        raise FuncadTypeError(f"reduce_precision needs exponent_bits >= 1 and mantissa_bits >= 0, got "
+                              f"{exponent_bits} and {mantissa_bits}")
+    return x
+
+
+reduce_precision_p = new_primitive("reduce_precision", _reduce_precision_impl, _reduce_precision_aval)
+
+
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+    """`operand` rounded to a float format with the given exponent and mantissa bits
+    (XLA's ReducePrecision), in the operand's dtype.
+
+    >>> float(reduce_precision(np.float32(1.0 + 2.0 ** -12), 5, 10))  # to float16's grid
+    1.0
+    """
+    import operator
+    return reduce_precision_p.bind(operand, exponent_bits=operator.index(exponent_bits),
+                                   mantissa_bits=operator.index(mantissa_bits))
+
+
+def _reduce_precision_jvp(primals, tangents, **params):
+    (x,), (t,) = primals, tangents
+    return reduce_precision_p.bind(x, **params), None if t is None else reduce_precision_p.bind(t, **params)
+
+
+from ..core.trace import jvp_rules as _jvp_rules, transpose_rules as _transpose_rules  # noqa: E402
+
+_jvp_rules[reduce_precision_p] = _reduce_precision_jvp
+_transpose_rules[reduce_precision_p] = lambda ct, x, **p: [reduce_precision_p.bind(ct, **p)]
+_vectorized_batch(reduce_precision_p)
+lowering_rules[reduce_precision_p] = lambda ctx, x, *, exponent_bits, mantissa_bits: ctx.op1(
+    "stablehlo.reduce_precision", [x], ctx.out_aval,
+    f"exponent_bits = {exponent_bits} : i32, mantissa_bits = {mantissa_bits} : i32")
+defpython(reduce_precision_p, "_reduce_precision({0}, {exponent_bits}, {mantissa_bits})", _RP_HELPER)

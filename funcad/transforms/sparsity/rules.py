@@ -22,6 +22,7 @@ from ...primitives import convolution as _conv, decompositions as _dec, eig as _
 from ...primitives import sharding as _sh, special as _special, triangular as _tri  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
 from .. import custom_calls as _custom_calls, debugging as _debugging, jit as _jit  # noqa: F401
+from .. import linear_solve as _linear_solve  # noqa: F401  (a call: its body is the solve)
 from ._interp import (BODY_PRIMS, NO_FOLD, Val, apply, dep_rules, empty, group, pick, propagate,
                       stack, union)
 
@@ -79,7 +80,7 @@ _register("abs acos acosh add asin asinh atan atan2 atanh cbrt clamp convert_ele
           "cosh digamma div erf erf_inv erfc exp exp2 expm1 integer_pow lgamma log log1p "
           "logistic max min neg polygamma pow rem rsqrt sin sinh sqrt sub tan tanh "
           "real imag conj complex bessel_i0e bessel_i1e igamma igammac igamma_grad_a "
-          "random_gamma_grad regularized_incomplete_beta zeta", elementwise)
+          "random_gamma_grad regularized_incomplete_beta zeta reduce_precision", elementwise)
 
 
 def mul(eqn, ins, n):
