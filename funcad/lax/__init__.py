@@ -63,3 +63,10 @@ from ._conv import *  # noqa: E402,F401,F403  (conv_general_dilated and its wrap
 from ._conv import __all__ as _conv_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_conv_all))
+
+from ..primitives.collectives import (all_gather, all_to_all, axis_index, axis_size, pmax,  # noqa: E402,F401
+                                      pmean, pmin, ppermute, pshuffle, psum, psum_scatter,
+                                      pswapaxes, pvary)
+from ..primitives.collectives import __all__ as _collectives_all  # noqa: E402
+
+__all__ = sorted(set(__all__) | set(_collectives_all))
