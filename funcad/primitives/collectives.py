@@ -657,14 +657,15 @@ defzero(axis_index_p)
 
 
 def _index_batch(vals, dims, *, axis_size, axis_name, axes):
-    # the index over several axes is linear with the first one major
+    # the linear index over several axes (the first one major): this axis's iota,
+    # plus each other axis's own index times its stride
+    sizes = [axis_size if a == axis_name else axis_frame(a, "axis_index").size for a in axes]
+    strides = [math.prod(sizes[k + 1:]) for k in range(len(axes))]
     k = axes.index(axis_name)
-    rest_after = axes[k + 1:]
-    stride = math.prod(axis_frame(a, "axis_index").size for a in rest_after)
-    idx = mul(iota(np.int32, (axis_size,)), np.int32(stride))
-    others = _others(axes, axis_name)
-    if others:
-        return add(idx, axis_index_p.bind(axes=others)), 0
+    idx = mul(iota(np.int32, (axis_size,)), np.int32(strides[k]))
+    for a, st in zip(axes, strides):
+        if a != axis_name:
+            idx = add(idx, mul(axis_index_p.bind(axes=(a,)), np.int32(st)))
     return idx, 0
 
 
