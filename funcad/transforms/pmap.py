@@ -83,8 +83,8 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
 
 
 def _devices(devices, backend, n):
-    from .._helpers import devices as all_devices
-    devs = list(devices) if devices is not None else list(all_devices(backend))
+    from ..lowering import xla
+    devs = list(devices) if devices is not None else list(xla.get_client(backend or xla.default_backend()).devices())
     if devices is not None and len(devs) != n:
         raise FuncadValueError(f"pmap: the mapped axis has size {n}, but {len(devs)} devices were "
                                f"given; pass exactly one device per entry")
