@@ -46,6 +46,15 @@ import jax.numpy as jnp  # noqa: E402
 jax.config.update("jax_enable_x64", True)
 
 
+def jax_shard_map(f, *, mesh, in_specs, out_specs, check_vma=True):
+    """JAX's shard_map, also on the oldest JAX of the range (jax.experimental, check_rep)."""
+    if hasattr(jax, "shard_map"):
+        return jax.shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                             check_vma=check_vma)
+    from jax.experimental.shard_map import shard_map as old
+    return old(f, mesh, in_specs, out_specs, check_rep=check_vma)
+
+
 # ---------------------------------------- vmap with axis_name (one device) ----
 
 VMAP_CASES = {
@@ -205,7 +214,7 @@ if CHILD:
         got = funcad.shard_map(f, mesh=m, in_specs=in_specs, out_specs=out_specs,
                                check_vma=check_vma)(*args)
         conv = lambda s: JP(*s) if isinstance(s, P) else tuple(JP(*t) for t in s)  # noqa: E731
-        ref = jax.shard_map(jf, mesh=jm, in_specs=conv(in_specs), out_specs=conv(out_specs),
+        ref = jax_shard_map(jf, mesh=jm, in_specs=conv(in_specs), out_specs=conv(out_specs),
                             check_vma=check_vma)(*args)
         return got, ref
 
@@ -279,7 +288,7 @@ def test_grad_through_psum_matches_jax(check_vma):
     m, jm = _meshes((4, 2))
     f = funcad.shard_map(lambda w, x: lax.psum(fnp.sum(fnp.tanh(x @ w) ** 2), ("x", "y")), mesh=m,
                          in_specs=(P(), P(("x", "y"))), out_specs=P(), check_vma=check_vma)
-    jf = jax.shard_map(lambda w, x: jax.lax.psum(jnp.sum(jnp.tanh(x @ w) ** 2), ("x", "y")),
+    jf = jax_shard_map(lambda w, x: jax.lax.psum(jnp.sum(jnp.tanh(x @ w) ** 2), ("x", "y")),
                        mesh=jm, in_specs=(JP(), JP(("x", "y"))), out_specs=JP(),
                        check_vma=check_vma)
     gw, gx = funcad.grad(f, argnums=(0, 1))(w, x)
@@ -310,14 +319,14 @@ def test_grad_through_all_gather_ppermute_and_scatter_matches_jax():
 
     got = funcad.grad(lambda a: fnp.sum(funcad.shard_map(
         lambda v: body(_F, v), mesh=_meshes((8,))[0], in_specs=P("x"), out_specs=P("x"))(a)))(x)
-    ref = jax.grad(lambda a: jnp.sum(jax.shard_map(
+    ref = jax.grad(lambda a: jnp.sum(jax_shard_map(
         lambda v: body(jax, v), mesh=_meshes((8,))[1], in_specs=JP("x"), out_specs=JP("x"))(a)))(x)
     np.testing.assert_allclose(np.asarray(got), np.asarray(ref), rtol=1e-12)
     # jvp agrees too
     t = np.ones_like(x)
     _, tg = funcad.jvp(funcad.shard_map(lambda v: body(_F, v), mesh=_meshes((8,))[0],
                                         in_specs=P("x"), out_specs=P("x")), (x,), (t,))
-    _, tr = jax.jvp(jax.shard_map(lambda v: body(jax, v), mesh=_meshes((8,))[1],
+    _, tr = jax.jvp(jax_shard_map(lambda v: body(jax, v), mesh=_meshes((8,))[1],
                                   in_specs=JP("x"), out_specs=JP("x")), (x,), (t,))
     np.testing.assert_allclose(np.asarray(tg), np.asarray(tr), rtol=1e-12)
 
@@ -360,7 +369,7 @@ def test_data_parallel_training_step_with_pmean_of_grads():
         return jax.lax.pmean(v, "data"), jax.tree.map(lambda a, b: a - 0.1 * b, p, g)
 
     jm = jax.sharding.Mesh(np.array(jax.devices()), ("data",))
-    vj, newj = jax.jit(jax.shard_map(jstep, mesh=jm, in_specs=(JP(), JP("data"), JP("data")),
+    vj, newj = jax.jit(jax_shard_map(jstep, mesh=jm, in_specs=(JP(), JP("data"), JP("data")),
                                      out_specs=(JP(), JP()), check_vma=False))(params, x, y)
     assert abs(float(v) - float(vj)) < 1e-6 * abs(float(vj))
     for k in params:
@@ -375,7 +384,7 @@ def test_vmap_and_jvp_of_shard_map_and_the_lowered_program():
     m, jm = _meshes((4, 2))
     f = funcad.shard_map(lambda a: lax.psum(fnp.sin(a), "y") * lax.axis_index("x"), mesh=m,
                          in_specs=P("x", "y"), out_specs=P("x"))
-    jf = jax.shard_map(lambda a: jax.lax.psum(jnp.sin(a), "y") * jax.lax.axis_index("x"), mesh=jm,
+    jf = jax_shard_map(lambda a: jax.lax.psum(jnp.sin(a), "y") * jax.lax.axis_index("x"), mesh=jm,
                        in_specs=JP("x", "y"), out_specs=JP("x"))
     xb = np.arange(3 * 8 * 4.0).reshape(3, 8, 4) / 10
     np.testing.assert_allclose(np.asarray(funcad.vmap(f)(xb)), np.asarray(jax.vmap(jf)(xb)),

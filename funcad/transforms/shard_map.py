@@ -20,7 +20,10 @@ axis_index adds its own), other operations take the union of their inputs'.
 funcad infers these sets from the traced body (`_with_vma`) and makes the
 implicit broadcasts explicit as `pvary`, whose transpose is a psum; psum
 (`psum_invariant`) transposes into pvary. So `grad` through shard_map sums
-the cotangents of replicated inputs over the devices, as JAX's does. With
+the cotangents of replicated inputs over the devices, as JAX's does. The
+inference runs on the traced body, so a `grad` taken *inside* the body gives
+the per-device gradient of a replicated value (JAX's result with
+check_vma=False; JAX's default sums it over the devices there). With
 `check_vma=False` the body keeps JAX's older convention instead: psum
 transposes into psum, output cotangents are divided by the number of devices
 that replicate them and input cotangents are summed over those.
