@@ -100,12 +100,13 @@ class BatchTrace(Trace):
                 return bind_custom_jvp(fun, jvp, list(vals), symbolic_zeros)
             n = self.axis_size
             vals = [moveaxis0(v, d, n) for v, d in zip(vals, dims)]
-            fun_b = batch_subfun(fun, n)
+            fun_b = batch_subfun(fun, n, self.axis_name)
 
             def jvp_b(primals, tangents):
                 k = len(primals)
                 t_dims = [None if t is None else 0 for t in tangents]
-                outs = batch_subfun(lambda *xs: _flat_jvp(jvp, xs[:k], xs[k:], t_dims), n)(
+                outs = batch_subfun(lambda *xs: _flat_jvp(jvp, xs[:k], xs[k:], t_dims), n,
+                                    self.axis_name)(
                     *primals, *[t for t in tangents if t is not None])
                 half = len(outs) // 2
                 return outs[:half], outs[half:]
@@ -120,13 +121,15 @@ class BatchTrace(Trace):
                 return bind_custom_vjp(fun, fwd, bwd, list(vals))
             n = self.axis_size
             vals = [moveaxis0(v, d, n) for v, d in zip(vals, dims)]
-            outs = bind_custom_vjp(batch_subfun(fun, n), _batch_fwd(fwd, n), _batch_bwd(bwd, n), vals)
+            name = self.axis_name
+            outs = bind_custom_vjp(batch_subfun(fun, n, name), _batch_fwd(fwd, n, name),
+                                   _batch_bwd(bwd, n, name), vals)
         return [BatchTracer(self, o, 0) for o in outs]
 
 
 # custom_vjp's flat protocol (see funcad/transforms/custom.py): fwd(*xs) -> (outs, residuals)
 # and bwd(residuals, cts) -> input cotangents, None meaning zero.
-def _batch_fwd(fwd, n):
+def _batch_fwd(fwd, n, name=None):
     def batched(*xs):
         num_out = []
 
@@ -134,12 +137,12 @@ def _batch_fwd(fwd, n):
             outs, res = fwd(*ys)
             num_out.append(len(outs))
             return list(outs) + list(res)
-        both = batch_subfun(flat, n)(*xs)
+        both = batch_subfun(flat, n, name)(*xs)
         return both[:num_out[0]], both[num_out[0]:]
     return batched
 
 
-def _batch_bwd(bwd, n):
+def _batch_bwd(bwd, n, name=None):
     def batched(res, cts):
         k, zero = len(res), []
 
@@ -147,7 +150,7 @@ def _batch_bwd(bwd, n):
             got = bwd(list(ys[:k]), list(ys[k:]))
             zero[:] = [g is None for g in got]
             return [g for g in got if g is not None]
-        got = iter(batch_subfun(flat, n)(*res, *cts))
+        got = iter(batch_subfun(flat, n, name)(*res, *cts))
         return [None if z else next(got) for z in zero]
     return batched
 
@@ -174,12 +177,13 @@ def _flat_jvp(jvp, primals, tangents_present, t_dims):
     return list(outs) + list(t_outs)
 
 
-def batch_subfun(fun, axis_size):
+def batch_subfun(fun, axis_size, axis_name=None):
     """fun on one example -> fun on a batch (every input and output batched along axis 0)."""
     def batched(*xs):
-        trace = BatchTrace(ctx.trace, axis_size)
+        trace = BatchTrace(ctx.trace, axis_size, axis_name)
+        frames = [] if axis_name is None else [AxisFrame(axis_name, axis_size, "vmap", False)]
         try:
-            with set_trace(trace):
+            with set_trace(trace), axis_env(frames):
                 outs = fun(*[BatchTracer(trace, x, 0) for x in xs])
             pairs = [trace.unpack(o) for o in outs]
         finally:
