@@ -30,13 +30,15 @@ from .core.traceback_util import api_boundary as _api_boundary, boundary_transfo
 from . import sharding  # noqa: F401  (Mesh, NamedSharding, PartitionSpec, ...)
 from .sharding import make_mesh
 from ._closure import closure_convert, custom_gradient
+from .transforms.shard_map import shard_map
+from .transforms.pmap import pmap
 
 # Errors leaving the public entry points (and the functions they return) show
 # the user's frames only; see funcad/core/traceback_util.py.
 (grad, value_and_grad, jvp, vjp, linearize, linear_transpose, vmap, jacfwd, jacrev, jacobian,
- hessian, make_jaxpr, checkpoint) = map(_boundary, (
+ hessian, make_jaxpr, checkpoint, shard_map) = map(_boundary, (
     grad, value_and_grad, jvp, vjp, linearize, linear_transpose, vmap, jacfwd, jacrev, jacobian,
-    hessian, make_jaxpr, checkpoint))
+    hessian, make_jaxpr, checkpoint, shard_map))
 remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
@@ -73,8 +75,8 @@ __all__ = ["Array", "BackendError", "ClosedJaxpr", "ConcretizationError", "Funca
            "ensure_compile_time_eval", "eval_jaxpr", "eval_shape", "float0", "grad", "hessian",
            "hessian_sparsity", "jacfwd", "jacobian", "jacobian_sparsity", "jacrev", "jit", "jvp",
            "linear_transpose", "linearize", "local_device_count", "local_devices", "make_jaxpr",
-           "make_mesh", "named_call", "named_scope", "optimize", "process_count", "process_index",
+           "make_mesh", "named_call", "named_scope", "optimize", "pmap", "process_count", "process_index",
            "typeof",
            "remat", "sparse_hessian", "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev",
-           "stop_gradient", "to_python",
+           "shard_map", "stop_gradient", "to_python",
            "value_and_grad", "vjp", "vmap"]

@@ -39,7 +39,8 @@ CUSTOM_BIND = {"custom_jvp_call", "custom_vjp_call"}
 NO_BATCH = {
     *CUSTOM_BIND,
     # No operands: vmap binds it under the parent trace, never with a batched input.
-    "iota",
+    # (axis_index over a vmap's own axis_name is that trace's named rule, collectives.py.)
+    "iota", "axis_index",
     # A custom_vjp function's linear part, staged only while linearizing; its impl,
     # jvp and lowering all raise the "custom_vjp is reverse-mode only" error, and
     # so does vmap of it (through the impl of its parent trace).
@@ -57,6 +58,10 @@ NO_PYTHON = {
     "debug_print",
     # See NO_BATCH.
     "custom_lin",
+    # Per-device programs over a mesh and their collectives: a NumPy program has no
+    # devices to communicate between; to_python raises the clear error naming them.
+    "shard_map", "psum", "psum_invariant", "pvary", "pmax", "pmin", "all_gather", "psum_scatter",
+    "ppermute", "all_to_all", "axis_index",
 }
 # Primitives linear in at least one operand: they need a transpose rule.
 LINEAR = {
@@ -64,7 +69,8 @@ LINEAR = {
     "broadcast_in_dim", "reshape", "transpose", "squeeze", "rev", "slice", "pad", "concatenate",
     "dot_general", "conv_general_dilated", "dynamic_slice", "dynamic_update_slice", "gather", "scatter_add", "fft",
     "triangular_solve", "optimization_barrier", "custom_lin", "real", "imag", "conj", "complex",
-    "sharding_constraint", "reduce_precision",
+    "sharding_constraint", "psum", "psum_invariant", "pvary", "all_gather", "psum_scatter",
+    "ppermute", "all_to_all", "shard_map", "reduce_precision",
     # linear_solve is linear in b (its transpose solves with the transposed operator).
     "linear_solve",
     # Higher-order primitives transpose their bodies; debug_print passes cotangents by.
@@ -72,7 +78,7 @@ LINEAR = {
 }
 # Higher-order primitives need a partial-evaluation rule (reverse mode stages their
 # unknown part as one equation).
-HIGHER_ORDER = {"jit", "checkpoint", "cond", "while", "scan"}
+HIGHER_ORDER = {"jit", "checkpoint", "cond", "while", "scan", "shard_map"}
 
 
 def test_the_registry_is_found():

@@ -72,3 +72,7 @@ def unsupported_name(module: str, name: str, namespace: dict, reference=None) ->
             f"it yet).{hint} Write it with the supported functions, or call {ref}.{name} on "
             "concrete values outside transformed code.")
     return UnsupportedError(f"{module} has no attribute {name!r} (nor does {ref}).{hint}")
+
+
+class UnboundAxisError(FuncadError, NameError):
+    """A collective names an axis that no enclosing shard_map, vmap or pmap binds."""

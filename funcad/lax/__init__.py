@@ -77,3 +77,9 @@ __all__ = sorted(set(__all__) | set(_scatter_all))
 from ._solvers import custom_linear_solve, custom_root  # noqa: E402,F401
 
 __all__ = sorted(set(__all__) | {"custom_linear_solve", "custom_root"})
+from ..primitives.collectives import (all_gather, all_to_all, axis_index, axis_size, pmax,  # noqa: E402,F401
+                                      pmean, pmin, ppermute, pshuffle, psum, psum_scatter,
+                                      pswapaxes, pvary)
+from ..primitives.collectives import __all__ as _collectives_all  # noqa: E402
+
+__all__ = sorted(set(__all__) | set(_collectives_all))

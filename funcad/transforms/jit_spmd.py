@@ -67,11 +67,19 @@ def _flatten_up_to(prefix, value, what):
                            f"it applies to (a prefix of it), but {prefix!r} does not match")
 
 
+# prim -> params -> the shardings an equation of it places values on (shard_map's
+# mesh): a program holding one is an SPMD program over those devices.
+program_shardings: dict = {}
+
+
 def _constraints(jaxpr: Jaxpr):
     """The shardings of every with_sharding_constraint in a jaxpr, nested ones included."""
     for eqn in jaxpr.eqns:
         if eqn.prim is sharding_constraint_p:
             yield eqn.params["sharding"]
+        elif eqn.prim in program_shardings:
+            yield from program_shardings[eqn.prim](eqn.params)
+            continue
         for p in eqn.params.values():
             for sub in (p if isinstance(p, (tuple, list)) else (p,)):
                 if isinstance(sub, ClosedJaxpr):

@@ -1,6 +1,7 @@
 """Automatic batching: the batch trace, vmap_flat, and the vmap API."""
 from __future__ import annotations
 
+import threading
 from functools import wraps
 from typing import Any, Callable
 
@@ -10,6 +11,7 @@ from ..core.pytree import flatten_up_to, tree_flatten, tree_structure, tree_unfl
 from ..core.trace import (Trace, Tracer, abstract_eval_rules, batch_rules, bind_custom_jvp,
                           bind_custom_vjp, check_alive, ctx, rule_for, set_trace)
 from ..primitives._base import zeros_tangent
+from ..primitives.collectives import AxisFrame, axis_env, named_batch_rules
 from ..primitives.structural import moveaxis, moveaxis0  # noqa: F401  (jit uses them from here)
 
 
@@ -36,12 +38,22 @@ class BatchTracer(Tracer):
             "`funcad.numpy.where` or `funcad.lax.cond`, or move the branch outside vmap.")
 
 
+class _Naming(threading.local):
+    # The axis name of the batch trace whose rule is running: a rule that batches a
+    # body (jit, scan, ...) batches it over the same named axis.
+    axis_name = None
+
+
+_naming = _Naming()
+
+
 class BatchTrace(Trace):
     name = "vmap"
 
-    def __init__(self, parent, axis_size: int):
+    def __init__(self, parent, axis_size: int, axis_name=None):
         super().__init__(parent)
         self.axis_size = axis_size
+        self.axis_name = axis_name
 
     def unpack(self, x):
         if type(x) is BatchTracer and x._trace is self:
@@ -58,15 +70,25 @@ class BatchTrace(Trace):
             v, d = self.unpack(x)
             vals.append(v)
             dims.append(d)
-        with set_trace(self.parent):
-            if all(d is None for d in dims):
-                return prim.bind(*vals, **params)
-            rule = rule_for(batch_rules, prim, "vmap (batching)")
-            try:
-                out, out_dim = rule(vals, dims, axis_size=self.axis_size, **params)
-            except FuncadTypeError:
-                _explain_per_example(prim, args, params)
-                raise
+        named = (self.axis_name is not None and prim in named_batch_rules
+                 and self.axis_name in params["axes"])
+        outer, _naming.axis_name = _naming.axis_name, self.axis_name
+        try:
+            with set_trace(self.parent):
+                if named:  # a collective over this vmap's axis, batched or not
+                    out, out_dim = named_batch_rules[prim](vals, dims, axis_size=self.axis_size,
+                                                           axis_name=self.axis_name, **params)
+                elif all(d is None for d in dims):
+                    return prim.bind(*vals, **params)
+                else:
+                    rule = rule_for(batch_rules, prim, "vmap (batching)")
+                    try:
+                        out, out_dim = rule(vals, dims, axis_size=self.axis_size, **params)
+                    except FuncadTypeError:
+                        _explain_per_example(prim, args, params)
+                        raise
+        finally:
+            _naming.axis_name = outer
         if prim.multiple_results:
             return [self.wrap(o, d) for o, d in zip(out, out_dim)]
         return self.wrap(out, out_dim)
@@ -78,12 +100,13 @@ class BatchTrace(Trace):
                 return bind_custom_jvp(fun, jvp, list(vals), symbolic_zeros)
             n = self.axis_size
             vals = [moveaxis0(v, d, n) for v, d in zip(vals, dims)]
-            fun_b = batch_subfun(fun, n)
+            fun_b = batch_subfun(fun, n, self.axis_name)
 
             def jvp_b(primals, tangents):
                 k = len(primals)
                 t_dims = [None if t is None else 0 for t in tangents]
-                outs = batch_subfun(lambda *xs: _flat_jvp(jvp, xs[:k], xs[k:], t_dims), n)(
+                outs = batch_subfun(lambda *xs: _flat_jvp(jvp, xs[:k], xs[k:], t_dims), n,
+                                    self.axis_name)(
                     *primals, *[t for t in tangents if t is not None])
                 half = len(outs) // 2
                 return outs[:half], outs[half:]
@@ -98,13 +121,15 @@ class BatchTrace(Trace):
                 return bind_custom_vjp(fun, fwd, bwd, list(vals))
             n = self.axis_size
             vals = [moveaxis0(v, d, n) for v, d in zip(vals, dims)]
-            outs = bind_custom_vjp(batch_subfun(fun, n), _batch_fwd(fwd, n), _batch_bwd(bwd, n), vals)
+            name = self.axis_name
+            outs = bind_custom_vjp(batch_subfun(fun, n, name), _batch_fwd(fwd, n, name),
+                                   _batch_bwd(bwd, n, name), vals)
         return [BatchTracer(self, o, 0) for o in outs]
 
 
 # custom_vjp's flat protocol (see funcad/transforms/custom.py): fwd(*xs) -> (outs, residuals)
 # and bwd(residuals, cts) -> input cotangents, None meaning zero.
-def _batch_fwd(fwd, n):
+def _batch_fwd(fwd, n, name=None):
     def batched(*xs):
         num_out = []
 
@@ -112,12 +137,12 @@ def _batch_fwd(fwd, n):
             outs, res = fwd(*ys)
             num_out.append(len(outs))
             return list(outs) + list(res)
-        both = batch_subfun(flat, n)(*xs)
+        both = batch_subfun(flat, n, name)(*xs)
         return both[:num_out[0]], both[num_out[0]:]
     return batched
 
 
-def _batch_bwd(bwd, n):
+def _batch_bwd(bwd, n, name=None):
     def batched(res, cts):
         k, zero = len(res), []
 
@@ -125,7 +150,7 @@ def _batch_bwd(bwd, n):
             got = bwd(list(ys[:k]), list(ys[k:]))
             zero[:] = [g is None for g in got]
             return [g for g in got if g is not None]
-        got = iter(batch_subfun(flat, n)(*res, *cts))
+        got = iter(batch_subfun(flat, n, name)(*res, *cts))
         return [None if z else next(got) for z in zero]
     return batched
 
@@ -152,12 +177,13 @@ def _flat_jvp(jvp, primals, tangents_present, t_dims):
     return list(outs) + list(t_outs)
 
 
-def batch_subfun(fun, axis_size):
+def batch_subfun(fun, axis_size, axis_name=None):
     """fun on one example -> fun on a batch (every input and output batched along axis 0)."""
     def batched(*xs):
-        trace = BatchTrace(ctx.trace, axis_size)
+        trace = BatchTrace(ctx.trace, axis_size, axis_name)
+        frames = [] if axis_name is None else [AxisFrame(axis_name, axis_size, "vmap", False)]
         try:
-            with set_trace(trace):
+            with set_trace(trace), axis_env(frames):
                 outs = fun(*[BatchTracer(trace, x, 0) for x in xs])
             pairs = [trace.unpack(o) for o in outs]
         finally:
@@ -167,12 +193,15 @@ def batch_subfun(fun, axis_size):
     return batched
 
 
-def batch_call(fun, args, in_dims, axis_size):
-    """Run `fun` (flat lists) on batched args; returns (value, batch_dim) pairs."""
-    trace = BatchTrace(ctx.trace, axis_size)
+def batch_call(fun, args, in_dims, axis_size, axis_name=None):
+    """Run `fun` (flat lists) on batched args; returns (value, batch_dim) pairs. Inside
+    a batching rule of a named vmap, the batch axis keeps that name."""
+    axis_name = _naming.axis_name if axis_name is None else axis_name
+    trace = BatchTrace(ctx.trace, axis_size, axis_name)
     ins = [a if d is None else BatchTracer(trace, a, d) for a, d in zip(args, in_dims)]
+    frames = [] if axis_name is None else [AxisFrame(axis_name, axis_size, "vmap", False)]
     try:
-        with set_trace(trace):
+        with set_trace(trace), axis_env(frames):
             outs = fun(*ins)
         return [trace.unpack(o) for o in outs]
     finally:
@@ -221,8 +250,12 @@ def _expand_axes(axes, tree, what):
     return out
 
 
-def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | None = None) -> Callable:
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
+         axis_size: int | None = None) -> Callable:
     """Vectorise `fun` over a batch axis of its arguments.
+
+    With `axis_name`, the collectives of `funcad.lax` (psum, all_gather, ppermute,
+    axis_index, ...) inside `fun` act over the batch under that name.
 
     >>> import funcad, funcad.numpy as fnp, numpy as np
     >>> funcad.vmap(lambda x, y: fnp.dot(x, y), in_axes=(0, None))(np.ones((3, 2)), np.ones(2))
@@ -268,7 +301,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_size: int | No
             store.append(tree)
             return leaves
 
-        pairs = batch_call(flat_fun, flat, norm, n)
+        pairs = batch_call(flat_fun, flat, norm, n, axis_name)
         out_tree = store[0]
         o_dims = _expand_axes(out_axes, tree_unflatten(out_tree, [v for v, _ in pairs]), "out_axes")
         return tree_unflatten(out_tree, [place_batch_axis(v, d, od, n, i)

@@ -20,6 +20,8 @@ import scipy.sparse as sp
 from ...core.trace import abstract_eval_rules, call_rules, impl_rules
 from ...primitives import convolution as _conv, decompositions as _dec, eig as _eig, fft as _fft  # noqa: F401
 from ...primitives import sharding as _sh, special as _special, triangular as _tri  # noqa: F401
+from ...primitives import collectives as _collectives  # noqa: F401
+from .. import shard_map as _shard_map  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
 from .. import custom_calls as _custom_calls, debugging as _debugging, jit as _jit  # noqa: F401
 from .. import linear_solve as _linear_solve  # noqa: F401  (a call: its body is the solve)
@@ -320,6 +322,10 @@ def identity(eqn, ins, n):
 
 
 _register("optimization_barrier sharding_constraint", identity)
+# Collectives and shard_map: each output entry may depend on every device's input.
+_register("shard_map psum psum_invariant pmax pmin all_gather psum_scatter ppermute all_to_all "
+          "axis_index", dense)
+_register("pvary", identity)
 
 
 def blockwise(trailing):
