@@ -76,10 +76,8 @@ class EagerArray(np.ndarray):
     def devices(self) -> set:
         return {_cpu_device()}
 
-    @property
-    def sharding(self):
-        from .sharding import SingleDeviceSharding
-        return SingleDeviceSharding(_cpu_device())
+    # No `.sharding`: JAX reads that attribute from any argument and would take funcad's
+    # sharding for its own, so funcad's eager arrays could not be passed to JAX code.
 
     @property
     def is_fully_replicated(self) -> bool:

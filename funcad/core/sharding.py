@@ -113,6 +113,11 @@ class Sharding:
     def num_devices(self) -> int:
         return len(self._device_assignment)
 
+    @property
+    def memory_kind(self) -> str:
+        """Where on the devices the array lives; funcad keeps arrays in device memory."""
+        return "device"
+
     def shard_shape(self, global_shape: Sequence[int]) -> tuple:
         """The shape of each device's piece of an array of `global_shape`."""
         return tuple(int(s) // t for s, t in zip(global_shape, self._tiles(len(global_shape))))
