@@ -15,198 +15,55 @@ import functools
 import inspect
 import weakref
 from collections import OrderedDict
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ..core.avals import ShapedArray, aval_of, float0
+from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.sharding import Sharding, flat_shardings
 from ..core.staging import partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, ctx, eval_jaxpr,
                           impl_rules, jvp_rules, set_trace, transpose_rules)
-from ..lowering import packing, xla
-from ..primitives._base import is_undefined
+from ..core.traceback_util import api_boundary, filtered
+from ..lowering import xla
 from ..lowering.array import Array, ShardedArray
+from ..lowering.runtime import Executable, clear_memo, device_put, host_mask, memo
 from ..lowering.stablehlo import lower_closed_call, lower_jaxpr, lowering_rules
+from ..primitives._base import is_undefined
 from .passes import optimize, register_call
 from ._argnums import resolve_static_args
-from ..core.traceback_util import api_boundary, filtered
 from .debugging import check_jit_nans, hoist_prints
+from .jit_spmd import SpmdExecutable, constrains, lower_spmd
 from .jaxpr_transforms import (batch_jaxpr, forward_residuals, jvp_jaxpr, nonzero_tangent,
                                partial_eval_jaxpr, transpose_jaxpr)
+
+__all__ = ["Compiled", "Jitted", "Lowered", "clear_caches", "device_put", "executable_for", "jit",
+           "jit_p"]
 
 # ------------------------------------------------------------- executables ----
 
 
-class Executable:
-    """A compiled jaxpr: XLA executable, constant buffers and result handlers.
-
-    `host[i]` says input i is expected to come from the host (NumPy); small
-    host inputs then travel packed in one transfer (see lowering/packing.py).
-    """
-
-    __slots__ = ("exe", "device", "const_bufs", "handlers", "in_avals", "out_avals", "text",
-                 "has_float0", "puts", "run", "prints", "layout", "packed_idx", "rest",
-                 "put_packed")
-
-    def __init__(self, closed: ClosedJaxpr, name: str, backend: str | None, donated=(),
-                 host: Sequence[bool] | None = None):
-        # funcad.debug.print calls become extra outputs, printed after each call.
-        closed, self.prints = hoist_prints(closed)
-        closed = optimize(closed)  # XLA gets the smaller program
-        self.layout = None
-        if host is not None:
-            flags = list(donated) + [False] * (len(host) - len(donated))
-            self.layout = packing.plan(closed.in_avals, [
-                h and packing.packable(a, d) for h, a, d in zip(host, closed.in_avals, flags)])
-        self.device = xla.get_device(backend)
-        lowered = lower_jaxpr(closed, name, donated, self.layout,
-                              platform="cpu" if self.device.platform == "cpu" else "gpu")
-        self.text = lowered.text
-        self.exe = xla.compile_text(lowered.text, backend)
-        self.in_avals = lowered.in_avals
-        self.out_avals = lowered.out_avals
-        self.const_bufs = [to_buffer(c, aval_of(c), self.device) for c in lowered.const_args]
-        self.handlers = xla.result_handlers(
-            [ShapedArray(a.shape, np.bool_ if a.dtype == float0 else a.dtype) for a in self.out_avals],
-            self.device)
-        self.has_float0 = any(a.dtype == float0 for a in self.out_avals)
-        self.puts = [_putter(a, self.device) for a in self.in_avals]
-        self.run = xla.runner(self.exe, self.handlers)
-        if self.layout is not None:
-            self.packed_idx = tuple(s.index for s in self.layout.slots)
-            packed = set(self.packed_idx)
-            self.rest = tuple(i for i in range(len(self.in_avals)) if i not in packed)
-            self.put_packed = xla.host_putter((self.layout.nbytes,), np.uint8, self.device)
-
-    def _simple_call(self):
-        """The hot path for the common case (no packing, float0 or prints), with
-        everything it reads bound as locals: each attribute read costs ~30 ns."""
-        consts, puts, dev, avals = self.const_bufs, self.puts, self.device, self.out_avals
-        run, handlers = self.exe.execute_sharded, self.handlers
-        if handlers is None or consts:
-            run_list = self.run
-
-            def call(args):
-                bufs = consts + [x._buf if type(x) is Array and x._device is dev else put(x)
-                                 for x, put in zip(args, puts)]
-                return [Array(b, a, dev) for b, a in zip(run_list(bufs), avals)]
-        elif len(avals) == 1:
-            a0 = avals[0]
-
-            def call(args):
-                raw = run([x._buf if type(x) is Array and x._device is dev else put(x)
-                           for x, put in zip(args, puts)]).consume_with_handlers(handlers)
-                return [Array(raw[0], a0, dev)]
-        else:
-            def call(args):
-                raw = run([x._buf if type(x) is Array and x._device is dev else put(x)
-                           for x, put in zip(args, puts)]).consume_with_handlers(handlers)
-                return [Array(b, a, dev) for b, a in zip(raw, avals)]
-        return call
-
-    def __call__(self, args: Sequence) -> list:
-        dev = self.device
-        if self.layout is None:
-            bufs = self.const_bufs + [x._buf if type(x) is Array and x._device is dev else put(x)
-                                      for x, put in zip(args, self.puts)]
-        else:
-            bufs = self.const_bufs + [
-                self.put_packed(packing.pack(self.layout, [args[i] for i in self.packed_idx]))]
-            puts = self.puts
-            for i in self.rest:
-                x = args[i]
-                bufs.append(x._buf if type(x) is Array and x._device is dev else puts[i](x))
-        raw = self.run(bufs)
-        if self.has_float0:
-            outs = [np.zeros(a.shape, float0) if a.dtype == float0 else Array(b, a, dev)
-                    for b, a in zip(raw, self.out_avals)]
-        else:
-            outs = [Array(b, a, dev) for b, a in zip(raw, self.out_avals)]
-        return outs if self.prints is None else self.prints.emit(outs)
-
-
-def _putter(aval, device):
-    """x -> device buffer for one input: a direct transfer for NumPy arrays of the
-    right dtype, the general conversion otherwise."""
-    if aval.dtype == float0:
-        return lambda x: to_buffer(x, aval, device)
-    return xla.host_putter(aval.shape, aval.dtype, device, lambda x: to_buffer(x, aval, device))
-
-
-def to_buffer(x, aval, device):
-    """A device buffer holding x (converted to aval's dtype) on `device`."""
-    if type(x) is Array:
-        if x._device is device:
-            return x._buf
-        x = x._value()  # another device: through the host
-    elif isinstance(x, Tracer):
-        raise FuncadTypeError(f"jit got a traced value {x!r} where a concrete array was expected")
-    if aval.dtype == float0:
-        return xla.device_put(np.zeros(aval.shape, np.bool_), device)
-    x = np.asarray(x)
-    if x.dtype != aval.dtype:
-        x = x.astype(aval.dtype)
-    return xla.device_put(x, device)
-
-
-def device_put(x, device=None) -> Array:
-    """Copy an array (or each leaf of a pytree) to a device: `device` is a device,
-    a `funcad.sharding.Sharding` (a tree of them for a tree), a backend name, or
-    None for the default backend's first device.
-
-    >>> import funcad, numpy as np
-    >>> funcad.device_put(np.arange(3.0))
-    Array([0., 1., 2.], dtype=float64)
-    """
-    from ..core.sharding import Sharding, SingleDeviceSharding
-    from ..lowering.spmd import device_put_sharded
-    from .jit_spmd import flat_shardings
-    if isinstance(device, Sharding) or not (device is None or isinstance(device, str)
-                                            or hasattr(device, "platform")):
-        leaves, tree = tree_flatten(x)
-        shardings = flat_shardings(device, x, "device_put")
-        return tree_unflatten(tree, [device_put_sharded(v, s) for v, s in zip(leaves, shardings)])
-    if not isinstance(x, (Array, np.ndarray, np.generic, int, float, complex, bool)):
-        leaves, tree = tree_flatten(x)
-        return tree_unflatten(tree, [device_put(v, device) for v in leaves])
-    if hasattr(device, "platform"):
-        return device_put_sharded(x, SingleDeviceSharding(device))
-    device = xla.get_device(device)
-    if type(x) is Array and x._device is device:
-        return x
-    aval = aval_of(x)
-    return Array(to_buffer(x, aval, device), aval.update(weak_type=False), device)
-
-
-# Derived data (executables, jvp/partial-eval/transpose jaxprs) is memoized on
-# the jaxpr object, so it lives exactly as long as the jaxpr.
-_memo_table: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
-
-
-def _memo(closed: ClosedJaxpr, key, make: Callable):
-    table = _memo_table.get(closed)
-    if table is None:
-        table = _memo_table[closed] = {}
-    out = table.get(key)
-    if out is None:
-        out = table[key] = make()
-    return out
+def _prepare(closed: ClosedJaxpr) -> tuple:
+    """(the jaxpr XLA gets, its print plan): funcad.debug.print calls become extra
+    outputs, printed after each call, and the program is optimized."""
+    closed, prints = hoist_prints(closed)
+    return optimize(closed), prints
 
 
 def executable_for(closed: ClosedJaxpr, name: str, backend: str | None) -> Executable:
     backend = backend or xla.default_backend()
-    return _memo(closed, ("exe", backend), lambda: _executable(closed, name, backend))
+    return memo(closed, ("exe", backend), lambda: _executable(closed, name, backend))
 
 
 def _executable(closed, name, backend, donated=(), host=None, in_shardings=None,
                 out_shardings=()):
     """A single-device Executable, or an SPMD one where shardings are in play."""
-    from .jit_spmd import SpmdExecutable, constrains
     if in_shardings is None and not constrains(closed):
-        return Executable(closed, name, backend, donated, host)
+        prepared, prints = _prepare(closed)
+        return Executable(prepared, name, backend, donated, host, prints)
     ins = in_shardings if in_shardings is not None else [None] * len(closed.in_avals)
     return SpmdExecutable(closed, name, backend, ins, out_shardings, donated)
 
@@ -235,7 +92,7 @@ def _bind_call(args, jaxpr, name, backend):
 
 def _jit_jvp(primals, tangents, *, jaxpr, name, backend):
     in_nz = tuple(nonzero_tangent(p, t) for p, t in zip(primals, tangents))
-    jvp_closed, out_nz = _memo(jaxpr, ("jvp", in_nz),
+    jvp_closed, out_nz = memo(jaxpr, ("jvp", in_nz),
                                lambda: jvp_jaxpr(jaxpr, in_nz, keep_weak=True))
     outs = _bind_call([*primals, *[t for t, nz in zip(tangents, in_nz) if nz]], jvp_closed,
                       f"jvp_{name}", backend)
@@ -255,7 +112,7 @@ def _jit_partial_eval(trace, args, params):
     inputs are passed on from the arguments, not copied out of the known call."""
     closed, name, backend = params["jaxpr"], params["name"], params["backend"]
     unknowns = tuple(trace.is_own(x) for x in args)
-    known, unknown, out_unknowns, sources = _memo(
+    known, unknown, out_unknowns, sources = memo(
         closed, ("partial_eval", unknowns), lambda: _split_call(closed, unknowns))
     k_args = [x for x, u in zip(args, unknowns) if not u]
     k_outs = []
@@ -276,7 +133,7 @@ def _jit_partial_eval(trace, args, params):
 def _jit_transpose(cts, *args, jaxpr, name, backend):
     undefined = tuple(is_undefined(a) for a in args)
     ct_mask = tuple(c is not None for c in cts)
-    t_closed, out_nz = _memo(jaxpr, ("transpose", undefined, ct_mask),
+    t_closed, out_nz = memo(jaxpr, ("transpose", undefined, ct_mask),
                              lambda: transpose_jaxpr(jaxpr, undefined, ct_mask, keep_weak=True))
     outs = _bind_call([a for a in args if not is_undefined(a)] + [c for c in cts if c is not None],
                       t_closed, f"transpose_{name}", backend) if any(out_nz) else []
@@ -287,7 +144,7 @@ def _jit_transpose(cts, *args, jaxpr, name, backend):
 def _jit_batch(args, dims, *, axis_size, jaxpr, name, backend):
     dims = tuple(dims)
     batched = [d is not None for d in dims]
-    b_closed, out_batched = _memo(jaxpr, ("vmap", dims, axis_size), lambda: batch_jaxpr(
+    b_closed, out_batched = memo(jaxpr, ("vmap", dims, axis_size), lambda: batch_jaxpr(
         jaxpr, batched, axis_size, dims=dims, keep_weak=True))
     outs = _bind_call(list(args), b_closed, f"vmap_{name}", backend)
     return outs, [0 if b else None for b in out_batched]
@@ -342,11 +199,6 @@ def _leaf_key(x):
     return (a.shape, a.dtype, a.weak_type)
 
 
-def _host_mask(leaves) -> tuple:
-    """Which arguments come from the host (NumPy arrays, scalars) rather than the device."""
-    return tuple(type(x) is not Array and not isinstance(x, Tracer) for x in leaves)
-
-
 class _Entry:
     """One traced signature: its jaxpr and an executable per host mask (which
     inputs are NumPy), since host inputs travel packed (lowering/packing.py)."""
@@ -356,7 +208,6 @@ class _Entry:
 
     def __init__(self, closed, out_tree, name, backend, donated=(), in_shardings=None,
                  out_shardings=()):
-        from .jit_spmd import constrains
         self.closed, self.out_tree = closed, out_tree
         self.name, self.backend, self.donated = name, backend, donated
         self.executables: dict = {}
@@ -384,12 +235,6 @@ class _Fast(NamedTuple):
     call: Callable  # args -> list of outputs
     single: bool
     out_tree: object
-
-
-def _fast_call(exe: Executable) -> Callable:
-    if exe.layout is None and not exe.has_float0 and exe.prints is None:
-        return exe._simple_call()
-    return exe
 
 
 class Jitted:
@@ -485,7 +330,6 @@ class Jitted:
     def _shardings(self, args, kwargs, static_pos, leaves, out_tree):
         """Per input and output leaf: its sharding, or None where unspecified. A
         sharded Array argument keeps its layout unless in_shardings says otherwise."""
-        from .jit_spmd import flat_shardings
         ins = [x.sharding if type(x) is ShardedArray else None for x in leaves]
         if self.in_shardings is not None:
             dyn = tuple(a for i, a in enumerate(args) if i not in static_pos)
@@ -533,11 +377,11 @@ class Jitted:
             except KeyError:
                 pass
         entry, leaves = self._entry(args, kwargs)
-        exe = entry.executable(_host_mask(leaves))
+        exe = entry.executable(host_mask(leaves))
         if fast_key is not None and not entry.spmd:
             if len(self._fast) > 2 * CACHE_SIZE:
                 self._fast.clear()
-            self._fast[fast_key] = _Fast(_fast_call(exe), entry.single, entry.out_tree)
+            self._fast[fast_key] = _Fast(exe.fast_call(), entry.single, entry.out_tree)
         outs = exe(leaves)
         if ctx.debug_nans:
             check_jit_nans(self, args, kwargs, outs)
@@ -596,11 +440,10 @@ class Lowered:
         self._shardings = shardings or (None, ())
         probe = _Entry(closed, out_tree, jitted.name, jitted.backend, donated, *self._shardings)
         if probe.spmd:  # the SPMD program, with its sharding annotations
-            from .jit_spmd import lower_spmd
             self._text = lower_spmd(closed, jitted.name, jitted.backend, probe.in_shardings,
                                     probe.out_shardings, donated).lowered.text
         else:
-            self._text = lower_jaxpr(optimize(hoist_prints(closed)[0]), jitted.name, donated).text
+            self._text = lower_jaxpr(_prepare(closed)[0], jitted.name, donated).text
 
     def as_text(self) -> str:
         return self._text
@@ -687,17 +530,14 @@ def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, s
         raise FuncadTypeError(f"jit expected a callable, got {fun!r} of type {type(fun).__name__}; pass "
                               "the function to compile: funcad.jit(f), or use @funcad.jit")
     if backend is not None:
-        from ..lowering.xla import _canonical
-        backend = _canonical(backend)
+        backend = xla._canonical(backend)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend, in_shardings,
                   out_shardings)
 
 
 def _options_key(shardings):
     """A hashable stand-in for in_shardings/out_shardings in the shared-cache key."""
-    from ..core.pytree import tree_flatten as flatten
-    from ..core.sharding import Sharding
-    leaves, tree = flatten(shardings, is_leaf=lambda s: s is None or isinstance(s, Sharding))
+    leaves, tree = tree_flatten(shardings, is_leaf=lambda s: s is None or isinstance(s, Sharding))
     return (tree, tuple(leaves))
 
 
@@ -741,6 +581,6 @@ def clear_caches() -> None:
     for caches in _all_caches():
         for c in caches:
             c.clear()
-    _memo_table.clear()
+    clear_memo()
     if xla._xc is not None:
         xla.clear_executable_cache()
