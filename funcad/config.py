@@ -81,8 +81,6 @@ def _set_cache_size(n: int) -> None:
     for f in list(jit._live):  # shrink the caches that are now too big
         while len(f._cache) > n:
             f._cache.popitem(last=False)
-        while len(f._traced) > n:
-            f._traced.popitem(last=False)
         f._fast.clear()
 
 

@@ -21,11 +21,11 @@ import numpy as np
 
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError
-from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.ir import ClosedJaxpr
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.sharding import Sharding, flat_shardings
-from ..core.staging import partial_eval_rules, trace_to_jaxpr
-from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, ctx, eval_jaxpr,
+from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
+from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr,
                           impl_rules, jvp_rules, set_trace, transpose_rules)
 from ..core.traceback_util import api_boundary, filtered
 from ..lowering import xla
@@ -162,22 +162,9 @@ CACHE_SIZE = 128  # compiled signatures kept per jitted function (LRU)
 _live: "weakref.WeakSet[Jitted]" = weakref.WeakSet()
 
 
-def _scalar_key(dtype, weak):
-    return ((), np.dtype(dtype), weak)
-
-
-# Signature of one argument leaf: (shape, dtype, weak_type). Looked up by type
-# for speed; other leaf types go through aval_of.
-_FAST_KEYS = {
-    np.ndarray: lambda x: (x.shape, x.dtype),
-    Array: lambda x: x.aval,
-    float: lambda x: float,
-    int: lambda x: int,
-    bool: lambda x: bool,
-}
-for _t in (np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
-           np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128):
-    _FAST_KEYS[_t] = lambda x: (x.dtype,)
+# The signature of one argument leaf, (shape, dtype, weak_type), looked up by
+# type for speed; other leaf types go through aval_of. A sharded array's
+# layout is part of it.
 _LEAF_KEYS = {
     np.ndarray: lambda x: (x.shape, x.dtype, False),
     Array: lambda x: (x.aval.shape, x.aval.dtype, x.aval.weak_type),
@@ -186,9 +173,19 @@ _LEAF_KEYS = {
     int: lambda x: _INT_KEY,
     bool: lambda x: _BOOL_KEY,
 }
-_FLOAT_KEY = _scalar_key(np.float64, True)
-_INT_KEY = _scalar_key(np.int64, True)
-_BOOL_KEY = _scalar_key(np.bool_, False)
+for _t in (np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
+           np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128):
+    _LEAF_KEYS[_t] = lambda x: ((), x.dtype, False)
+_FLOAT_KEY = ((), np.dtype(np.float64), True)
+_INT_KEY = ((), np.dtype(np.int64), True)
+_BOOL_KEY = ((), np.dtype(np.bool_), False)
+
+# The fast path's index (positional leaves -> prebuilt call) takes the same keys,
+# except that a device Array's is its aval: unequal to a NumPy array's tuple, so
+# the index also tells host inputs from device ones (one executable per host
+# mask). Sharded arrays take the general path.
+_FAST_KEYS = {**_LEAF_KEYS, Array: lambda x: x.aval}
+del _FAST_KEYS[ShardedArray]
 
 
 def _leaf_key(x):
@@ -253,10 +250,10 @@ class Jitted:
         self.donate_argnums = _int_tuple(donate_argnums)
         self.backend = backend
         self.name = getattr(fun, "__name__", "fun")
-        # signature -> _Entry; signature -> (closed, out_tree) inside transforms;
-        # positional-arrays signature -> _Fast (a view of _cache). Shared by every
-        # jit of the same function with the same options (see _caches_for).
-        self._cache, self._traced, self._fast = _caches_for(
+        # signature -> _Entry, for top-level calls and calls inside transforms alike;
+        # positional-arrays signature -> _Fast (an index into _cache). Shared by
+        # every jit of the same function with the same options (see _caches_for).
+        self._cache, self._fast = _caches_for(
             fun, (self.static_argnums, self.static_argnames, self.donate_argnums, backend,
                   _options_key(in_shardings), _options_key(out_shardings)))
         self._fast_ok = (not self.static_argnums and not self.static_argnames
@@ -320,12 +317,15 @@ class Jitted:
         entry = self._cache.get(key)
         if entry is None:
             closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos)
-            ins, outs = self._shardings(args, kwargs, static_pos, leaves, out_tree)
-            entry = self._store(key, _Entry(closed, out_tree, self.name, self.backend,
-                                            self._donated(args, static_pos, leaves), ins, outs))
+            entry = self._new_entry(key, args, kwargs, static_pos, leaves, closed, out_tree)
         else:
             self._cache.move_to_end(key)
         return entry, leaves
+
+    def _new_entry(self, key, args, kwargs, static_pos, leaves, closed, out_tree) -> "_Entry":
+        ins, outs = self._shardings(args, kwargs, static_pos, leaves, out_tree)
+        return self._store(key, _Entry(closed, out_tree, self.name, self.backend,
+                                       self._donated(args, static_pos, leaves), ins, outs))
 
     def _shardings(self, args, kwargs, static_pos, leaves, out_tree):
         """Per input and output leaf: its sharding, or None where unspecified. A
@@ -389,17 +389,15 @@ class Jitted:
 
     def _call_traced(self, args, kwargs):
         leaves, key, in_tree, static_pos = self._split(args, kwargs)
-        hit = self._traced.get(key)
-        if hit is not None:
-            self._traced.move_to_end(key)
-            closed, out_tree, lifted = hit[0], hit[1], []
+        entry = self._cache.get(key)
+        if entry is not None:
+            self._cache.move_to_end(key)
+            closed, out_tree, lifted = entry.closed, entry.out_tree, []
         else:
             closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos, ctx.trace)
-            closed, lifted = _lift_tracer_consts(closed)
-            if not lifted:  # closed over no traced value: safe to reuse
-                self._traced[key] = (closed, out_tree)
-                if len(self._traced) > CACHE_SIZE:
-                    self._traced.popitem(last=False)
+            closed, lifted = lift_traced_consts(closed)
+            if not lifted:  # closed over no traced value: safe to reuse, at top level too
+                self._new_entry(key, args, kwargs, static_pos, leaves, closed, out_tree)
         outs = _bind_call([*lifted, *leaves], closed, self.name, self.backend)
         return tree_unflatten(out_tree, outs)
 
@@ -421,7 +419,6 @@ class Jitted:
 
     def clear_cache(self) -> None:
         self._cache.clear()
-        self._traced.clear()
         self._fast.clear()
 
     def __repr__(self):
@@ -470,20 +467,6 @@ class Compiled:
             raise FuncadTypeError("this compiled function was lowered for other argument types; "
                                   "call the jitted function instead to compile for these")
         return tree_unflatten(self._out_tree, self._executable(leaves))
-
-
-def _lift_tracer_consts(closed: ClosedJaxpr):
-    """Turn constants that are tracers of outer transformations into leading inputs,
-    so that those transformations see them as arguments of the call."""
-    j = closed.jaxpr
-    traced = [isinstance(c, Tracer) for c in closed.consts]
-    if not any(traced):
-        return closed, []
-    keep = [(v, c) for v, c, t in zip(j.constvars, closed.consts, traced) if not t]
-    lifted_vars = [v for v, t in zip(j.constvars, traced) if t]
-    lifted = [c for c, t in zip(closed.consts, traced) if t]
-    jaxpr = Jaxpr([v for v, _ in keep], lifted_vars + j.invars, j.eqns, j.outvars)
-    return ClosedJaxpr(jaxpr, [c for _, c in keep]), lifted
 
 
 def _int_tuple(x) -> tuple:
@@ -547,8 +530,8 @@ _shared: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _caches_for(fun, options) -> tuple:
-    """The (compiled, traced, fast) caches of `fun` jitted with `options`."""
-    fresh = (OrderedDict(), OrderedDict(), {})
+    """The (signature, fast index) caches of `fun` jitted with `options`."""
+    fresh = (OrderedDict(), {})
     if inspect.ismethod(fun):  # a new bound-method object per attribute access
         return fresh
     try:
@@ -564,12 +547,12 @@ def _all_caches():
     for per_fun in list(_shared.values()):
         yield from per_fun.values()
     for j in list(_live):
-        yield j._cache, j._traced, j._fast
+        yield j._cache, j._fast
 
 
 def _drop_compiled():
-    for compiled, _, fast in _all_caches():
-        compiled.clear()
+    for entries, fast in _all_caches():
+        entries.clear()
         fast.clear()
 
 
