@@ -19,10 +19,11 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from ..core.arguments import int_tuple, merge_static, resolve_static_args, split_static
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
-from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.pytree import flatten_fun, tree_flatten, tree_unflatten
 from ..core.sharding import Sharding, flat_shardings
 from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr,
@@ -34,7 +35,6 @@ from ..lowering.runtime import Executable, clear_memo, device_put, host_mask, me
 from ..lowering.stablehlo import lower_closed_call, lower_jaxpr, lowering_rules
 from ..primitives._base import is_undefined
 from .passes import optimize, register_call
-from ._argnums import resolve_static_args
 from .debugging import check_jit_nans, hoist_prints
 from .jit_spmd import SpmdExecutable, constrains, lower_spmd
 from .jaxpr_transforms import (batch_jaxpr, forward_residuals, jvp_jaxpr, nonzero_tangent,
@@ -247,7 +247,7 @@ class Jitted:
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.static_argnums, self.static_argnames = resolve_static_args(fun, static_argnums,
                                                                         static_argnames)
-        self.donate_argnums = _int_tuple(donate_argnums)
+        self.donate_argnums = int_tuple(donate_argnums)
         self.backend = backend
         self.name = getattr(fun, "__name__", "fun")
         # signature -> _Entry, for top-level calls and calls inside transforms alike;
@@ -266,15 +266,13 @@ class Jitted:
     # -- signature ---------------------------------------------------------
     def _split(self, args, kwargs):
         """(dynamic leaves, signature key, in_tree, static positions) for a call."""
-        n = len(args)
-        static_pos = {i % n for i in self.static_argnums if -n <= i < n}
+        static_pos, dyn_args = split_static(args, self.static_argnums)
         statics = []
         for i in sorted(static_pos):
             statics.append((i, _hashable(args[i], f"static argument {i}")))
         for k in self.static_argnames:
             if k in kwargs:
                 statics.append((k, _hashable(kwargs[k], f"static argument {k!r}")))
-        dyn_args = [a for i, a in enumerate(args) if i not in static_pos]
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         # backend None means the default one; the caches are dropped when it changes.
@@ -284,19 +282,9 @@ class Jitted:
         return leaves, key, in_tree, static_pos
 
     def _trace(self, args, kwargs, leaves, in_tree, static_pos, parent=None):
-        out_trees = []
-        fun = self.fun
-
-        def flat_fun(*xs):
-            dyn_args, dyn_kwargs = tree_unflatten(in_tree, xs)
-            it = iter(dyn_args)
-            full = [args[i] if i in static_pos else next(it) for i in range(len(args))]
-            kw = {k: v for k, v in kwargs.items() if k in self.static_argnames}
-            kw.update(dyn_kwargs)
-            out_flat, out_tree = tree_flatten(fun(*full, **kw))
-            out_trees.append(out_tree)
-            return out_flat
-
+        fun, static_kw = self.fun, {k: v for k, v in kwargs.items() if k in self.static_argnames}
+        flat_fun, out_trees = flatten_fun(
+            lambda d, kw: fun(*merge_static(args, static_pos, d), **static_kw, **kw), in_tree)
         avals = [aval_of(x) for x in leaves]
         closed = trace_to_jaxpr(flat_fun, avals, name=f"jit({self.name})", parent=parent)
         return closed, out_trees[0]
@@ -304,8 +292,7 @@ class Jitted:
     def _donated(self, args, static_pos, leaves):
         if not self.donate_argnums:
             return ()
-        n = len(args)
-        donate = {i % n for i in self.donate_argnums if -n <= i < n}
+        donate = split_static(args, self.donate_argnums)[0]
         flags = []
         for i, a in enumerate(args):
             if i not in static_pos:
@@ -467,12 +454,6 @@ class Compiled:
             raise FuncadTypeError("this compiled function was lowered for other argument types; "
                                   "call the jitted function instead to compile for these")
         return tree_unflatten(self._out_tree, self._executable(leaves))
-
-
-def _int_tuple(x) -> tuple:
-    if x is None:
-        return ()
-    return (int(x),) if isinstance(x, int) else tuple(int(i) for i in x)
 
 
 def _hashable(x, what):
