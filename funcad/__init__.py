@@ -15,14 +15,14 @@ from .transforms.checkpoint import checkpoint, remat
 from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.vmap import vmap
 from .transforms.passes import optimize
-from .transforms.jit import device_put, jit
+from .transforms.jit import clear_caches, jit
+from .lowering.runtime import device_put
 from .lowering.array import Array
 from .lowering.xla import BackendError
 from .lowering.python_source import to_python
 from . import viz  # noqa: F401  (graphviz is imported only when drawing)
 from . import config, debug  # noqa: F401  (settings; debug.print and debug_nans)
 from .core.errors import MissingRuleError, NaNError, UnsupportedError
-from .transforms.jit import clear_caches
 from ._helpers import (block_until_ready, default_backend, device_count, device_get, devices,
                        disable_jit, enable_x64, ensure_compile_time_eval, eval_shape, local_device_count,
                        local_devices, named_call, named_scope, process_count, process_index, typeof)

@@ -13,7 +13,7 @@ import threading
 from typing import Any, Callable, Iterator
 
 from .core.avals import ShapedArray, aval_of
-from .core.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from .core.pytree import flatten_fun, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .core.staging import ShapeDtypeStruct, trace_to_jaxpr
 from .core.trace import Trace, Tracer, ctx, set_trace
 from .lowering import xla
@@ -134,14 +134,7 @@ def eval_shape(fun: Callable, *args, **kwargs):
     {'mean': ShapeDtypeStruct(shape=(3,), dtype=float32), 'n': ShapeDtypeStruct(shape=(), dtype=int64, weak_type=True)}
     """
     leaves, in_tree = tree_flatten((args, kwargs))
-    out_tree = []
-
-    def flat_fun(*xs):
-        a, kw = tree_unflatten(in_tree, xs)
-        out, tree = tree_flatten(fun(*a, **kw))
-        out_tree.append(tree)
-        return out
-
+    flat_fun, out_tree = flatten_fun(lambda a, kw: fun(*a, **kw), in_tree)
     closed = trace_to_jaxpr(flat_fun, [_shape_aval(x) for x in leaves], name="eval_shape",
                             parent=ctx.trace)
     return tree_unflatten(out_tree[0], [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)

@@ -33,6 +33,8 @@ from .core.errors import FuncadTypeError as _FuncadTypeError
 from .core import traceback_util as _traceback_util
 from .core import x64 as _x64
 from .core.trace import ctx as _ctx
+from .lowering import xla as _xla
+from .transforms import jit as _jit
 
 
 def _bool(name: str, v) -> bool:
@@ -54,8 +56,7 @@ def _filtering(name: str, v) -> str:
 def _backend(name: str, v):
     if v is None or v == "":
         return None
-    from .lowering.xla import _canonical
-    return _canonical(v)
+    return _xla._canonical(v)
 
 
 def _cache_size(name: str, v) -> int:
@@ -73,29 +74,23 @@ def _set_debug_nans(v: bool) -> None:
 
 
 def _set_backend(v) -> None:
-    from .lowering import xla
-    xla.set_default_backend(v)
+    _xla.set_default_backend(v)
 
 
 def _get_backend():
-    from .lowering import xla
-    return xla._default_backend
+    return _xla._default_backend
 
 
 def _set_cache_size(n: int) -> None:
-    from .transforms import jit
-    jit.CACHE_SIZE = n
-    for f in list(jit._live):  # shrink the caches that are now too big
+    _jit.CACHE_SIZE = n
+    for f in list(_jit._live):  # shrink the caches that are now too big
         while len(f._cache) > n:
             f._cache.popitem(last=False)
-        while len(f._traced) > n:
-            f._traced.popitem(last=False)
         f._fast.clear()
 
 
 def _get_cache_size() -> int:
-    from .transforms import jit
-    return jit.CACHE_SIZE
+    return _jit.CACHE_SIZE
 
 
 def _set_x64(v: bool) -> None:

@@ -13,14 +13,7 @@ from tests.op_table import OPS
 
 
 def _run_source(closed, args):
-    try:
-        src = funcad.to_python(closed)
-    except NotImplementedError as e:
-        # to_python prints straight-line programs; rows built on control flow
-        # (expm, lu_solve's pivot loop) are documented as out of its reach.
-        if any(f"primitive `{p}`" in str(e) for p in ("cond", "while", "scan")):
-            pytest.skip("to_python does not print control flow (cond/while/scan)")
-        raise
+    src = funcad.to_python(closed)
     ns: dict = {}
     exec(compile(src, "<to_python>", "exec"), ns)
     out = ns["f"](*closed.consts, *args)

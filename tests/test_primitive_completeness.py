@@ -48,11 +48,9 @@ NO_BATCH = {
 }
 # Primitives that to_python writes without a template of their own, and why.
 NO_PYTHON = {
-    # Call primitives (register_call): to_python writes their bodies inline.
+    # Call primitives (register_call): to_python writes their bodies inline, or as a
+    # nested function where the body has constants.
     *(p.name for p in T.call_rules),
-    # Control flow: to_python prints straight-line NumPy programs only; it raises a
-    # clear NotImplementedError naming the primitive.
-    "cond", "while", "scan",
     # An effect: jit hoists it out of the program before lowering; printing source
     # for a program that prints is not supported.
     "debug_print",

@@ -220,7 +220,7 @@ def test_names_exist():
 def test_doctests():
     import doctest
     import importlib
-    for name in ("funcad._helpers", "funcad.transforms._argnums"):
+    for name in ("funcad._helpers", "funcad.core.arguments", "funcad.lowering.python_source"):
         result = doctest.testmod(importlib.import_module(name),
                                  optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, name

@@ -626,6 +626,27 @@ def flatten_one_level_with_keys(tree):
     return out
 
 
+def flatten_fun(fun: Callable, in_tree: PyTreeDef) -> tuple[Callable, list]:
+    """fun on pytrees -> (fun on flat leaves, store): the flat function unflattens
+    its leaves with `in_tree` (a tree of fun's positional arguments), calls fun
+    and flattens its output, appending the output's structure to `store`
+    (`store[-1]` is the latest call's).
+
+    >>> leaves, in_tree = tree_flatten(((1.0, 2.0), {"k": 3.0}))
+    >>> flat, store = flatten_fun(lambda xy, d: {"s": xy[0] + d["k"]}, in_tree)
+    >>> flat(*leaves), store[-1]
+    ([4.0], PyTreeDef({'s': *}))
+    """
+    store: list = []
+
+    def flat_fun(*leaves):
+        out_leaves, out_tree = tree_flatten(fun(*tree_unflatten(in_tree, leaves)))
+        store.append(out_tree)
+        return out_leaves
+
+    return flat_fun, store
+
+
 def flatten_up_to(treedef: PyTreeDef, tree, what: str = "argument") -> list:
     """Flatten `tree` down to the structure of `treedef` (its leaves may be subtrees)."""
     out: list = []

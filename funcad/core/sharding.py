@@ -24,9 +24,10 @@ from typing import Sequence
 import numpy as np
 
 from .errors import FuncadTypeError, FuncadValueError
+from .pytree import tree_flatten
 
 __all__ = ["Mesh", "NamedSharding", "PartitionSpec", "Sharding", "SingleDeviceSharding",
-           "hlo_sharding"]
+           "flat_shardings", "hlo_sharding"]
 
 
 class PartitionSpec(tuple):
@@ -273,3 +274,41 @@ def hlo_sharding(sharding: Sharding, ndim: int, assignment: Sequence) -> str:
         position = [i for i, d in enumerate(assignment) if d == sharding._device]
         return f"{{maximal device={position[0]}}}"
     return sharding._hlo(ndim, assignment)
+
+
+# ------------------------------------------------------- pytrees of layouts ----
+
+def _is_sharding_leaf(s) -> bool:
+    return s is None or isinstance(s, (Sharding, PartitionSpec))
+
+
+def flat_shardings(prefix, value, what: str) -> list:
+    """One sharding (or None) per leaf of `value`, from a pytree prefix of it."""
+    if _is_sharding_leaf(prefix):
+        if isinstance(prefix, PartitionSpec):
+            raise FuncadTypeError(f"jit: {what} got the PartitionSpec {prefix}, which names no "
+                                  "devices; wrap it as NamedSharding(mesh, spec)")
+        return [prefix] * len(tree_flatten(value)[0])
+    p_leaves, p_tree = tree_flatten(prefix, is_leaf=_is_sharding_leaf)
+    try:
+        subtrees = p_tree.flatten_up_to(value) if hasattr(p_tree, "flatten_up_to") else None
+    except Exception:
+        subtrees = None
+    if subtrees is None:
+        subtrees = _flatten_up_to(prefix, value, what)
+    out = []
+    for p, sub in zip(p_leaves, subtrees):
+        out += flat_shardings(p, sub, what)
+    return out
+
+
+def _flatten_up_to(prefix, value, what):
+    if isinstance(prefix, (tuple, list)) and isinstance(value, (tuple, list)) \
+            and len(prefix) == len(value):
+        return [s for p, v in zip(prefix, value) for s in
+                ([v] if _is_sharding_leaf(p) else _flatten_up_to(p, v, what))]
+    if isinstance(prefix, dict) and isinstance(value, dict) and set(prefix) == set(value):
+        return [s for k in sorted(prefix) for s in
+                ([value[k]] if _is_sharding_leaf(prefix[k]) else _flatten_up_to(prefix[k], value[k], what))]
+    raise FuncadValueError(f"jit: {what} must be one Sharding or a tree matching the structure "
+                           f"it applies to (a prefix of it), but {prefix!r} does not match")

@@ -7,6 +7,8 @@ the rest are recorded and the known values they read become constants
 """
 from __future__ import annotations
 
+from functools import wraps
+
 import numpy as np
 
 from .avals import ShapedArray, aval_of
@@ -15,6 +17,8 @@ from .trace import (Trace, Tracer, abstract_eval_rules, bind_custom_jvp, bind_cu
                     check_alive, ctx, hooks, rule_for, set_trace)
 from .traceback_util import user_source
 from .errors import FuncadTypeError
+from .arguments import merge_static, split_static
+from .pytree import flatten_fun, tree_flatten, tree_unflatten
 
 # prim -> rule(trace, args, params) -> outputs: how a partial evaluator (a
 # StagingTrace with known_passthrough) splits an equation whose inputs are
@@ -168,26 +172,15 @@ def make_jaxpr(fun, static_argnums=(), return_shape: bool = False):
         c:f64[] = mul b 2.0:f64[]
       in (c,) }
     """
-    from functools import wraps
-    from .pytree import tree_flatten, tree_unflatten
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @wraps(fun)
     def wrapped(*args, **kwargs):
-        static_pos = {i % len(args) for i in static} if args else set()
-        dyn = [a for i, a in enumerate(args) if i not in static_pos]
+        static_pos, dyn = split_static(args, static)
         flat, in_tree = tree_flatten((dyn, kwargs))
         avals = [_arg_aval(x) for x in flat]
-        out_tree = []
-
-        def flat_fun(*xs):
-            d, kw = tree_unflatten(in_tree, xs)
-            it = iter(d)
-            full_args = [args[i] if i in static_pos else next(it) for i in range(len(args))]
-            out_flat, tree = tree_flatten(fun(*full_args, **kw))
-            out_tree.append(tree)
-            return out_flat
-
+        flat_fun, out_tree = flatten_fun(
+            lambda d, kw: fun(*merge_static(args, static_pos, d), **kw), in_tree)
         closed = trace_to_jaxpr(flat_fun, avals)
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]

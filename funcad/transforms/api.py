@@ -6,6 +6,7 @@ from typing import Any, Callable, Sequence
 
 from ..core.avals import aval_of, float0, tangent_dtype
 from ..core.errors import FuncadTypeError
+from ..core.arguments import argnums_partial
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import flatten_up_to, tree_flatten, tree_map, tree_structure, tree_unflatten
 from ..core import staging
@@ -173,16 +174,6 @@ def linear_transpose(fun: Callable, *primals):
 
 # ------------------------------------------------------------------ grad ----
 
-def _argnums_tuple(argnums, nargs, name):
-    single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
-    for i in nums:
-        if not -nargs <= i < nargs:
-            raise FuncadTypeError(f"{name}: argnums={argnums} but the function was called with "
-                                  f"{nargs} positional argument{'s' if nargs != 1 else ''}")
-    return single, tuple(i % nargs for i in nums)
-
-
 def _check_diff_inputs(leaves, name, holomorphic, allow_int, forward=False):
     """JAX's input rules: holomorphic needs complex inputs; reverse mode takes real or
     complex ones (integers with allow_int); forward mode (jacfwd) real ones only."""
@@ -236,15 +227,8 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
     """
     @wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
-        single, nums = _argnums_tuple(argnums, len(args), "grad")
-        dyn = tuple(args[i] for i in nums)
+        single, dyn, partial_fun = argnums_partial(fun, argnums, args, kwargs, "grad")
         _check_diff_inputs(tree_flatten(dyn)[0], "grad", holomorphic, allow_int)
-
-        def partial_fun(*d):
-            full = list(args)
-            for i, x in zip(nums, d):
-                full[i] = x
-            return fun(*full, **kwargs)
 
         res = vjp(partial_fun, *dyn, has_aux=has_aux)
         out, pullback = res[0], res[1]

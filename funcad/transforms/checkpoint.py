@@ -14,7 +14,8 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.arguments import merge_static, split_static
+from ..core.pytree import flatten_fun, tree_flatten, tree_unflatten
 from ..core.avals import aval_of
 from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr, impl_rules,
@@ -129,20 +130,10 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, static_
     def wrapped(*args, **kwargs):
         if ctx.trace is None:
             return fun(*args, **kwargs)
-        n = len(args)
-        static_pos = {i % n for i in static if -n <= i < n}
-        dyn = [a for i, a in enumerate(args) if i not in static_pos]
+        static_pos, dyn = split_static(args, static)
         flat, in_tree = tree_flatten((dyn, kwargs))
-        store: list = []
-
-        def flat_fun(*xs):
-            d, kw = tree_unflatten(in_tree, xs)
-            it = iter(d)
-            full = [args[i] if i in static_pos else next(it) for i in range(n)]
-            leaves, out_tree = tree_flatten(fun(*full, **kw))
-            store.append(out_tree)
-            return leaves
-
+        flat_fun, store = flatten_fun(
+            lambda d, kw: fun(*merge_static(args, static_pos, d), **kw), in_tree)
         closed = trace_to_jaxpr(flat_fun, [aval_of(x) for x in flat], name="checkpoint", parent=ctx.trace)
         closed, consts = lift_traced_consts(closed)
         outs = checkpoint_p.bind(*consts, *flat, jaxpr=closed, prevent_cse=bool(prevent_cse))

@@ -28,7 +28,9 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.staging import partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, eval_jaxpr,
                           impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
+from ..lowering.python_source import fresh_name, nested_function, np_dtype
 from ..lowering.stablehlo import compare, convert
+from ..primitives._base import defpython
 from ..primitives._base import full, is_undefined, zeros_tangent
 from ..primitives.elementwise import add, convert_element_type, select_n
 from ..primitives.reductions import reduce_max
@@ -223,6 +225,19 @@ jvp_rules[cond_p] = _cond_jvp
 partial_eval_rules[cond_p] = _cond_partial_eval
 transpose_rules[cond_p] = _cond_transpose
 batch_rules[cond_p] = _cond_batch
+
+
+def _cond_python(eqn, a):
+    """The branches as nested functions; the index picks one, clamped as in the impl."""
+    branches = eqn.params["branches"]
+    base = fresh_name("cond")
+    names = [f"{base}_branch{i}" for i in range(len(branches))]
+    defs = [nested_function(b, n) for b, n in zip(branches, names)]
+    pick = f"({', '.join(names)},)[int(np.clip({a[0]}, 0, {len(branches) - 1}))]"
+    return "\n".join(defs + [f"{pick}({', '.join(a[1:])})"])
+
+
+defpython(cond_p, _cond_python)
 
 # ------------------------------------------------------------------ while ----
 
@@ -419,6 +434,24 @@ jvp_rules[while_p] = _while_jvp
 partial_eval_rules[while_p] = _while_partial_eval
 transpose_rules[while_p] = _while_transpose
 batch_rules[while_p] = _while_batch
+
+
+def _while_python(eqn, a):
+    """`while cond(carry): carry = body(carry)`, the two as nested functions."""
+    p = eqn.params
+    cc, bc, init = _split(a, p["cond_nconsts"], p["body_nconsts"])
+    base = fresh_name("while")
+    carry = f"{base}_carry"
+    return "\n".join([
+        nested_function(p["cond_jaxpr"], f"{base}_cond", single=True),
+        nested_function(p["body_jaxpr"], f"{base}_body"),
+        f"{carry} = ({', '.join(init)}{',' if len(init) == 1 else ''})",
+        f"while {base}_cond({', '.join([*cc, f'*{carry}'])}):",
+        f"    {carry} = {base}_body({', '.join([*bc, f'*{carry}'])})",
+        carry])
+
+
+defpython(while_p, _while_python)
 
 # ------------------------------------------------------------------- scan ----
 
@@ -631,6 +664,32 @@ jvp_rules[scan_p] = _scan_jvp
 partial_eval_rules[scan_p] = _scan_partial_eval
 transpose_rules[scan_p] = _scan_transpose
 batch_rules[scan_p] = _scan_batch
+
+
+def _scan_python(eqn, a):
+    """A `for` loop over the leading axis calling the body as a nested function;
+    the per-step outputs are stacked after the loop."""
+    p = eqn.params
+    consts, init, xs = _split(a, p["num_consts"], p["num_carry"])
+    nk, length = p["num_carry"], p["length"]
+    base = fresh_name("scan")
+    carry, ys, out, i = f"{base}_carry", f"{base}_ys", f"{base}_out", f"{base}_i"
+    steps = f"range({length - 1}, -1, -1)" if p["reverse"] else f"range({length})"
+    lines = [
+        nested_function(p["jaxpr"], f"{base}_body"),
+        f"{carry}, {ys} = ({', '.join(init)}{',' if len(init) == 1 else ''}), []",
+        f"for {i} in {steps}:",
+        f"    {out} = {base}_body({', '.join([*consts, f'*{carry}', *[f'{x}[{i}]' for x in xs]])})",
+        f"    {carry} = {out}[:{nk}]",
+        f"    {ys}.append({out}[{nk}:])"]
+    if p["reverse"]:
+        lines.append(f"{ys}.reverse()")
+    stacked = [f"np.array([_y[{k}] for _y in {ys}], dtype={np_dtype(y.dtype)}).reshape({(length,) + y.shape})"
+               for k, y in enumerate(p["jaxpr"].out_avals[nk:])]
+    return "\n".join(lines + [f"(*{carry}, {', '.join(stacked)})" if stacked else carry])
+
+
+defpython(scan_p, _scan_python)
 
 
 # ------------------------------------------------------------------ lowering ----

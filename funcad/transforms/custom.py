@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 
 from ..core.avals import ShapedArray, aval_of, float0, is_float, tangent_dtype
 from ..core.errors import FuncadTypeError
-from ..core.pytree import flatten_up_to, tree_flatten, tree_unflatten
+from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_unflatten
 from ..core.staging import StagingTrace
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
                           ctx, impl_rules, jvp_rules, lowering_rules, transpose_rules)
@@ -215,15 +215,10 @@ class custom_jvp:
         # Non-differentiable arguments are closed over; their tangents are cut as in JAX.
         static = [_stop_gradient_tree(args[i]) for i in nondiff]
         flat_args, in_tree = tree_flatten(tuple(args[i] for i in diff_idx))
-        out_trees = []
         user_fun, user_jvp, sz = self.fun, self.jvp, self.symbolic_zeros
         name = _name(self.fun)
-
-        def flat_fun(*xs):
-            out = user_fun(*_merge(n, nondiff, static, diff_idx, tree_unflatten(in_tree, xs)))
-            leaves, tree = tree_flatten(out)
-            out_trees.append(tree)
-            return leaves
+        flat_fun, out_trees = flatten_fun(
+            lambda *d: user_fun(*_merge(n, nondiff, static, diff_idx, d)), in_tree)
 
         def flat_jvp(primals, tangents):
             if sz:
@@ -305,14 +300,10 @@ class custom_vjp:
         diff_args = tuple(args[i] for i in diff_idx)
         flat_args, in_tree = tree_flatten(diff_args)
         arg_trees = [tree_flatten(a)[1] for a in diff_args]
-        out_trees, res_trees = [], []
+        res_trees: list = []
         user_fun, user_fwd, user_bwd = self.fun, self.fwd, self.bwd
-
-        def flat_fun(*xs):
-            out = user_fun(*_merge(n, nondiff, static, diff_idx, tree_unflatten(in_tree, xs)))
-            leaves, tree = tree_flatten(out)
-            out_trees.append(tree)
-            return leaves
+        flat_fun, out_trees = flatten_fun(
+            lambda *d: user_fun(*_merge(n, nondiff, static, diff_idx, d)), in_tree)
 
         def flat_fwd(*xs):
             res = user_fwd(*_merge(n, nondiff, static, diff_idx, tree_unflatten(in_tree, xs)))

@@ -10,7 +10,8 @@ from ..core.avals import aval_of
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..primitives._base import zeros_tangent
 from ..primitives.structural import reshape, slice as lax_slice, transpose
-from .api import _argnums_tuple, _check_diff_inputs, _check_diff_outputs, _flatten_fun
+from ..core.arguments import argnums_partial
+from .api import _check_diff_inputs, _check_diff_outputs, _flatten_fun
 from .jvp import jvp_flat
 from .linearize import linearize_flat
 from .transpose import backward_pass
@@ -42,17 +43,9 @@ def _split_last(y, avals, lead_shape):
 
 
 def _prepare(fun, argnums, args, kwargs, name, holomorphic=False, allow_int=False):
-    single, nums = _argnums_tuple(argnums, len(args), name)
-    dyn = tuple(args[i] for i in nums)
+    single, dyn, partial_fun = argnums_partial(fun, argnums, args, kwargs, name)
     flat, in_tree = tree_flatten(dyn)
     _check_diff_inputs(flat, name, holomorphic, allow_int, forward=name == "jacfwd")
-
-    def partial_fun(*d):
-        full = list(args)
-        for i, x in zip(nums, d):
-            full[i] = x
-        return fun(*full, **kwargs)
-
     return single, dyn, flat, in_tree, partial_fun
 
 

@@ -15,199 +15,56 @@ import functools
 import inspect
 import weakref
 from collections import OrderedDict
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ..core.avals import ShapedArray, aval_of, float0
+from ..core.arguments import int_tuple, merge_static, resolve_static_args, split_static
+from ..core.avals import aval_of
 from ..core import x64 as _x64
 from ..core.errors import FuncadTypeError
-from ..core.ir import ClosedJaxpr, Jaxpr
-from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.staging import partial_eval_rules, trace_to_jaxpr
-from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, ctx, eval_jaxpr,
+from ..core.ir import ClosedJaxpr
+from ..core.pytree import flatten_fun, tree_flatten, tree_unflatten
+from ..core.sharding import Sharding, flat_shardings
+from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
+from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr,
                           impl_rules, jvp_rules, set_trace, transpose_rules)
-from ..lowering import packing, xla
-from ..primitives._base import is_undefined
-from ..lowering.array import Array, ShardedArray
-from ..lowering.stablehlo import lower_closed_call, lower_jaxpr, lowering_rules
-from .passes import optimize, register_call
-from ._argnums import resolve_static_args
 from ..core.traceback_util import api_boundary, filtered
+from ..lowering import xla
+from ..lowering.array import Array, ShardedArray
+from ..lowering.runtime import Executable, clear_memo, device_put, host_mask, memo
+from ..lowering.stablehlo import lower_closed_call, lower_jaxpr, lowering_rules
+from ..primitives._base import is_undefined
+from .passes import optimize, register_call
 from .debugging import check_jit_nans, hoist_prints
+from .jit_spmd import SpmdExecutable, constrains, lower_spmd
 from .jaxpr_transforms import (batch_jaxpr, forward_residuals, jvp_jaxpr, nonzero_tangent,
                                partial_eval_jaxpr, transpose_jaxpr)
+
+__all__ = ["Compiled", "Jitted", "Lowered", "clear_caches", "device_put", "executable_for", "jit",
+           "jit_p"]
 
 # ------------------------------------------------------------- executables ----
 
 
-class Executable:
-    """A compiled jaxpr: XLA executable, constant buffers and result handlers.
-
-    `host[i]` says input i is expected to come from the host (NumPy); small
-    host inputs then travel packed in one transfer (see lowering/packing.py).
-    """
-
-    __slots__ = ("exe", "device", "const_bufs", "handlers", "in_avals", "out_avals", "text",
-                 "has_float0", "puts", "run", "prints", "layout", "packed_idx", "rest",
-                 "put_packed")
-
-    def __init__(self, closed: ClosedJaxpr, name: str, backend: str | None, donated=(),
-                 host: Sequence[bool] | None = None):
-        # funcad.debug.print calls become extra outputs, printed after each call.
-        closed, self.prints = hoist_prints(closed)
-        closed = optimize(closed)  # XLA gets the smaller program
-        self.layout = None
-        if host is not None:
-            flags = list(donated) + [False] * (len(host) - len(donated))
-            self.layout = packing.plan(closed.in_avals, [
-                h and packing.packable(a, d) for h, a, d in zip(host, closed.in_avals, flags)])
-        self.device = xla.get_device(backend)
-        lowered = lower_jaxpr(closed, name, donated, self.layout,
-                              platform="cpu" if self.device.platform == "cpu" else "gpu")
-        self.text = lowered.text
-        self.exe = xla.compile_text(lowered.text, backend)
-        self.in_avals = lowered.in_avals
-        self.out_avals = lowered.out_avals
-        self.const_bufs = [to_buffer(c, aval_of(c), self.device) for c in lowered.const_args]
-        self.handlers = xla.result_handlers(
-            [ShapedArray(a.shape, np.bool_ if a.dtype == float0 else a.dtype) for a in self.out_avals],
-            self.device)
-        self.has_float0 = any(a.dtype == float0 for a in self.out_avals)
-        self.puts = [_putter(a, self.device) for a in self.in_avals]
-        self.run = xla.runner(self.exe, self.handlers)
-        if self.layout is not None:
-            self.packed_idx = tuple(s.index for s in self.layout.slots)
-            packed = set(self.packed_idx)
-            self.rest = tuple(i for i in range(len(self.in_avals)) if i not in packed)
-            self.put_packed = xla.host_putter((self.layout.nbytes,), np.uint8, self.device)
-
-    def _simple_call(self):
-        """The hot path for the common case (no packing, float0 or prints), with
-        everything it reads bound as locals: each attribute read costs ~30 ns."""
-        consts, puts, dev, avals = self.const_bufs, self.puts, self.device, self.out_avals
-        run, handlers = self.exe.execute_sharded, self.handlers
-        if handlers is None or consts:
-            run_list = self.run
-
-            def call(args):
-                bufs = consts + [x._buf if type(x) is Array and x._device is dev else put(x)
-                                 for x, put in zip(args, puts)]
-                return [Array(b, a, dev) for b, a in zip(run_list(bufs), avals)]
-        elif len(avals) == 1:
-            a0 = avals[0]
-
-            def call(args):
-                raw = run([x._buf if type(x) is Array and x._device is dev else put(x)
-                           for x, put in zip(args, puts)]).consume_with_handlers(handlers)
-                return [Array(raw[0], a0, dev)]
-        else:
-            def call(args):
-                raw = run([x._buf if type(x) is Array and x._device is dev else put(x)
-                           for x, put in zip(args, puts)]).consume_with_handlers(handlers)
-                return [Array(b, a, dev) for b, a in zip(raw, avals)]
-        return call
-
-    def __call__(self, args: Sequence) -> list:
-        dev = self.device
-        if self.layout is None:
-            bufs = self.const_bufs + [x._buf if type(x) is Array and x._device is dev else put(x)
-                                      for x, put in zip(args, self.puts)]
-        else:
-            bufs = self.const_bufs + [
-                self.put_packed(packing.pack(self.layout, [args[i] for i in self.packed_idx]))]
-            puts = self.puts
-            for i in self.rest:
-                x = args[i]
-                bufs.append(x._buf if type(x) is Array and x._device is dev else puts[i](x))
-        raw = self.run(bufs)
-        if self.has_float0:
-            outs = [np.zeros(a.shape, float0) if a.dtype == float0 else Array(b, a, dev)
-                    for b, a in zip(raw, self.out_avals)]
-        else:
-            outs = [Array(b, a, dev) for b, a in zip(raw, self.out_avals)]
-        return outs if self.prints is None else self.prints.emit(outs)
-
-
-def _putter(aval, device):
-    """x -> device buffer for one input: a direct transfer for NumPy arrays of the
-    right dtype, the general conversion otherwise."""
-    if aval.dtype == float0:
-        return lambda x: to_buffer(x, aval, device)
-    return xla.host_putter(aval.shape, aval.dtype, device, lambda x: to_buffer(x, aval, device))
-
-
-def to_buffer(x, aval, device):
-    """A device buffer holding x (converted to aval's dtype) on `device`."""
-    if type(x) is Array:
-        if x._device is device:
-            return x._buf
-        x = x._value()  # another device: through the host
-    elif isinstance(x, Tracer):
-        raise FuncadTypeError(f"jit got a traced value {x!r} where a concrete array was expected")
-    if aval.dtype == float0:
-        return xla.device_put(np.zeros(aval.shape, np.bool_), device)
-    x = np.asarray(x)
-    if x.dtype != aval.dtype:
-        x = x.astype(aval.dtype)
-    return xla.device_put(x, device)
-
-
-def device_put(x, device=None) -> Array:
-    """Copy an array (or each leaf of a pytree) to a device: `device` is a device,
-    a `funcad.sharding.Sharding` (a tree of them for a tree), a backend name, or
-    None for the default backend's first device.
-
-    >>> import funcad, numpy as np
-    >>> funcad.device_put(np.arange(3.0))
-    Array([0., 1., 2.], dtype=float64)
-    """
-    from ..core.sharding import Sharding, SingleDeviceSharding
-    from ..lowering.spmd import device_put_sharded
-    from .jit_spmd import flat_shardings
-    if isinstance(device, Sharding) or not (device is None or isinstance(device, str)
-                                            or hasattr(device, "platform")):
-        leaves, tree = tree_flatten(x)
-        shardings = flat_shardings(device, x, "device_put")
-        return tree_unflatten(tree, [device_put_sharded(v, s) for v, s in zip(leaves, shardings)])
-    if not isinstance(x, (Array, np.ndarray, np.generic, int, float, complex, bool)):
-        leaves, tree = tree_flatten(x)
-        return tree_unflatten(tree, [device_put(v, device) for v in leaves])
-    if hasattr(device, "platform"):
-        return device_put_sharded(x, SingleDeviceSharding(device))
-    device = xla.get_device(device)
-    if type(x) is Array and x._device is device:
-        return x
-    aval = aval_of(x)
-    return Array(to_buffer(x, aval, device), aval.update(weak_type=False), device)
-
-
-# Derived data (executables, jvp/partial-eval/transpose jaxprs) is memoized on
-# the jaxpr object, so it lives exactly as long as the jaxpr.
-_memo_table: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
-
-
-def _memo(closed: ClosedJaxpr, key, make: Callable):
-    table = _memo_table.get(closed)
-    if table is None:
-        table = _memo_table[closed] = {}
-    out = table.get(key)
-    if out is None:
-        out = table[key] = make()
-    return out
+def _prepare(closed: ClosedJaxpr) -> tuple:
+    """(the jaxpr XLA gets, its print plan): funcad.debug.print calls become extra
+    outputs, printed after each call, and the program is optimized."""
+    closed, prints = hoist_prints(closed)
+    return optimize(closed), prints
 
 
 def executable_for(closed: ClosedJaxpr, name: str, backend: str | None) -> Executable:
     backend = backend or xla.default_backend()
-    return _memo(closed, ("exe", backend), lambda: _executable(closed, name, backend))
+    return memo(closed, ("exe", backend), lambda: _executable(closed, name, backend))
 
 
 def _executable(closed, name, backend, donated=(), host=None, in_shardings=None,
                 out_shardings=()):
     """A single-device Executable, or an SPMD one where shardings are in play."""
-    from .jit_spmd import SpmdExecutable, constrains
     if in_shardings is None and not constrains(closed):
-        return Executable(closed, name, backend, donated, host)
+        prepared, prints = _prepare(closed)
+        return Executable(prepared, name, backend, donated, host, prints)
     ins = in_shardings if in_shardings is not None else [None] * len(closed.in_avals)
     return SpmdExecutable(closed, name, backend, ins, out_shardings, donated)
 
@@ -236,7 +93,7 @@ def _bind_call(args, jaxpr, name, backend):
 
 def _jit_jvp(primals, tangents, *, jaxpr, name, backend):
     in_nz = tuple(nonzero_tangent(p, t) for p, t in zip(primals, tangents))
-    jvp_closed, out_nz = _memo(jaxpr, ("jvp", in_nz),
+    jvp_closed, out_nz = memo(jaxpr, ("jvp", in_nz),
                                lambda: jvp_jaxpr(jaxpr, in_nz, keep_weak=True))
     outs = _bind_call([*primals, *[t for t, nz in zip(tangents, in_nz) if nz]], jvp_closed,
                       f"jvp_{name}", backend)
@@ -256,7 +113,7 @@ def _jit_partial_eval(trace, args, params):
     inputs are passed on from the arguments, not copied out of the known call."""
     closed, name, backend = params["jaxpr"], params["name"], params["backend"]
     unknowns = tuple(trace.is_own(x) for x in args)
-    known, unknown, out_unknowns, sources = _memo(
+    known, unknown, out_unknowns, sources = memo(
         closed, ("partial_eval", unknowns), lambda: _split_call(closed, unknowns))
     k_args = [x for x, u in zip(args, unknowns) if not u]
     k_outs = []
@@ -277,7 +134,7 @@ def _jit_partial_eval(trace, args, params):
 def _jit_transpose(cts, *args, jaxpr, name, backend):
     undefined = tuple(is_undefined(a) for a in args)
     ct_mask = tuple(c is not None for c in cts)
-    t_closed, out_nz = _memo(jaxpr, ("transpose", undefined, ct_mask),
+    t_closed, out_nz = memo(jaxpr, ("transpose", undefined, ct_mask),
                              lambda: transpose_jaxpr(jaxpr, undefined, ct_mask, keep_weak=True))
     outs = _bind_call([a for a in args if not is_undefined(a)] + [c for c in cts if c is not None],
                       t_closed, f"transpose_{name}", backend) if any(out_nz) else []
@@ -288,7 +145,7 @@ def _jit_transpose(cts, *args, jaxpr, name, backend):
 def _jit_batch(args, dims, *, axis_size, jaxpr, name, backend):
     dims = tuple(dims)
     batched = [d is not None for d in dims]
-    b_closed, out_batched = _memo(jaxpr, ("vmap", dims, axis_size), lambda: batch_jaxpr(
+    b_closed, out_batched = memo(jaxpr, ("vmap", dims, axis_size), lambda: batch_jaxpr(
         jaxpr, batched, axis_size, dims=dims, keep_weak=True))
     outs = _bind_call(list(args), b_closed, f"vmap_{name}", backend)
     return outs, [0 if b else None for b in out_batched]
@@ -306,22 +163,9 @@ CACHE_SIZE = 128  # compiled signatures kept per jitted function (LRU)
 _live: "weakref.WeakSet[Jitted]" = weakref.WeakSet()
 
 
-def _scalar_key(dtype, weak):
-    return ((), np.dtype(dtype), weak)
-
-
-# Signature of one argument leaf: (shape, dtype, weak_type). Looked up by type
-# for speed; other leaf types go through aval_of.
-_FAST_KEYS = {
-    np.ndarray: lambda x: (x.shape, x.dtype),
-    Array: lambda x: x.aval,
-    float: lambda x: float,
-    int: lambda x: int,
-    bool: lambda x: bool,
-}
-for _t in (np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
-           np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128):
-    _FAST_KEYS[_t] = lambda x: (x.dtype,)
+# The signature of one argument leaf, (shape, dtype, weak_type), looked up by
+# type for speed; other leaf types go through aval_of. A sharded array's
+# layout is part of it.
 _LEAF_KEYS = {
     np.ndarray: lambda x: (x.shape, x.dtype, False),
     Array: lambda x: (x.aval.shape, x.aval.dtype, x.aval.weak_type),
@@ -330,9 +174,19 @@ _LEAF_KEYS = {
     int: lambda x: _INT_KEY,
     bool: lambda x: _BOOL_KEY,
 }
-_FLOAT_KEY = _scalar_key(np.float64, True)
-_INT_KEY = _scalar_key(np.int64, True)
-_BOOL_KEY = _scalar_key(np.bool_, False)
+for _t in (np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
+           np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128):
+    _LEAF_KEYS[_t] = lambda x: ((), x.dtype, False)
+_FLOAT_KEY = ((), np.dtype(np.float64), True)
+_INT_KEY = ((), np.dtype(np.int64), True)
+_BOOL_KEY = ((), np.dtype(np.bool_), False)
+
+# The fast path's index (positional leaves -> prebuilt call) takes the same keys,
+# except that a device Array's is its aval: unequal to a NumPy array's tuple, so
+# the index also tells host inputs from device ones (one executable per host
+# mask). Sharded arrays take the general path.
+_FAST_KEYS = {**_LEAF_KEYS, Array: lambda x: x.aval}
+del _FAST_KEYS[ShardedArray]
 
 
 def _leaf_key(x):
@@ -341,11 +195,6 @@ def _leaf_key(x):
         return f(x)
     a = aval_of(x)
     return (a.shape, a.dtype, a.weak_type)
-
-
-def _host_mask(leaves) -> tuple:
-    """Which arguments come from the host (NumPy arrays, scalars) rather than the device."""
-    return tuple(type(x) is not Array and not isinstance(x, Tracer) for x in leaves)
 
 
 class _Entry:
@@ -357,7 +206,6 @@ class _Entry:
 
     def __init__(self, closed, out_tree, name, backend, donated=(), in_shardings=None,
                  out_shardings=()):
-        from .jit_spmd import constrains
         self.closed, self.out_tree = closed, out_tree
         self.name, self.backend, self.donated = name, backend, donated
         self.executables: dict = {}
@@ -387,12 +235,6 @@ class _Fast(NamedTuple):
     out_tree: object
 
 
-def _fast_call(exe: Executable) -> Callable:
-    if exe.layout is None and not exe.has_float0 and exe.prints is None:
-        return exe._simple_call()
-    return exe
-
-
 class Jitted:
     """A function compiled with XLA on first call per argument signature.
 
@@ -406,13 +248,13 @@ class Jitted:
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.static_argnums, self.static_argnames = resolve_static_args(fun, static_argnums,
                                                                         static_argnames)
-        self.donate_argnums = _int_tuple(donate_argnums)
+        self.donate_argnums = int_tuple(donate_argnums)
         self.backend = backend
         self.name = getattr(fun, "__name__", "fun")
-        # signature -> _Entry; signature -> (closed, out_tree) inside transforms;
-        # positional-arrays signature -> _Fast (a view of _cache). Shared by every
-        # jit of the same function with the same options (see _caches_for).
-        self._cache, self._traced, self._fast = _caches_for(
+        # signature -> _Entry, for top-level calls and calls inside transforms alike;
+        # positional-arrays signature -> _Fast (an index into _cache). Shared by
+        # every jit of the same function with the same options (see _caches_for).
+        self._cache, self._fast = _caches_for(
             fun, (self.static_argnums, self.static_argnames, self.donate_argnums, backend,
                   _options_key(in_shardings), _options_key(out_shardings)))
         self._fast_ok = (not self.static_argnums and not self.static_argnames
@@ -425,15 +267,13 @@ class Jitted:
     # -- signature ---------------------------------------------------------
     def _split(self, args, kwargs):
         """(dynamic leaves, signature key, in_tree, static positions) for a call."""
-        n = len(args)
-        static_pos = {i % n for i in self.static_argnums if -n <= i < n}
+        static_pos, dyn_args = split_static(args, self.static_argnums)
         statics = []
         for i in sorted(static_pos):
             statics.append((i, _hashable(args[i], f"static argument {i}")))
         for k in self.static_argnames:
             if k in kwargs:
                 statics.append((k, _hashable(kwargs[k], f"static argument {k!r}")))
-        dyn_args = [a for i, a in enumerate(args) if i not in static_pos]
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         # backend None means the default one; the caches are dropped when it changes.
@@ -444,19 +284,9 @@ class Jitted:
         return leaves, key, in_tree, static_pos
 
     def _trace(self, args, kwargs, leaves, in_tree, static_pos, parent=None):
-        out_trees = []
-        fun = self.fun
-
-        def flat_fun(*xs):
-            dyn_args, dyn_kwargs = tree_unflatten(in_tree, xs)
-            it = iter(dyn_args)
-            full = [args[i] if i in static_pos else next(it) for i in range(len(args))]
-            kw = {k: v for k, v in kwargs.items() if k in self.static_argnames}
-            kw.update(dyn_kwargs)
-            out_flat, out_tree = tree_flatten(fun(*full, **kw))
-            out_trees.append(out_tree)
-            return out_flat
-
+        fun, static_kw = self.fun, {k: v for k, v in kwargs.items() if k in self.static_argnames}
+        flat_fun, out_trees = flatten_fun(
+            lambda d, kw: fun(*merge_static(args, static_pos, d), **static_kw, **kw), in_tree)
         avals = [aval_of(x) for x in leaves]
         closed = trace_to_jaxpr(flat_fun, avals, name=f"jit({self.name})", parent=parent)
         return closed, out_trees[0]
@@ -464,8 +294,7 @@ class Jitted:
     def _donated(self, args, static_pos, leaves):
         if not self.donate_argnums:
             return ()
-        n = len(args)
-        donate = {i % n for i in self.donate_argnums if -n <= i < n}
+        donate = split_static(args, self.donate_argnums)[0]
         flags = []
         for i, a in enumerate(args):
             if i not in static_pos:
@@ -477,17 +306,19 @@ class Jitted:
         entry = self._cache.get(key)
         if entry is None:
             closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos)
-            ins, outs = self._shardings(args, kwargs, static_pos, leaves, out_tree)
-            entry = self._store(key, _Entry(closed, out_tree, self.name, self.backend,
-                                            self._donated(args, static_pos, leaves), ins, outs))
+            entry = self._new_entry(key, args, kwargs, static_pos, leaves, closed, out_tree)
         else:
             self._cache.move_to_end(key)
         return entry, leaves
 
+    def _new_entry(self, key, args, kwargs, static_pos, leaves, closed, out_tree) -> "_Entry":
+        ins, outs = self._shardings(args, kwargs, static_pos, leaves, out_tree)
+        return self._store(key, _Entry(closed, out_tree, self.name, self.backend,
+                                       self._donated(args, static_pos, leaves), ins, outs))
+
     def _shardings(self, args, kwargs, static_pos, leaves, out_tree):
         """Per input and output leaf: its sharding, or None where unspecified. A
         sharded Array argument keeps its layout unless in_shardings says otherwise."""
-        from .jit_spmd import flat_shardings
         ins = [x.sharding if type(x) is ShardedArray else None for x in leaves]
         if self.in_shardings is not None:
             dyn = tuple(a for i, a in enumerate(args) if i not in static_pos)
@@ -535,11 +366,11 @@ class Jitted:
             except KeyError:
                 pass
         entry, leaves = self._entry(args, kwargs)
-        exe = entry.executable(_host_mask(leaves))
+        exe = entry.executable(host_mask(leaves))
         if fast_key is not None and not entry.spmd:
             if len(self._fast) > 2 * CACHE_SIZE:
                 self._fast.clear()
-            self._fast[fast_key] = _Fast(_fast_call(exe), entry.single, entry.out_tree)
+            self._fast[fast_key] = _Fast(exe.fast_call(), entry.single, entry.out_tree)
         outs = exe(leaves)
         if ctx.debug_nans:
             check_jit_nans(self, args, kwargs, outs)
@@ -547,17 +378,15 @@ class Jitted:
 
     def _call_traced(self, args, kwargs):
         leaves, key, in_tree, static_pos = self._split(args, kwargs)
-        hit = self._traced.get(key)
-        if hit is not None:
-            self._traced.move_to_end(key)
-            closed, out_tree, lifted = hit[0], hit[1], []
+        entry = self._cache.get(key)
+        if entry is not None:
+            self._cache.move_to_end(key)
+            closed, out_tree, lifted = entry.closed, entry.out_tree, []
         else:
             closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos, ctx.trace)
-            closed, lifted = _lift_tracer_consts(closed)
-            if not lifted:  # closed over no traced value: safe to reuse
-                self._traced[key] = (closed, out_tree)
-                if len(self._traced) > CACHE_SIZE:
-                    self._traced.popitem(last=False)
+            closed, lifted = lift_traced_consts(closed)
+            if not lifted:  # closed over no traced value: safe to reuse, at top level too
+                self._new_entry(key, args, kwargs, static_pos, leaves, closed, out_tree)
         outs = _bind_call([*lifted, *leaves], closed, self.name, self.backend)
         return tree_unflatten(out_tree, outs)
 
@@ -579,7 +408,6 @@ class Jitted:
 
     def clear_cache(self) -> None:
         self._cache.clear()
-        self._traced.clear()
         self._fast.clear()
 
     def __repr__(self):
@@ -598,11 +426,10 @@ class Lowered:
         self._shardings = shardings or (None, ())
         probe = _Entry(closed, out_tree, jitted.name, jitted.backend, donated, *self._shardings)
         if probe.spmd:  # the SPMD program, with its sharding annotations
-            from .jit_spmd import lower_spmd
             self._text = lower_spmd(closed, jitted.name, jitted.backend, probe.in_shardings,
                                     probe.out_shardings, donated).lowered.text
         else:
-            self._text = lower_jaxpr(optimize(hoist_prints(closed)[0]), jitted.name, donated).text
+            self._text = lower_jaxpr(_prepare(closed)[0], jitted.name, donated).text
 
     def as_text(self) -> str:
         return self._text
@@ -629,26 +456,6 @@ class Compiled:
             raise FuncadTypeError("this compiled function was lowered for other argument types; "
                                   "call the jitted function instead to compile for these")
         return tree_unflatten(self._out_tree, self._executable(leaves))
-
-
-def _lift_tracer_consts(closed: ClosedJaxpr):
-    """Turn constants that are tracers of outer transformations into leading inputs,
-    so that those transformations see them as arguments of the call."""
-    j = closed.jaxpr
-    traced = [isinstance(c, Tracer) for c in closed.consts]
-    if not any(traced):
-        return closed, []
-    keep = [(v, c) for v, c, t in zip(j.constvars, closed.consts, traced) if not t]
-    lifted_vars = [v for v, t in zip(j.constvars, traced) if t]
-    lifted = [c for c, t in zip(closed.consts, traced) if t]
-    jaxpr = Jaxpr([v for v, _ in keep], lifted_vars + j.invars, j.eqns, j.outvars)
-    return ClosedJaxpr(jaxpr, [c for _, c in keep]), lifted
-
-
-def _int_tuple(x) -> tuple:
-    if x is None:
-        return ()
-    return (int(x),) if isinstance(x, int) else tuple(int(i) for i in x)
 
 
 def _hashable(x, what):
@@ -689,17 +496,14 @@ def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, s
         raise FuncadTypeError(f"jit expected a callable, got {fun!r} of type {type(fun).__name__}; pass "
                               "the function to compile: funcad.jit(f), or use @funcad.jit")
     if backend is not None:
-        from ..lowering.xla import _canonical
-        backend = _canonical(backend)
+        backend = xla._canonical(backend)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend, in_shardings,
                   out_shardings)
 
 
 def _options_key(shardings):
     """A hashable stand-in for in_shardings/out_shardings in the shared-cache key."""
-    from ..core.pytree import tree_flatten as flatten
-    from ..core.sharding import Sharding
-    leaves, tree = flatten(shardings, is_leaf=lambda s: s is None or isinstance(s, Sharding))
+    leaves, tree = tree_flatten(shardings, is_leaf=lambda s: s is None or isinstance(s, Sharding))
     return (tree, tuple(leaves))
 
 
@@ -709,8 +513,8 @@ _shared: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _caches_for(fun, options) -> tuple:
-    """The (compiled, traced, fast) caches of `fun` jitted with `options`."""
-    fresh = (OrderedDict(), OrderedDict(), {})
+    """The (signature, fast index) caches of `fun` jitted with `options`."""
+    fresh = (OrderedDict(), {})
     if inspect.ismethod(fun):  # a new bound-method object per attribute access
         return fresh
     try:
@@ -726,12 +530,12 @@ def _all_caches():
     for per_fun in list(_shared.values()):
         yield from per_fun.values()
     for j in list(_live):
-        yield j._cache, j._traced, j._fast
+        yield j._cache, j._fast
 
 
 def _drop_compiled():
-    for compiled, _, fast in _all_caches():
-        compiled.clear()
+    for entries, fast in _all_caches():
+        entries.clear()
         fast.clear()
 
 
@@ -743,6 +547,6 @@ def clear_caches() -> None:
     for caches in _all_caches():
         for c in caches:
             c.clear()
-    _memo_table.clear()
+    clear_memo()
     if xla._xc is not None:
         xla.clear_executable_cache()

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import ConcretizationError, FuncadError, FuncadTypeError
-from ..core.pytree import flatten_up_to, tree_flatten, tree_structure, tree_unflatten
+from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_structure, tree_unflatten
 from ..core.trace import (Trace, Tracer, abstract_eval_rules, batch_rules, bind_custom_jvp,
                           bind_custom_vjp, check_alive, ctx, rule_for, set_trace)
 from ..primitives._base import zeros_tangent
@@ -294,13 +294,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
                                   "or an explicit axis_size")
         if axis_size is not None and sizes and n != axis_size:
             raise FuncadTypeError(f"vmap: axis_size={axis_size} but the mapped axes have size {n}")
-        store = []
-
-        def flat_fun(*xs):
-            leaves, tree = tree_flatten(fun(*tree_unflatten(in_tree, xs)))
-            store.append(tree)
-            return leaves
-
+        flat_fun, store = flatten_fun(fun, in_tree)
         pairs = batch_call(flat_fun, flat, norm, n, axis_name)
         out_tree = store[0]
         o_dims = _expand_axes(out_axes, tree_unflatten(out_tree, [v for v, _ in pairs]), "out_axes")

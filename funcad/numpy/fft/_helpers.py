@@ -6,6 +6,7 @@ import operator
 import numpy as np
 
 from ...core.errors import FuncadTypeError, FuncadValueError
+from ...lowering.runtime import device_put as _device_put
 from .._dtypes import asarray_or_tracer, cast
 from .._shape import ndim, roll, shape
 from .._ufuncs import divide, multiply
@@ -37,8 +38,7 @@ def _place(x, device):
     platform = getattr(device, "platform", None)
     if platform is None:
         raise FuncadTypeError(f"device must be a device (from funcad.devices()) or None, got {device!r}")
-    from ...transforms.jit import device_put
-    return device_put(x, device)
+    return _device_put(x, device)
 
 
 def _frequencies(k, n: int, d, dtype, device):

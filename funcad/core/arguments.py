@@ -1,4 +1,10 @@
-"""Which arguments of a jitted function are static, resolved through its signature.
+"""Function arguments: which are static or differentiated, split out and merged back.
+
+`split_static`/`merge_static` take the static positions out of a call and put
+them back (jit, make_jaxpr, checkpoint); `argnums_partial` is the function of
+the `argnums` arguments only (grad, jacfwd, jacrev); `resolve_static_args`
+completes static_argnums and static_argnames from each other through the
+function's signature.
 
 As in JAX: when only `static_argnames` is given, the names' positions become
 static argnums too (so `f(2.0, 3)` treats `n` as static in `jit(f,
@@ -12,13 +18,59 @@ from __future__ import annotations
 import inspect
 from typing import Callable
 
-from ..core.errors import FuncadValueError
+from .errors import FuncadTypeError, FuncadValueError
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 _KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
-def _int_tuple(x) -> tuple:
+__all__ = ["argnums_partial", "int_tuple", "merge_static", "resolve_static_args", "split_static"]
+
+
+def split_static(args: tuple, static_argnums) -> tuple[set, list]:
+    """(the static positions of this call, the other arguments); a negative argnum
+    counts from the end, one past the call's arguments is ignored, as in JAX.
+
+    >>> split_static((1.0, "x", 2.0), (-2,))
+    ({1}, [1.0, 2.0])
+    """
+    n = len(args)
+    static_pos = {i % n for i in static_argnums if -n <= i < n}
+    return static_pos, [a for i, a in enumerate(args) if i not in static_pos]
+
+
+def merge_static(args: tuple, static_pos: set, dyn) -> list:
+    """The call's arguments with the non-static ones replaced by `dyn`, in order."""
+    it = iter(dyn)
+    return [args[i] if i in static_pos else next(it) for i in range(len(args))]
+
+
+def argnums_partial(fun: Callable, argnums, args: tuple, kwargs: dict, name: str):
+    """(single, the arguments at argnums, fun of those only with the rest fixed).
+
+    >>> single, dyn, g = argnums_partial(lambda a, b: a - b, 1, (5.0, 2.0), {}, "grad")
+    >>> single, dyn, g(1.0)
+    (True, (2.0,), 4.0)
+    """
+    nargs = len(args)
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise FuncadTypeError(f"{name}: argnums={argnums} but the function was called with "
+                                  f"{nargs} positional argument{'s' if nargs != 1 else ''}")
+    nums = tuple(i % nargs for i in nums)
+
+    def partial_fun(*d):
+        full = list(args)
+        for i, x in zip(nums, d):
+            full[i] = x
+        return fun(*full, **kwargs)
+
+    return single, tuple(args[i] for i in nums), partial_fun
+
+
+def int_tuple(x) -> tuple:
     if x is None:
         return ()
     return (int(x),) if isinstance(x, int) else tuple(int(i) for i in x)
@@ -49,7 +101,7 @@ def resolve_static_args(fun: Callable, static_argnums, static_argnames) -> tuple
     # An empty tuple counts as not given: funcad's jit defaults them to ().
     static_argnums = static_argnums if static_argnums not in ((), []) else None
     static_argnames = static_argnames if static_argnames not in ((), []) else None
-    nums, names = _int_tuple(static_argnums), _str_tuple(static_argnames)
+    nums, names = int_tuple(static_argnums), _str_tuple(static_argnames)
     if static_argnums is None and static_argnames is None:
         return nums, names  # the common case: no signature needed
     sig = _signature(fun)

@@ -1,0 +1,198 @@
+"""The jit runtime: compiled executables, host-to-device transfers, the memo.
+
+An `Executable` is one compiled jaxpr on one device, with its constant
+buffers, input transfers and result handlers prebuilt, so that a call is a
+list comprehension and one `execute`. Small NumPy inputs travel packed in
+one transfer (packing.py). `device_put` copies arrays (or pytrees) to a
+device or a sharding; `memo` keeps data derived from a jaxpr (its
+executables, its jvp/transpose/batched jaxprs) as long as the jaxpr lives.
+Tracing, caching by signature and the `jit_p` rules are transforms/jit.py's.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Callable, Sequence
+
+import numpy as np
+
+from . import packing, xla
+from .array import Array
+from .spmd import device_put_sharded
+from .stablehlo import lower_jaxpr
+from ..core.avals import ShapedArray, aval_of, float0
+from ..core.errors import FuncadTypeError
+from ..core.ir import ClosedJaxpr
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.sharding import Sharding, SingleDeviceSharding, flat_shardings
+from ..core.trace import Tracer
+
+__all__ = ["Executable", "device_put", "host_mask", "memo", "to_buffer"]
+
+
+class Executable:
+    """A compiled jaxpr: XLA executable, constant buffers and result handlers.
+
+    `host[i]` says input i is expected to come from the host (NumPy); small
+    host inputs then travel packed in one transfer (see lowering/packing.py).
+    """
+
+    __slots__ = ("exe", "device", "const_bufs", "handlers", "in_avals", "out_avals", "text",
+                 "has_float0", "puts", "run", "prints", "layout", "packed_idx", "rest",
+                 "put_packed")
+
+    def __init__(self, closed: ClosedJaxpr, name: str, backend: str | None, donated=(),
+                 host: Sequence[bool] | None = None, prints=None):
+        # `closed` comes optimized, its debug prints hoisted into extra outputs that
+        # `prints.emit` prints after each call (transforms/jit.py prepares it).
+        self.prints = prints
+        self.layout = None
+        if host is not None:
+            flags = list(donated) + [False] * (len(host) - len(donated))
+            self.layout = packing.plan(closed.in_avals, [
+                h and packing.packable(a, d) for h, a, d in zip(host, closed.in_avals, flags)])
+        self.device = xla.get_device(backend)
+        lowered = lower_jaxpr(closed, name, donated, self.layout,
+                              platform="cpu" if self.device.platform == "cpu" else "gpu")
+        self.text = lowered.text
+        self.exe = xla.compile_text(lowered.text, backend)
+        self.in_avals = lowered.in_avals
+        self.out_avals = lowered.out_avals
+        self.const_bufs = [to_buffer(c, aval_of(c), self.device) for c in lowered.const_args]
+        self.handlers = xla.result_handlers(
+            [ShapedArray(a.shape, np.bool_ if a.dtype == float0 else a.dtype) for a in self.out_avals],
+            self.device)
+        self.has_float0 = any(a.dtype == float0 for a in self.out_avals)
+        self.puts = [_putter(a, self.device) for a in self.in_avals]
+        self.run = xla.runner(self.exe, self.handlers)
+        if self.layout is not None:
+            self.packed_idx = tuple(s.index for s in self.layout.slots)
+            packed = set(self.packed_idx)
+            self.rest = tuple(i for i in range(len(self.in_avals)) if i not in packed)
+            self.put_packed = xla.host_putter((self.layout.nbytes,), np.uint8, self.device)
+
+    def _simple_call(self):
+        """The hot path for the common case (no packing, float0 or prints), with
+        everything it reads bound as locals: each attribute read costs ~30 ns."""
+        consts, puts, dev, avals = self.const_bufs, self.puts, self.device, self.out_avals
+        run, handlers = self.exe.execute_sharded, self.handlers
+        if handlers is None or consts:
+            run_list = self.run
+
+            def call(args):
+                bufs = consts + [x._buf if type(x) is Array and x._device is dev else put(x)
+                                 for x, put in zip(args, puts)]
+                return [Array(b, a, dev) for b, a in zip(run_list(bufs), avals)]
+        elif len(avals) == 1:
+            a0 = avals[0]
+
+            def call(args):
+                raw = run([x._buf if type(x) is Array and x._device is dev else put(x)
+                           for x, put in zip(args, puts)]).consume_with_handlers(handlers)
+                return [Array(raw[0], a0, dev)]
+        else:
+            def call(args):
+                raw = run([x._buf if type(x) is Array and x._device is dev else put(x)
+                           for x, put in zip(args, puts)]).consume_with_handlers(handlers)
+                return [Array(b, a, dev) for b, a in zip(raw, avals)]
+        return call
+
+    def fast_call(self) -> Callable:
+        """args -> outputs, the quickest way this executable can run."""
+        if self.layout is None and not self.has_float0 and self.prints is None:
+            return self._simple_call()
+        return self
+
+    def __call__(self, args: Sequence) -> list:
+        dev = self.device
+        if self.layout is None:
+            bufs = self.const_bufs + [x._buf if type(x) is Array and x._device is dev else put(x)
+                                      for x, put in zip(args, self.puts)]
+        else:
+            bufs = self.const_bufs + [
+                self.put_packed(packing.pack(self.layout, [args[i] for i in self.packed_idx]))]
+            puts = self.puts
+            for i in self.rest:
+                x = args[i]
+                bufs.append(x._buf if type(x) is Array and x._device is dev else puts[i](x))
+        raw = self.run(bufs)
+        if self.has_float0:
+            outs = [np.zeros(a.shape, float0) if a.dtype == float0 else Array(b, a, dev)
+                    for b, a in zip(raw, self.out_avals)]
+        else:
+            outs = [Array(b, a, dev) for b, a in zip(raw, self.out_avals)]
+        return outs if self.prints is None else self.prints.emit(outs)
+
+
+def _putter(aval, device):
+    """x -> device buffer for one input: a direct transfer for NumPy arrays of the
+    right dtype, the general conversion otherwise."""
+    if aval.dtype == float0:
+        return lambda x: to_buffer(x, aval, device)
+    return xla.host_putter(aval.shape, aval.dtype, device, lambda x: to_buffer(x, aval, device))
+
+
+def to_buffer(x, aval, device):
+    """A device buffer holding x (converted to aval's dtype) on `device`."""
+    if type(x) is Array:
+        if x._device is device:
+            return x._buf
+        x = x._value()  # another device: through the host
+    elif isinstance(x, Tracer):
+        raise FuncadTypeError(f"jit got a traced value {x!r} where a concrete array was expected")
+    if aval.dtype == float0:
+        return xla.device_put(np.zeros(aval.shape, np.bool_), device)
+    x = np.asarray(x)
+    if x.dtype != aval.dtype:
+        x = x.astype(aval.dtype)
+    return xla.device_put(x, device)
+
+
+def device_put(x, device=None) -> Array:
+    """Copy an array (or each leaf of a pytree) to a device: `device` is a device,
+    a `funcad.sharding.Sharding` (a tree of them for a tree), a backend name, or
+    None for the default backend's first device.
+
+    >>> import funcad, numpy as np
+    >>> funcad.device_put(np.arange(3.0))
+    Array([0., 1., 2.], dtype=float64)
+    """
+    if isinstance(device, Sharding) or not (device is None or isinstance(device, str)
+                                            or hasattr(device, "platform")):
+        leaves, tree = tree_flatten(x)
+        shardings = flat_shardings(device, x, "device_put")
+        return tree_unflatten(tree, [device_put_sharded(v, s) for v, s in zip(leaves, shardings)])
+    if not isinstance(x, (Array, np.ndarray, np.generic, int, float, complex, bool)):
+        leaves, tree = tree_flatten(x)
+        return tree_unflatten(tree, [device_put(v, device) for v in leaves])
+    if hasattr(device, "platform"):
+        return device_put_sharded(x, SingleDeviceSharding(device))
+    device = xla.get_device(device)
+    if type(x) is Array and x._device is device:
+        return x
+    aval = aval_of(x)
+    return Array(to_buffer(x, aval, device), aval.update(weak_type=False), device)
+
+
+# Derived data (executables, jvp/partial-eval/transpose jaxprs) is memoized on
+# the jaxpr object, so it lives exactly as long as the jaxpr.
+_memo_table: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def memo(closed: ClosedJaxpr, key, make: Callable):
+    """`make()`, computed once per (jaxpr, key) and kept as long as the jaxpr lives."""
+    table = _memo_table.get(closed)
+    if table is None:
+        table = _memo_table[closed] = {}
+    out = table.get(key)
+    if out is None:
+        out = table[key] = make()
+    return out
+
+
+def host_mask(leaves) -> tuple:
+    """Which arguments come from the host (NumPy arrays, scalars) rather than the device."""
+    return tuple(type(x) is not Array and not isinstance(x, Tracer) for x in leaves)
+
+
+def clear_memo() -> None:
+    _memo_table.clear()
