@@ -45,11 +45,24 @@ CASES = [
 QUICK = {"maxwell", "gamma_array", "dirichlet", "ball"}
 
 
+# JAX 0.6 (the oldest supported) builds some of these programs differently (dirichlet's
+# softmax, ...): there the values agree to a few ulps; exactness is checked on newer JAX.
+OLD_JAX = tuple(int(p) for p in jax.__version__.split(".")[:2]) < (0, 7)
+
+
+def _same_or_close(a, b):
+    if not OLD_JAX:
+        return same(a, b)
+    a, b = np.asarray(a), np.asarray(b)
+    eps = np.finfo(a.dtype).eps
+    np.testing.assert_allclose(a, b, rtol=8 * eps, atol=8 * eps)
+
+
 def _check(call, dt):
     for seed in SEEDS:
         k, kj = fr.PRNGKey(seed), jr.PRNGKey(seed)
-        same(call(fr, k, dt), call(jr, kj, dt))
-    same(funcad.jit(lambda k: call(fr, k, dt))(k), jax.jit(lambda k: call(jr, k, dt))(kj))
+        _same_or_close(call(fr, k, dt), call(jr, kj, dt))
+    _same_or_close(funcad.jit(lambda k: call(fr, k, dt))(k), jax.jit(lambda k: call(jr, k, dt))(kj))
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
@@ -94,6 +107,8 @@ def test_threefry_lowers_to_a_loop_on_cpu():
     assert text.count('"stablehlo.while"') == 1
 
 
+@pytest.mark.skipif("method" not in __import__("inspect").signature(jr.poisson).parameters,
+                    reason="this JAX has no method='approximate'")
 def test_poisson_approximate_float32_rate():
     lam = np.array([0.4, 6.9, 7.0, 80.0, 3e6], np.float32)
     for seed in SEEDS:
