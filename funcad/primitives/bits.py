@@ -14,7 +14,8 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError
 from ..core.trace import batch_rules, lowering_rules
-from ..lowering.stablehlo import binary, broadcast, broadcast_operands, elementwise_rule
+from ..lowering.stablehlo import (binary, broadcast, broadcast_operands, compare, elementwise_rule,
+                                 i64_array)
 from ._base import broadcast_shapes, defpython, defzero, new_primitive, type_error
 from .structural import moveaxis0, reshape
 
@@ -319,6 +320,63 @@ def _threefry_impl(k1, k2, x1, x2):
 
 
 def _threefry_lowering(ctx, k1, k2, x1, x2):
+    if ctx.module.platform == "cpu":
+        return _threefry_rolled(ctx, k1, k2, x1, x2)
+    return _threefry_unrolled(ctx, k1, k2, x1, x2)
+
+
+def _threefry_rolled(ctx, k1, k2, x1, x2):
+    # On the CPU, JAX emits the five groups of four rounds as a while loop whose carry holds
+    # the rotating key schedule and rotation table. The loop bounds XLA's fusions: the float
+    # arithmetic a sampler applies to the bits is then fused (and rounded, FMA contractions
+    # included) exactly as in JAX's program. Unrolled, it fuses with the hash and a last bit
+    # can differ (maxwell, the gamma loops), and the loop also compiles faster.
+    shape = ctx.out_aval.shape
+    u32 = ShapedArray(shape, np.uint32)
+    kshape = broadcast_shapes(k1.aval.shape, k2.aval.shape)
+    ku32, r_aval = ShapedArray(kshape, np.uint32), ShapedArray((4,), np.uint32)
+    k1, k2 = broadcast(ctx, k1, kshape), broadcast(ctx, k2, kshape)
+    k3 = binary(ctx, "stablehlo.xor", binary(ctx, "stablehlo.xor", k1, k2),
+                ctx.full(_PARITY, np.uint32, kshape))
+    x1, x2 = broadcast(ctx, x1, shape), broadcast(ctx, x2, shape)
+    a = binary(ctx, "stablehlo.add", x1, broadcast(ctx, k1, shape), u32)
+    b = binary(ctx, "stablehlo.add", x2, broadcast(ctx, k2, shape), u32)
+    rots = [ctx.op1("stablehlo.constant", [], r_aval,
+                    f"value = dense<{list(r)}> : tensor<4xui32>") for r in _ROTATIONS]
+    # The carry is laid out as JAX's fori_loop (over a scan) lays it out: two counters first.
+    state = [ctx.constant(0, np.int64), ctx.constant(0, np.int64), a, b, k2, k3, k1, *rots]
+    avals = [v.aval for v in state]
+
+    def cond(c, j, *_):
+        return [compare(c, j, c.constant(5, np.int64), "LT")]
+
+    def body(c, j, i, a, b, ka, kb, kc, r0, r1):
+        for n in range(4):
+            r = c.op1("stablehlo.reshape", [c.op1("stablehlo.slice", [r0], ShapedArray((1,), np.uint32),
+                                                  f"start_indices = {i64_array([n])}, "
+                                                  f"limit_indices = {i64_array([n + 1])}, "
+                                                  f"strides = {i64_array([1])}")],
+                      ShapedArray((), np.uint32))
+            left, right = (broadcast(c, v, shape) for v in (
+                r, binary(c, "stablehlo.subtract", c.constant(32, np.uint32), r)))
+            a = binary(c, "stablehlo.add", a, b)
+            rot = binary(c, "stablehlo.or", binary(c, "stablehlo.shift_left", b, left),
+                         binary(c, "stablehlo.shift_right_logical", b, right))
+            b = binary(c, "stablehlo.xor", a, rot)
+        one = c.constant(1, np.int64)
+        i1 = binary(c, "stablehlo.add", i, one)
+        step = c.op1("stablehlo.convert", [i1], ShapedArray((), np.uint32))
+        a = binary(c, "stablehlo.add", a, broadcast(c, ka, shape), u32)
+        b = binary(c, "stablehlo.add", binary(c, "stablehlo.add", b, broadcast(c, kb, shape), u32),
+                   broadcast(c, step, shape))
+        return [binary(c, "stablehlo.add", j, one), i1, a, b, kb, kc, ka, r1, r0]
+
+    outs = ctx.op("stablehlo.while", state, avals,
+                  regions=[ctx.region(avals, cond), ctx.region(avals, body)])
+    return [outs[2], outs[3]]
+
+
+def _threefry_unrolled(ctx, k1, k2, x1, x2):
     shape = ctx.out_aval.shape
     u32 = ShapedArray(shape, np.uint32)
     k1, k2, x1, x2 = (broadcast(ctx, v, shape) for v in (k1, k2, x1, x2))

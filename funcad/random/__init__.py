@@ -25,9 +25,10 @@ from ._samplers import (bernoulli, cauchy, categorical, choice, double_sided_max
                         rayleigh, triangular, truncated_normal, uniform, wald, weibull_min)
 
 # Eager calls compile each sampler once per static signature, as JAX does (see _eager.py).
-(ball, beta, binomial, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, multinomial,
+ball = _eager_jit(ball, dynamic=("p",))
+(beta, binomial, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, multinomial,
  poisson, t, orthogonal, multivariate_normal) = map(_eager_jit, (
-    ball, beta, binomial, chisquare, dirichlet, f, gamma, generalized_normal, loggamma,
+    beta, binomial, chisquare, dirichlet, f, gamma, generalized_normal, loggamma,
     multinomial, poisson, t, orthogonal, multivariate_normal))
 (bernoulli, cauchy, categorical, choice, double_sided_maxwell, exponential, geometric, gumbel,
  laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint, rayleigh,

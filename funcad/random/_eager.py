@@ -39,8 +39,12 @@ def _traceable_dtype(v) -> bool:
         return True
 
 
-def eager_jit(fn):
-    """`fn` compiled per (static arguments, argument types) when called eagerly."""
+def eager_jit(fn, dynamic: tuple = ()):
+    """`fn` compiled per (static arguments, argument types) when called eagerly.
+
+    Arrays and floats are arguments of the compiled program; so are Python ints passed for
+    the parameters named in `dynamic`, which JAX's sampler traces too (an exponent traced as
+    a number computes `pow`, where a static int would square): the values then match."""
     from ..transforms.jit import jit
     sig = inspect.signature(fn)
     compiled: dict = {}
@@ -54,7 +58,7 @@ def eager_jit(fn):
         for name, v in bound.arguments.items():
             if isinstance(v, PRNGKeyArray):
                 v = v._data  # samplers read typed and raw keys alike
-            if _is_dynamic(v):
+            if _is_dynamic(v) or name in dynamic and isinstance(v, int) and not isinstance(v, bool):
                 names.append(name)
                 values.append(v)
             else:

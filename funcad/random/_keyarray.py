@@ -81,6 +81,7 @@ class PRNGKeyArray:
     """
 
     __slots__ = ("_data",)
+    _hidden_ndim = 1  # the key words' axis: vmap counts negative axes without it
     __array_priority__ = 2000  # NumPy defers == to us
 
     def __init__(self, data):

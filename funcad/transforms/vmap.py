@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import ConcretizationError, FuncadError, FuncadTypeError
-from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_structure, tree_unflatten
+from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_leaves, tree_structure, tree_unflatten
 from ..core.trace import (Trace, Tracer, abstract_eval_rules, batch_rules, bind_custom_jvp,
                           bind_custom_vjp, check_alive, ctx, rule_for, set_trace)
 from ..primitives._base import zeros_tangent
@@ -230,23 +230,42 @@ def vmap_flat(fun, args, in_dims, axis_size, out_dims=None):
     return [place_batch_axis(v, d, od, axis_size, i) for i, ((v, d), od) in enumerate(zip(pairs, out_dims))]
 
 
+def _hidden_axes(x) -> int:
+    # A pytree node whose leaf carries trailing axes the user does not see (a typed PRNG key
+    # array over uint32[..., 2] data declares `_hidden_ndim = 1`): its axes count without them.
+    return getattr(type(x), "_hidden_ndim", 0)
+
+
 def _expand_axes(axes, tree, what):
-    """Broadcast an in_axes/out_axes prefix tree to one axis per leaf of `tree`."""
+    """Broadcast an in_axes/out_axes prefix tree to one axis per leaf of `tree`.
+
+    A negative axis counts from the end of the value the user sees, so for a node with
+    hidden trailing axes (typed keys) it is shifted past them onto the leaf."""
     if axes is None or isinstance(axes, int):
-        return [axes] * tree_structure(tree).num_leaves
-    ax_leaves, ax_tree = tree_flatten(axes, is_leaf=lambda x: x is None)
-    for a in ax_leaves:
-        if a is not None and not isinstance(a, int):
-            raise FuncadTypeError(f"vmap: {what} must hold ints or None, got {type(a).__name__}")
-    try:
-        subtrees = flatten_up_to(ax_tree, tree, what)
-    except Exception:
-        raise FuncadTypeError(
-            f"vmap: {what} {axes!r} does not match the structure of the values it describes "
-            f"({tree_structure(tree)}); give one entry per argument, or a single int/None") from None
+        ax_leaves, subtrees = [axes], [tree]
+    else:
+        ax_leaves, ax_tree = tree_flatten(axes, is_leaf=lambda x: x is None)
+        for a in ax_leaves:
+            if a is not None and not isinstance(a, int):
+                raise FuncadTypeError(f"vmap: {what} must hold ints or None, got {type(a).__name__}")
+        try:
+            subtrees = flatten_up_to(ax_tree, tree, what)
+        except Exception:
+            raise FuncadTypeError(
+                f"vmap: {what} {axes!r} does not match the structure of the values it describes "
+                f"({tree_structure(tree)}); give one entry per argument, or a single int/None") from None
     out = []
     for a, sub in zip(ax_leaves, subtrees):
-        out.extend([a] * tree_structure(sub).num_leaves)
+        for x in tree_leaves(sub, is_leaf=_hidden_axes):
+            hidden = _hidden_axes(x)
+            if hidden and a is not None:
+                nd = len(x.shape)
+                if not -nd <= a < nd:
+                    raise FuncadTypeError(f"vmap: {what}={a} is out of range for a key array of "
+                                          f"shape {tuple(x.shape)} (rank {nd})")
+                out.extend([a - hidden if a < 0 else a] * tree_structure(x).num_leaves)
+            else:
+                out.extend([a] * tree_structure(x).num_leaves)
     return out
 
 
@@ -297,7 +316,11 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         flat_fun, store = flatten_fun(fun, in_tree)
         pairs = batch_call(flat_fun, flat, norm, n, axis_name)
         out_tree = store[0]
-        o_dims = _expand_axes(out_axes, tree_unflatten(out_tree, [v for v, _ in pairs]), "out_axes")
+        # out_axes describe the outputs with their batch axis: an unbatched one stands as its
+        # broadcast type (only shapes are read)
+        shaped = [v if d is not None else ShapedArray((n,) + tuple(aval_of(v).shape), aval_of(v).dtype)
+                  for v, d in pairs]
+        o_dims = _expand_axes(out_axes, tree_unflatten(out_tree, shaped), "out_axes")
         return tree_unflatten(out_tree, [place_batch_axis(v, d, od, n, i)
                                          for i, ((v, d), od) in enumerate(zip(pairs, o_dims))])
 

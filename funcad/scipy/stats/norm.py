@@ -1,10 +1,13 @@
 """The normal distribution (loc = mean, scale = standard deviation)."""
+import math as _math
+
 from ... import numpy as _fnp
 from ..special import log_ndtr as _log_ndtr, ndtr as _ndtr, ndtri as _ndtri
 from ._common import promote_inexact as _promote_inexact
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
-_LOG_2PI = float(_fnp.log(2 * _fnp.pi))
+# math, not funcad ops: this module may first be imported inside a trace (random.poisson)
+_LOG_2PI = _math.log(2 * _math.pi)
 
 
 def logpdf(x, loc=0, scale=1):
