@@ -156,7 +156,10 @@ def _spence_positive(x):
     flip = flip | above
     w = fnp.where(above, 1.0 / x - 1.0, fnp.where(below, -x, x - 1.0))
     y = -w * horner(C.SPENCE_A, w) / horner(C.SPENCE_B, w)
-    y = fnp.where(below, _PI ** 2 / 6.0 - fnp.log(x) * fnp.log(1.0 - x) - y, y)
+    # log(1 - x) only where x < 0.5: elsewhere its NaN would reach the derivatives
+    # through 0 * NaN (JAX's second derivative is NaN on (1, 2] for that reason)
+    xb = fnp.where(below, x, 0.25)
+    y = fnp.where(below, _PI ** 2 / 6.0 - fnp.log(xb) * fnp.log(1.0 - xb) - y, y)
     return fnp.where(flip, -0.5 * fnp.square(fnp.log(x)) - y, y)
 
 
