@@ -200,13 +200,14 @@ def _hyp2f1(a, b, c, x):
     for cond, _ in cases:
         which.append(cond & ~taken)
         taken = taken | cond
-    plain = ~taken
-    # The two series evaluations see only their own elements' arguments.
-    ser = _hyp2f1_terminal_or_series(fnp.where(plain, a, 1.0), fnp.where(plain, b, 1.0),
-                                     fnp.where(plain, c, 2.0), fnp.where(plain, x, 0.0))
-    r = which[2]
-    euler = s ** d * _hyp2f1_terminal_or_series(fnp.where(r, ca, 1.0), fnp.where(r, cb, 1.0),
-                                                fnp.where(r, c, 2.0), fnp.where(r, x, 0.0))
+    plain, r = ~taken, which[2]
+    # One series evaluation serves both the plain case and Euler's transformation
+    # (2F1(a, b; c; x) = (1 - x)^d 2F1(c - a, c - b; c; x)); elsewhere it gets harmless arguments.
+    use = plain | r
+    ser = _hyp2f1_terminal_or_series(fnp.where(use, fnp.where(r, ca, a), 1.0),
+                                     fnp.where(use, fnp.where(r, cb, b), 1.0),
+                                     fnp.where(use, c, 2.0), fnp.where(use, x, 0.0))
+    euler = s ** d * ser
     out = ser
     for w, (_, value) in zip(which, cases):
         out = fnp.where(w, euler if value is None else value(), out)

@@ -171,10 +171,10 @@ def spence(x):
     0.582241
     """
     x, = _real("spence", x)
-    ok = x > 0
+    special = (x <= 0) | (x == 1.0)   # NaN is not special: it goes through and stays NaN
     # Derivatives come from the formula in use (no custom rule, as in JAX); the
     # harmless 1.0 keeps a NaN of the unused branch out of them.
-    out = _spence_positive(fnp.where(ok & (x != 1.0), x, 1.5))
+    out = _spence_positive(fnp.where(special, 1.5, x))
     out = fnp.where(x == 1.0, 0.0, out)
     out = fnp.where(x == 0.0, _PI ** 2 / 6, out)
     return fnp.where(x < 0, np.nan, out)
