@@ -38,7 +38,7 @@ def _rational_tail(a, b, x):
 def _expi_pos(x):
     small = x * horner(C.EI1_A, x) / horner(C.EI1_B, x) + _EULER + fnp.log(x)
     out = small
-    # (2,4], (4,8], ... (32,64], (64,inf): later pieces win, as in jnp.piecewise
+    # (2,4], (4,8], ... (32,64], (64,inf): later pieces win, as in JAX's piecewise
     tables = [(C.EI2_A, C.EI2_B), (C.EI3_A, C.EI3_B), (C.EI4_A, C.EI4_B), (C.EI5_A, C.EI5_B),
               (C.EI6_A, C.EI6_B), (C.EI7_A, C.EI7_B)]
     for i, (a, b) in enumerate(tables, 1):
@@ -149,7 +149,7 @@ def _expn(n, x):
     valid = ~invalid
     n_minus_1 = fnp.where(valid & (n >= 2), n - 1.0, 1.0)
     xs = fnp.where(valid & (x > 0), x, 1.0)
-    # Later cases win (jnp.piecewise's order); the default is the power series.
+    # Later cases win (the order of JAX's piecewise); the default is the power series.
     out = _expn_series(n, x)
     cases = [
         (valid & (n > 0) & (n < 5000) & (x > 1) & (x <= maxlog), lambda: _expn_fraction(n, x)),

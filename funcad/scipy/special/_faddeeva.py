@@ -16,7 +16,7 @@ __all__ = ["dawsn", "wofz"]
 
 
 def horner(coefs, x):
-    """sum_i coefs[i] x^(n-1-i), from zero as jnp.polyval (so a NaN or inf x gives NaN)."""
+    """sum_i coefs[i] x^(n-1-i), from zero as JAX's polyval (so a NaN or inf x gives NaN)."""
     y = fnp.zeros_like(x)
     for c in coefs:
         y = y * x + c
