@@ -87,7 +87,7 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max: int | None = None):
     >>> from funcad.scipy.special import sph_harm_y
     >>> y = sph_harm_y(np.array([1]), np.array([0]), np.array([0.5]), np.array([0.0]))
     >>> round(float(y.real[0]), 6)
-    0.430021
+    0.428789
     """
     if diff_n is not None:
         raise FuncadValueError("sph_harm_y: diff_n (derivatives of the harmonics) is not offered, as "

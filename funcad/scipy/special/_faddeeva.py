@@ -100,6 +100,6 @@ def dawsn(x):
 
     >>> from funcad.scipy.special import dawsn
     >>> round(float(dawsn(1.0)), 6)
-    0.538079
+    0.53808
     """
     return _dawsn(*_real("dawsn", x))

@@ -226,7 +226,7 @@ def owens_t(h, a):
 
     >>> from funcad.scipy.special import owens_t
     >>> round(float(owens_t(0.5, 0.7)), 6)
-    0.075766
+    0.084239
     """
     h, a = _real("owens_t", h, a)
     h, a = fnp.broadcast_arrays(h, a)

@@ -123,7 +123,7 @@ def sem(a, axis: int | None = 0, ddof: int = 1, nan_policy: str = "propagate", *
     >>> import numpy as np
     >>> from funcad.scipy.stats import sem
     >>> round(float(sem(np.array([2, 4, 1, 1, 3, 4, 4, 2, 3]))), 4)
-    0.4088
+    0.4082
     """
     b, = promote_inexact("sem", a)
     b = fnp.asarray(b)

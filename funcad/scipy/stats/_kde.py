@@ -33,7 +33,7 @@ class gaussian_kde:
     >>> from funcad.scipy.stats import gaussian_kde
     >>> kde = gaussian_kde(np.array([0.0, 1.0, 2.0]))
     >>> round(float(kde.evaluate(1.0)[0]), 6)
-    0.254012
+    0.318156
     """
     __slots__ = ("neff", "dataset", "weights", "covariance", "inv_cov")
 
