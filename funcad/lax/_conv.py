@@ -13,11 +13,12 @@ from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ..primitives.convolution import ConvDimensionNumbers
 from ..primitives.convolution import conv_general_dilated as _bind
+from ..primitives.linalg import dot_general
 
 __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_dilated", "conv",
            "conv_with_general_padding", "conv_transpose", "padtype_to_pads", "conv_shape_tuple",
            "conv_general_shape_tuple", "conv_transpose_shape_tuple", "conv_general_permutations",
-           "conv_general_dilated_patches", "reduce_window_shape_tuple"]
+           "conv_general_dilated_patches", "conv_general_dilated_local", "reduce_window_shape_tuple"]
 
 
 def _arr(x):
@@ -337,3 +338,50 @@ def conv_general_dilated_patches(lhs, filter_shape: Sequence[int], window_stride
                                 feature_group_count=channels,
                                 precision=None if precision is None else (precision, "default"),
                                 preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_local(lhs, rhs, window_strides: Sequence[int], padding, filter_shape: Sequence[int],
+                               lhs_dilation=None, rhs_dilation=None, dimension_numbers=None, precision=None):
+    """A locally connected ("unshared") convolution: like conv_general_dilated, but with a
+    different kernel at every output position. `rhs` has the layout of the output with
+    its spatial dims sized as the output's, and feature dims (in_channels *
+    prod(filter_shape), out_channels) in the places of rhs_spec's O and I, as in JAX:
+    the patches of conv_general_dilated_patches contracted with rhs, position by position.
+
+    >>> import numpy as np
+    >>> x = np.arange(4.0).reshape(1, 1, 4)
+    >>> w = np.ones((1, 2, 3))          # OIW: 1 output channel, 1 * 2 window taps, 3 positions
+    >>> conv_general_dilated_local(x, w, (1,), "VALID", (2,)).tolist()
+    [[[1.0, 3.0, 5.0]]]
+    """
+    x = _arr(lhs)
+    w = _arr(rhs)
+    dtype = np.result_type(aval_of(x).dtype, aval_of(w).dtype)
+    x = E.convert_element_type(x, dtype) if aval_of(x).dtype != dtype else x
+    w = E.convert_element_type(w, dtype) if aval_of(w).dtype != dtype else w
+    if isinstance(precision, (tuple, list)):
+        if len(precision) != 2:
+            raise FuncadValueError(f"Unsupported precision for conv_general_dilated_local: {precision}")
+        lhs_precision = precision[0]
+    else:
+        lhs_precision = precision
+    patches = conv_general_dilated_patches(x, filter_shape, window_strides, padding, lhs_dilation,
+                                           rhs_dilation, dimension_numbers, precision=lhs_precision)
+    lhs_spec, rhs_spec, out_spec = conv_dimension_numbers(aval_of(x).shape, (1, 1) + tuple(filter_shape),
+                                                          dimension_numbers)
+    # contract the patches' feature dim with rhs's I; batch over the spatial dims, in order
+    out_b = list(out_spec[2:])
+    rhs_b = [rhs_spec[2:][i] for i in sorted(range(len(out_b)), key=lambda k: out_b[k])]
+    dn = (([out_spec[1]], [rhs_spec[1]]), (sorted(out_b), rhs_b))
+    out = dot_general(patches, w, dn)
+    # dot_general gives (spatial..., N, O); put N and O where the output layout has them
+    nd = len(aval_of(out).shape)
+    return _moveaxis(out, (nd - 2, nd - 1), (out_spec[0], out_spec[1]))
+
+
+def _moveaxis(x, src, dst):
+    nd = len(aval_of(x).shape)
+    order = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return S.transpose(x, tuple(order))

@@ -12,6 +12,11 @@ from ._gamma import (beta, betaln, comb, digamma, factorial, gamma, gammaln, gam
 from ._extra import bernoulli, erfcx
 from ._incomplete import betainc, gammainc, gammaincc, i0, i0e, i1, i1e, zeta
 from ._normal import erfcinv, log_ndtr, ndtr, ndtri
+from ._bessel import bessel_jn, sph_harm_y
+from ._expint import exp1, expi, expn
+from ._faddeeva import dawsn, wofz
+from ._hyper import hyp1f1, hyp2f1
+from ._integrals import fresnel, owens_t, sici, spence
 
 
 def softmax(x, /, *, axis=None):
@@ -36,11 +41,13 @@ def log_softmax(x, /, *, axis=None):
     return _log_softmax(x, axis=axis)
 
 
-__all__ = ["bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf", "erfc",
-           "erfcinv", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
-           "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div",
-           "log_ndtr", "log_softmax", "logit", "loggamma", "logsumexp", "multigammaln", "ndtr",
-           "ndtri", "poch", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
+__all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
+           "dawsn", "digamma", "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp1", "expi",
+           "expit", "expn", "factorial", "fresnel", "gamma", "gammainc", "gammaincc", "gammaln",
+           "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr",
+           "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
+           "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax", "spence", "sph_harm_y",
+           "wofz", "xlog1py", "xlogy", "zeta"]
 
 
 def __getattr__(name):
