@@ -40,7 +40,10 @@ from tests.op_table import OPS
 # Rows left out although they qualify: their derivative jumps at points that
 # rounding (NumPy vs XLA) can put on either side, so they would give false alarms.
 _KINKY = {"remainder", "fmod", "lax_rem", "copysign", "floor_divide", "heaviside", "sign",
-          "lax_sign", "lax_round", "round_decimals"}
+          "lax_sign", "lax_round", "round_decimals",
+          # JAX's derivative of spence is NaN on part of (1, 2] (a NaN from the unused branch
+          # leaks through 0 * NaN); funcad's is finite there (checked against FD in test_special2).
+          "special2_spence"}
 
 
 def _jax():

@@ -337,11 +337,13 @@ def test_eval_jaxpr_checks_the_argument_count():
         closed(1.0)
 
 
-def test_eager_ops_return_plain_numpy_and_leave_no_trace():
+def test_eager_ops_return_read_only_funcad_arrays_and_leave_no_trace():
     x = np.ones(3)
     out = fnp.sin(fnp.add(x, 1.0))
-    assert type(out) is np.ndarray and ctx.trace is None
-    assert type(fnp.sum(x)) in (np.float64, np.ndarray)
+    assert isinstance(out, np.ndarray) and isinstance(out, fnp.ndarray) and ctx.trace is None
+    assert not out.flags.writeable and type(np.asarray(out)) is np.ndarray
+    s = fnp.sum(x)
+    assert isinstance(s, fnp.ndarray) and s.shape == () and float(s) == 3.0
 
 
 # ------------------------------------------------------- primitives, traces ----

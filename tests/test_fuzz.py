@@ -87,5 +87,5 @@ def test_asarray_and_zeros_like_of_anything_array_like(value):
     assert np.array_equal(fnp.asarray(value), want) and fnp.asarray(value).dtype == want.dtype
     assert fnp.asarray(value, np.float64).dtype == np.float64
     assert np.array_equal(fnp.zeros_like(value), np.zeros_like(want))
-    a = np.ones(3)
+    a = fnp.asarray(np.ones(3))
     assert fnp.asarray(a) is a  # no copy when none is needed

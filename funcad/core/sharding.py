@@ -295,20 +295,21 @@ def flat_shardings(prefix, value, what: str) -> list:
     except Exception:
         subtrees = None
     if subtrees is None:
-        subtrees = _flatten_up_to(prefix, value, what)
+        subtrees = flatten_prefix(prefix, value, what)
     out = []
     for p, sub in zip(p_leaves, subtrees):
         out += flat_shardings(p, sub, what)
     return out
 
 
-def _flatten_up_to(prefix, value, what):
+def flatten_prefix(prefix, value, what: str) -> list:
+    """The subtrees of `value` under the leaves (shardings, specs or None) of the prefix tree `prefix`."""
     if isinstance(prefix, (tuple, list)) and isinstance(value, (tuple, list)) \
             and len(prefix) == len(value):
         return [s for p, v in zip(prefix, value) for s in
-                ([v] if _is_sharding_leaf(p) else _flatten_up_to(p, v, what))]
+                ([v] if _is_sharding_leaf(p) else flatten_prefix(p, v, what))]
     if isinstance(prefix, dict) and isinstance(value, dict) and set(prefix) == set(value):
         return [s for k in sorted(prefix) for s in
-                ([value[k]] if _is_sharding_leaf(prefix[k]) else _flatten_up_to(prefix[k], value[k], what))]
+                ([value[k]] if _is_sharding_leaf(prefix[k]) else flatten_prefix(prefix[k], value[k], what))]
     raise FuncadValueError(f"jit: {what} must be one Sharding or a tree matching the structure "
                            f"it applies to (a prefix of it), but {prefix!r} does not match")

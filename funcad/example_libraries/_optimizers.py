@@ -60,7 +60,7 @@ def optimizer(opt_maker: Callable) -> Callable[..., Optimizer]:
             new_flat, new_subtrees = [], []
             for g, leaves, sub in zip(grad_flat, states_flat, subtrees):
                 leaves2, sub2 = tree_flatten(update(i, g, tree_unflatten(sub, leaves)))
-                if sub2 != sub:
+    Array([-0.1, -0.1], dtype=float64)
                     raise FuncadTypeError(f"optimizer update returned a state of structure {sub2}, "
                                           f"not that of its input {sub}")
                 new_flat.append(leaves2)
@@ -355,7 +355,7 @@ def clip_grads(grad_tree, max_norm):
     """The gradient pytree scaled down to l2 norm max_norm if its norm is larger.
 
     >>> clip_grads({"g": fnp.array([3.0, 4.0])}, 1.0)["g"].round(6)
-    array([0.6, 0.8])
+    Array([0.6, 0.8], dtype=float64)
     """
     norm = l2_norm(grad_tree)
     return tree_map(lambda g: fnp.where(norm < max_norm, g, g * (max_norm / norm)), grad_tree)
@@ -377,7 +377,7 @@ def unpack_optimizer_state(opt_state):
 
     >>> init, _, _ = momentum(0.1, 0.9)
     >>> unpack_optimizer_state(init({"w": 1.0}))["w"].subtree
-    (1.0, array(0.))
+    (1.0, Array(0., dtype=float64))
     """
     states_flat, tree_def, subtree_defs = opt_state
     return tree_unflatten(tree_def, [JoinPoint(tree_unflatten(s, leaves))

@@ -107,7 +107,7 @@ def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=z
     >>> init, apply = BatchNorm(axis=0)
     >>> _, params = init(random.PRNGKey(0), (4, 3))
     >>> apply(params, fnp.arange(12.0).reshape(4, 3)).mean(0).round(6)
-    array([0., 0., 0.])
+    Array([0., 0., 0.], dtype=float64)
     """
     axis = (axis,) if np.isscalar(axis) else tuple(axis)
 
@@ -134,7 +134,7 @@ def elementwise(fun, **fun_kwargs):
     """A layer without parameters applying fun(inputs, **fun_kwargs).
 
     >>> elementwise(fnp.abs)[1]((), fnp.array([-1.0]))
-    array([1.])
+    Array([1.], dtype=float64)
     """
     return (lambda rng, input_shape: (input_shape, ())), (lambda params, inputs, **kwargs: fun(inputs, **fun_kwargs))
 
@@ -217,7 +217,7 @@ def FanInConcat(axis=-1):
     """A layer that concatenates its list of inputs along `axis`.
 
     >>> FanInConcat()[1]((), [fnp.ones((1, 2)), fnp.zeros((1, 1))])
-    array([[1., 1., 0.]])
+    Array([[1., 1., 0.]], dtype=float64)
     """
     def init_fun(rng, input_shape):
         ax = axis % len(input_shape[0])

@@ -7,7 +7,7 @@ triples over pytrees, learning-rate schedules, clip_grads/l2_norm and state pack
 >>> for i in range(3):
 ...     state = opt_update(i, funcad.grad(lambda x: fnp.sum(x ** 2))(get_params(state)), state)
 >>> get_params(state).round(4)
-array([ 0.7016, -1.7006])
+Array([ 0.7016, -1.7006], dtype=float64)
 """
 from ._optimizers import (JoinPoint, Optimizer, OptimizerState, Schedule, adagrad, adam, adamax,
                           clip_grads, constant, exponential_decay, inverse_time_decay, l2_norm,

@@ -286,7 +286,7 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool 
 
     >>> import funcad
     >>> funcad.lax.fori_loop(0, 5, lambda i, x: x + i, 0.0)
-    array(10.)
+    Array(10., dtype=float64)
     """
     dtype = np.result_type(aval_of(lower).dtype, aval_of(upper).dtype)
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
@@ -317,7 +317,7 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
 
     >>> import funcad, numpy as np
     >>> funcad.lax.scan(lambda c, x: (c + x, c * x), 0.0, np.arange(4.0))
-    (array(6.), array([0., 0., 2., 9.]))
+    (Array(6., dtype=float64), Array([0., 0., 2., 9.], dtype=float64))
     """
     xs_flat, xs_tree = tree_flatten(xs)
     lengths = set()
@@ -364,6 +364,6 @@ def map(f: Callable, xs):
 
     >>> import funcad, funcad.numpy as fnp, numpy as np
     >>> funcad.lax.map(fnp.sum, np.ones((3, 2)))
-    array([2., 2., 2.])
+    Array([2., 2., 2.], dtype=float64)
     """
     return scan(lambda c, x: (c, f(x)), (), xs)[1]

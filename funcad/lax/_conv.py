@@ -144,8 +144,8 @@ def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding, lhs_d
     >>> import numpy as np
     >>> x, k = np.ones((1, 1, 4, 4)), np.ones((1, 1, 3, 3))
     >>> conv_general_dilated(x, k, (1, 1), "VALID")[0, 0]
-    array([[9., 9.],
-           [9., 9.]])
+    Array([[9., 9.],
+           [9., 9.]], dtype=float64)
     """
     x, y = _arr(lhs), _arr(rhs)
     xs, ys = aval_of(x).shape, aval_of(y).shape
@@ -176,7 +176,7 @@ def conv(lhs, rhs, window_strides: Sequence[int], padding, precision=None, prefe
 
     >>> import numpy as np
     >>> conv(np.ones((1, 1, 3)), np.ones((1, 1, 2)), (1,), "VALID")
-    array([[[2., 2.]]])
+    Array([[[2., 2.]]], dtype=float64)
     """
     return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
                                 preferred_element_type=preferred_element_type)
@@ -188,7 +188,7 @@ def conv_with_general_padding(lhs, rhs, window_strides: Sequence[int], padding, 
 
     >>> import numpy as np
     >>> conv_with_general_padding(np.ones((1, 1, 3)), np.ones((1, 1, 2)), (1,), [(1, 1)], None, None)
-    array([[[1., 2., 2., 1.]]])
+    Array([[[1., 2., 2., 1.]]], dtype=float64)
     """
     return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                                 precision=precision, preferred_element_type=preferred_element_type)
@@ -222,7 +222,7 @@ def conv_transpose(lhs, rhs, strides: Sequence[int], padding, rhs_dilation=None,
 
     >>> import numpy as np
     >>> conv_transpose(np.ones((1, 2, 1)), np.ones((2, 1, 1)), (2,), "VALID")[0, :, 0]
-    array([1., 1., 1., 1.])
+    Array([1., 1., 1., 1.], dtype=float64)
     """
     x, y = _arr(lhs), _arr(rhs)
     xs, ys = aval_of(x).shape, aval_of(y).shape
@@ -323,8 +323,8 @@ def conv_general_dilated_patches(lhs, filter_shape: Sequence[int], window_stride
 
     >>> import numpy as np
     >>> conv_general_dilated_patches(np.arange(4.0).reshape(1, 1, 4), (2,), (1,), "VALID")[0]
-    array([[0., 1., 2.],
-           [1., 2., 3.]])
+    Array([[0., 1., 2.],
+           [1., 2., 3.]], dtype=float64)
     """
     x = _arr(lhs)
     xs = aval_of(x).shape

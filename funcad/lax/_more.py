@@ -235,7 +235,7 @@ def reduce(operands, init_values, computation, dimensions):
 
     >>> import numpy as np, funcad.lax as lax
     >>> lax.reduce(np.arange(6.0).reshape(2, 3), 0.0, lax.add, (1,))
-    array([ 3., 12.])
+    Array([ 3., 12.], dtype=float64)
     """
     flat_ops, tree = tree_flatten(operands)
     flat_init, init_tree = tree_flatten(init_values)

@@ -76,7 +76,7 @@ def result_type(*arrays_and_dtypes):
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether all entries are close, as a boolean array (traceable).
 
-    >>> bool(allclose([1.0, 2.0], [1.0, 2.0 + 1e-9]))
+    >>> allclose([1.0, 2.0], [1.0, 2.0 + 1e-9]).item()
     True
     """
     return all(isclose(a, b, rtol, atol, equal_nan))
@@ -91,7 +91,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def array_equal(a1, a2, equal_nan: bool = False):
     """Whether two arrays have one shape and equal entries (False for different shapes).
 
-    >>> bool(array_equal([1, 2], [1, 2])), bool(array_equal([1, 2], [1, 2, 3]))
+    >>> array_equal([1, 2], [1, 2]).item(), array_equal([1, 2], [1, 2, 3]).item()
     (True, False)
     """
     a1, a2 = asarray(a1), asarray(a2)
@@ -106,7 +106,7 @@ def array_equal(a1, a2, equal_nan: bool = False):
 def array_equiv(a1, a2):
     """Whether two arrays broadcast together and are equal entry by entry.
 
-    >>> bool(array_equiv([[1, 2], [1, 2]], [1, 2]))
+    >>> array_equiv([[1, 2], [1, 2]], [1, 2]).item()
     True
     """
     a1, a2 = asarray(a1), asarray(a2)

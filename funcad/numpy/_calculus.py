@@ -33,7 +33,7 @@ def diff(a, n: int = 1, axis: int = -1, prepend=None, append=None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.diff(fnp.array([1, 4, 9, 16]))
-    array([3, 5, 7])
+    Array([3, 5, 7], dtype=int64)
     """
     a = asarray_or_tracer(a)
     nd = len(shape(a))
@@ -158,7 +158,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.interp(fnp.array([0.5, 1.5]), fnp.array([0.0, 1.0, 2.0]), fnp.array([0.0, 10.0, 0.0]))
-    array([5., 5.])
+    Array([5., 5.], dtype=float64)
     """
     from ._setops import searchsorted
     from ._ufuncs import clip
@@ -254,7 +254,7 @@ def convolve(a, v, mode: str = "full", *, precision=None, preferred_element_type
 
     >>> import funcad.numpy as fnp
     >>> fnp.convolve(fnp.array([1.0, 2.0, 3.0]), fnp.array([0.0, 1.0, 0.5]))
-    array([0. , 1. , 2.5, 4. , 1.5])
+    Array([0. , 1. , 2.5, 4. , 1.5], dtype=float64)
     """
     return _conv(a, v, mode, "convolve", precision, preferred_element_type)
 
@@ -264,7 +264,7 @@ def correlate(a, v, mode: str = "valid", *, precision=None, preferred_element_ty
 
     >>> import funcad.numpy as fnp
     >>> fnp.correlate(fnp.array([1.0, 2.0, 3.0]), fnp.array([0.0, 1.0, 0.5]))
-    array([3.5])
+    Array([3.5], dtype=float64)
     """
     return _conv(a, v, mode, "correlate", precision, preferred_element_type)
 

@@ -24,7 +24,7 @@ def real(val, /):
 
     >>> import funcad.numpy as fnp
     >>> fnp.real(fnp.array([1 + 2j, 3 - 1j]))
-    array([1., 3.])
+    Array([1., 3.], dtype=float64)
     """
     val = asarray_or_tracer(val)
     return E.real(val) if _is_complex(val) else val
@@ -35,7 +35,7 @@ def imag(val, /):
 
     >>> import funcad.numpy as fnp
     >>> fnp.imag(fnp.array([1 + 2j, 3 - 1j]))
-    array([ 2., -1.])
+    Array([ 2., -1.], dtype=float64)
     """
     val = asarray_or_tracer(val)
     if _is_complex(val):
@@ -49,7 +49,7 @@ def conjugate(x, /):
 
     >>> import funcad.numpy as fnp
     >>> fnp.conjugate(fnp.array([1 + 2j]))
-    array([1.-2.j])
+    Array([1.-2.j], dtype=complex128)
     """
     x = asarray_or_tracer(x)
     return E.conj(x) if _is_complex(x) else x
@@ -80,7 +80,7 @@ def isreal(x):
 
     >>> import funcad.numpy as fnp
     >>> fnp.isreal(fnp.array([1 + 0j, 1j]))
-    array([ True, False])
+    Array([ True, False], dtype=bool)
     """
     x = asarray_or_tracer(x)
     if _is_complex(x):
@@ -94,7 +94,7 @@ def iscomplex(x):
 
     >>> import funcad.numpy as fnp
     >>> fnp.iscomplex(fnp.array([1 + 0j, 1j]))
-    array([False,  True])
+    Array([False,  True], dtype=bool)
     """
     x = asarray_or_tracer(x)
     if _is_complex(x):

@@ -29,7 +29,7 @@ def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype
 
     >>> import funcad.numpy as fnp
     >>> fnp.logspace(0.0, 2.0, 3)
-    array([  1.,  10., 100.])
+    Array([  1.,  10., 100.], dtype=float64)
     """
     if not any(isinstance(v, Tracer) for v in (start, stop, base)):
         return np.logspace(start, stop, num, endpoint, base, dtype, axis)

@@ -66,7 +66,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
     >>> import funcad.numpy as fnp
     >>> fnp.pad(fnp.array([1, 2, 3]), (2, 1), mode="reflect")
-    array([3, 2, 1, 2, 3, 2])
+    Array([3, 2, 1, 2, 3, 2], dtype=int64)
     """
     a = asarray_or_tracer(array)
     nd = len(shape(a))

@@ -68,7 +68,7 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
 
     >>> import funcad.numpy as fnp
     >>> fnp.nonzero(fnp.array([0, 3, 0, 4]), size=3, fill_value=-1)
-    (array([ 1,  3, -1]),)
+    (Array([ 1,  3, -1], dtype=int64),)
     """
     a = asarray_or_tracer(a)
     sh = shape(a)
@@ -243,7 +243,7 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False, return_
 
     >>> import funcad.numpy as fnp
     >>> fnp.unique(fnp.array([3, 1, 3, 2]), size=4, fill_value=0)
-    array([1, 2, 3, 0])
+    Array([1, 2, 3, 0], dtype=int64)
     """
     return _unique(ar, return_index, return_inverse, return_counts, axis, equal_nan, size, fill_value)
 
@@ -421,7 +421,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
 
     >>> import funcad.numpy as fnp
     >>> fnp.searchsorted(fnp.array([1.0, 2.0, 3.0]), fnp.array([2.0, 2.5]))
-    array([1, 2])
+    Array([1, 2], dtype=int64)
     """
     if side not in ("left", "right"):
         raise FuncadValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
@@ -465,7 +465,7 @@ def partition(a, kth: int, axis: int = -1):
 
     >>> import funcad.numpy as fnp
     >>> fnp.partition(fnp.array([5, 1, 4, 2, 3]), 1)
-    array([1, 2, 5, 4, 3])
+    Array([1, 2, 5, 4, 3], dtype=int64)
     """
     from ._shape import sort
     a = asarray_or_tracer(a)

@@ -1,4 +1,4 @@
-"""Collectives over named axes (psum, all_gather, ppermute, ...), as `jax.lax`'s.
+"""Collectives over named axes (psum, all_gather, ppermute, ...), as JAX's lax collectives.
 
 A collective names mesh axes of an enclosing `shard_map`, or the `axis_name`
 of an enclosing `vmap`/`pmap`. The names in scope live in a per-thread axis
@@ -103,7 +103,7 @@ def axis_size(axis_name) -> int:
 
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda x: x * axis_size("i"), axis_name="i")(np.ones(3))
-    array([3., 3., 3.])
+    Array([3., 3., 3.], dtype=float64)
     """
     return math.prod(f.size for f in _frames(axis_name, "axis_size"))
 
@@ -252,7 +252,7 @@ def psum(x, axis_name):
 
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda v: psum(v, "i"), axis_name="i")(np.arange(3.0))
-    array([3., 3., 3.])
+    Array([3., 3., 3.], dtype=float64)
     """
     frames = _frames(axis_name, "psum")
     prim = psum_invariant_p if _in_shard_map_vma(frames) else psum_p
@@ -275,7 +275,7 @@ def pmean(x, axis_name):
 
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda v: pmean(v, "i"), axis_name="i")(np.arange(3.0))
-    array([1., 1., 1.])
+    Array([1., 1., 1.], dtype=float64)
     """
     n = axis_size(axis_name)
     leaves, back = _leaves(psum(x, axis_name))
@@ -324,7 +324,7 @@ def pmax(x, axis_name):
 
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda v: pmax(v, "i"), axis_name="i")(np.arange(3.0))
-    array([2., 2., 2.])
+    Array([2., 2., 2.], dtype=float64)
     """
     _frames(axis_name, "pmax")
     leaves, back = _leaves(x)
@@ -336,7 +336,7 @@ def pmin(x, axis_name):
 
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda v: pmin(v, "i"), axis_name="i")(np.arange(3.0))
-    array([0., 0., 0.])
+    Array([0., 0., 0.], dtype=float64)
     """
     _frames(axis_name, "pmin")
     leaves, back = _leaves(x)
@@ -417,8 +417,8 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
 
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda v: all_gather(v, "i"), axis_name="i")(np.arange(2.0))
-    array([[0., 1.],
-           [0., 1.]])
+    Array([[0., 1.],
+           [0., 1.]], dtype=float64)
     """
     n = axis_size(axis_name)
     leaves, back = _leaves(x)
@@ -443,7 +443,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, tiled: bool = Fals
 
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda v: psum_scatter(v, "i"), axis_name="i")(np.ones((2, 2)))
-    array([2., 2.])
+    Array([2., 2.], dtype=float64)
     """
     n = axis_size(axis_name)
     leaves, back = _leaves(x)
@@ -515,7 +515,7 @@ def ppermute(x, axis_name, perm):
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda v: ppermute(v, "i", [(0, 1), (1, 2), (2, 0)]), axis_name="i")(
     ...     np.arange(3.0))
-    array([2., 0., 1.])
+    Array([2., 0., 1.], dtype=float64)
     """
     n = axis_size(axis_name)
     perm = tuple((int(s), int(d)) for s, d in perm)
@@ -536,7 +536,7 @@ def pshuffle(x, axis_name, perm):
 
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda v: pshuffle(v, "i", [2, 0, 1]), axis_name="i")(np.arange(3.0))
-    array([2., 0., 1.])
+    Array([2., 0., 1.], dtype=float64)
     """
     if sorted(perm) != list(range(axis_size(axis_name))):
         raise FuncadValueError(f"pshuffle: perm {list(perm)} is not a permutation of the "
@@ -604,8 +604,8 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, tiled: bool =
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda v: all_to_all(v, "i", 0, 0), axis_name="i")(
     ...     np.arange(4.0).reshape(2, 2))
-    array([[0., 2.],
-           [1., 3.]])
+    Array([[0., 2.],
+           [1., 3.]], dtype=float64)
     """
     n = axis_size(axis_name)
     leaves, back = _leaves(x)
@@ -640,8 +640,8 @@ def pswapaxes(x, axis_name, axis):
 
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda v: pswapaxes(v, "i", 0), axis_name="i")(np.arange(4.0).reshape(2, 2))
-    array([[0., 2.],
-           [1., 3.]])
+    Array([[0., 2.],
+           [1., 3.]], dtype=float64)
     """
     return all_to_all(x, axis_name, axis, axis)
 
@@ -701,7 +701,7 @@ def axis_index(axis_name):
 
     >>> import funcad, numpy as np
     >>> funcad.vmap(lambda v: v + axis_index("i"), axis_name="i")(np.zeros(3))
-    array([0., 1., 2.])
+    Array([0., 1., 2.], dtype=float64)
     """
     _frames(axis_name, "axis_index")
     return axis_index_p.bind(axes=_names(axis_name))

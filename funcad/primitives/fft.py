@@ -90,7 +90,7 @@ def fft(x, fft_type: FftType | str, fft_lengths: tuple[int, ...]):
 
     >>> import numpy as np
     >>> fft(np.array([1.0, 2.0, 3.0, 4.0]), "rfft", (4,))
-    array([10.+0.j, -2.+2.j, -2.+0.j])
+    Array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex128)
     """
     typ = _fft_type(fft_type)
     lengths = tuple(int(n) for n in fft_lengths)

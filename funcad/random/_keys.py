@@ -130,7 +130,7 @@ def PRNGKey(seed, *, impl=None) -> "np.ndarray":
     and low 32 bits of the seed as a 64-bit integer (Python ints are int64).
 
     >>> PRNGKey(42)
-    array([ 0, 42], dtype=uint32)
+    Array([ 0, 42], dtype=uint32)
     """
     resolve_impl(impl, who="PRNGKey")
     return _seed_words("PRNGKey", seed)

@@ -85,7 +85,7 @@ def fftconvolve(in1, in2, mode: str = "full", axes=None):
     (same numbers as `convolve` up to rounding; faster for large kernels).
 
     >>> fftconvolve(np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, 0.5])).round(12)
-    array([1. , 3. , 5.5, 4. , 1.5])
+    Array([1. , 3. , 5.5, 4. , 1.5], dtype=float64)
     """
     in1, in2 = (to_inexact(x) for x in promote(in1, in2))
     nd = len(aval_of(in1).shape)
@@ -124,7 +124,7 @@ def convolve(in1, in2, mode: str = "full", method: str = "auto", precision=None)
     """N-d convolution of in1 and in2 ('full', 'same' (centred, the size of in1) or 'valid').
 
     >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
-    array([0. , 1. , 2.5, 4. , 1.5])
+    Array([0. , 1. , 2.5, 4. , 1.5], dtype=float64)
     """
     _method(method, "convolve")
     if method == "fft":
@@ -136,7 +136,7 @@ def correlate(in1, in2, mode: str = "full", method: str = "auto", precision=None
     """N-d cross-correlation of in1 and in2: convolution with in2 flipped.
 
     >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
-    array([0.5, 2. , 3.5, 3. , 0. ])
+    Array([0.5, 2. , 3.5, 3. , 0. ], dtype=float64)
     """
     _method(method, "correlate")
     in2 = _flip(conj(promote(in2)[0]))
@@ -149,9 +149,9 @@ def convolve2d(in1, in2, mode: str = "full", boundary: str = "fill", fillvalue=0
     """2-d convolution with zero fill at the borders.
 
     >>> convolve2d(np.eye(2), np.ones((2, 2)))
-    array([[1., 1., 0.],
+    Array([[1., 1., 0.],
            [1., 2., 1.],
-           [0., 1., 1.]])
+           [0., 1., 1.]], dtype=float64)
     """
     _fill_only(boundary, fillvalue, "convolve2d")
     _two_d(in1, in2, "convolve2d")
@@ -162,9 +162,9 @@ def correlate2d(in1, in2, mode: str = "full", boundary: str = "fill", fillvalue=
     """2-d cross-correlation with zero fill at the borders, centred as SciPy's.
 
     >>> correlate2d(np.eye(2), np.array([[1.0, 2.0], [3.0, 4.0]]))
-    array([[4., 3., 0.],
+    Array([[4., 3., 0.],
            [2., 5., 3.],
-           [0., 2., 1.]])
+           [0., 2., 1.]], dtype=float64)
     """
     _fill_only(boundary, fillvalue, "correlate2d")
     _two_d(in1, in2, "correlate2d")

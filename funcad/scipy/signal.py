@@ -2,7 +2,7 @@
 
 >>> import numpy as np
 >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0]), mode="valid")
-array([3., 5.])
+Array([3., 5.], dtype=float64)
 """
 from ._signal import convolve, convolve2d, correlate, correlate2d, fftconvolve
 

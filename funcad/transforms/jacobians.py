@@ -62,8 +62,8 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 
     >>> import funcad, funcad.numpy as fnp, numpy as np
     >>> funcad.jacfwd(lambda x: x ** 2)(np.array([1.0, 2.0]))
-    array([[2., 0.],
-           [0., 4.]])
+    Array([[2., 0.],
+           [0., 4.]], dtype=float64)
     """
     @wraps(fun)
     def jac(*args, **kwargs):
@@ -106,8 +106,8 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 
     >>> import funcad, funcad.numpy as fnp, numpy as np
     >>> funcad.jacrev(lambda x: fnp.sin(x))(np.zeros(2))
-    array([[1., 0.],
-           [0., 1.]])
+    Array([[1., 0.],
+           [0., 1.]], dtype=float64)
     """
     @wraps(fun)
     def jac(*args, **kwargs):
@@ -153,7 +153,7 @@ def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool =
 
     >>> import funcad, funcad.numpy as fnp, numpy as np
     >>> funcad.hessian(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0]))
-    array([[ 6.,  0.],
-           [ 0., 12.]])
+    Array([[ 6.,  0.],
+           [ 0., 12.]], dtype=float64)
     """
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

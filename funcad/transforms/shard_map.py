@@ -40,7 +40,7 @@ from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, literal_value
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.sharding import Mesh, NamedSharding, PartitionSpec, hlo_sharding
+from ..core.sharding import Mesh, NamedSharding, PartitionSpec, flatten_prefix, hlo_sharding
 from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, call_rules, ctx, eval_jaxpr,
                           impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
@@ -446,13 +446,12 @@ _register_with_jit()
 
 def _flat_specs(specs, tree_value, what) -> list:
     """One PartitionSpec per leaf of `tree_value`, from a prefix tree `specs` (None: P())."""
-    from .jit_spmd import _flatten_up_to
     is_leaf = lambda s: s is None or isinstance(s, PartitionSpec)  # noqa: E731
     if is_leaf(specs):
         return [specs or PartitionSpec()] * len(tree_flatten(tree_value)[0])
     leaves, _ = tree_flatten(specs, is_leaf=is_leaf)
     try:
-        subtrees = _flatten_up_to(specs, tree_value, what)
+        subtrees = flatten_prefix(specs, tree_value, what)
     except FuncadValueError:
         raise FuncadValueError(f"shard_map: {what} {specs!r} must be one PartitionSpec or a tree "
                                f"prefix of the values it describes") from None

@@ -278,7 +278,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
 
     >>> import funcad, funcad.numpy as fnp, numpy as np
     >>> funcad.vmap(lambda x, y: fnp.dot(x, y), in_axes=(0, None))(np.ones((3, 2)), np.ones(2))
-    array([2., 2., 2.])
+    Array([2., 2., 2.], dtype=float64)
     """
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)

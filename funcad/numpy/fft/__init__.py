@@ -3,7 +3,7 @@ differentiable, batched and compiled through the one `fft` primitive.
 
 >>> import funcad.numpy as fnp
 >>> fnp.fft.rfft(fnp.array([1.0, 2.0, 3.0, 4.0]))
-array([10.+0.j, -2.+2.j, -2.+0.j])
+Array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex128)
 """
 from ._helpers import fftfreq, fftshift, ifftshift, rfftfreq
 from ._transforms import (fft, fft2, fftn, hfft, ifft, ifft2, ifftn, ihfft, irfft, irfft2, irfftn,

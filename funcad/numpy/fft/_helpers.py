@@ -54,7 +54,7 @@ def fftfreq(n: int, d=1.0, *, dtype=None, device=None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.fftfreq(4, 0.5)
-    array([ 0. ,  0.5, -1. , -0.5])
+    Array([ 0. ,  0.5, -1. , -0.5], dtype=float64)
     """
     n = _count(n, "fftfreq")
     i = np.arange(n)
@@ -67,7 +67,7 @@ def rfftfreq(n: int, d=1.0, *, dtype=None, device=None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.rfftfreq(5)
-    array([0. , 0.2, 0.4])
+    Array([0. , 0.2, 0.4], dtype=float64)
     """
     n = _count(n, "rfftfreq")
     return _frequencies(np.arange(n // 2 + 1), n, _spacing(d, "rfftfreq"), dtype, device)
@@ -87,7 +87,7 @@ def fftshift(x, axes=None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.fftshift(fnp.fft.fftfreq(5))
-    array([-0.4, -0.2,  0. ,  0.2,  0.4])
+    Array([-0.4, -0.2,  0. ,  0.2,  0.4], dtype=float64)
     """
     x = asarray_or_tracer(x)
     shift, axes = _shifts(x, axes, 1)
@@ -99,7 +99,7 @@ def ifftshift(x, axes=None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.ifftshift(fnp.fft.fftshift(fnp.fft.fftfreq(5)))
-    array([ 0. ,  0.2,  0.4, -0.4, -0.2])
+    Array([ 0. ,  0.2,  0.4, -0.4, -0.2], dtype=float64)
     """
     x = asarray_or_tracer(x)
     shift, axes = _shifts(x, axes, -1)

@@ -194,7 +194,7 @@ def fft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.fft(fnp.array([1.0, 2.0, 3.0, 4.0]))
-    array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
+    Array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], dtype=complex128)
     """
     return fft_core("fft", FFT, a, _n("fft", n), _one_axis("fft", axis), norm, False)
 
@@ -204,7 +204,7 @@ def ifft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.ifft(fnp.array([10.0, -2 + 2j, -2.0, -2 - 2j])).real
-    array([1., 2., 3., 4.])
+    Array([1., 2., 3., 4.], dtype=float64)
     """
     return fft_core("ifft", IFFT, a, _n("ifft", n), _one_axis("ifft", axis), norm, True)
 
@@ -215,7 +215,7 @@ def rfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.rfft(fnp.array([1.0, 2.0, 3.0, 4.0]))
-    array([10.+0.j, -2.+2.j, -2.+0.j])
+    Array([10.+0.j, -2.+2.j, -2.+0.j], dtype=complex128)
     """
     return fft_core("rfft", RFFT, a, _n("rfft", n), _one_axis("rfft", axis), norm, False)
 
@@ -225,7 +225,7 @@ def irfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.irfft(fnp.array([10.0, -2 + 2j, -2.0]))
-    array([1., 2., 3., 4.])
+    Array([1., 2., 3., 4.], dtype=float64)
     """
     return fft_core("irfft", IRFFT, a, _n("irfft", n), _one_axis("irfft", axis), norm, True)
 
@@ -236,7 +236,7 @@ def hfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.hfft(fnp.array([1.0, 2.0, 3.0]))
-    array([ 8., -2.,  0., -2.])
+    Array([ 8., -2.,  0., -2.], dtype=float64)
     """
     norm = _SWAPPED[_check_norm(norm, "hfft")]
     # NumPy's hfft(a) is irfft(conj(a)) with the norm's direction swapped, and
@@ -252,7 +252,7 @@ def ihfft(a, n: int | None = None, axis: int = -1, norm: str | None = None):
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.ihfft(fnp.array([8.0, -2.0, 0.0, -2.0]))
-    array([1.+0.j, 2.+0.j, 3.+0.j])
+    Array([1.+0.j, 2.+0.j, 3.+0.j], dtype=complex128)
     """
     norm = _SWAPPED[_check_norm(norm, "ihfft")]
     # conj(rfft(x)) is rfft of x reflected, for real x.
@@ -289,8 +289,8 @@ def fftn(a, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, n
 
     >>> import funcad.numpy as fnp
     >>> fnp.fft.fftn(fnp.ones((2, 2)))
-    array([[4.+0.j, 0.+0.j],
-           [0.+0.j, 0.+0.j]])
+    Array([[4.+0.j, 0.+0.j],
+           [0.+0.j, 0.+0.j]], dtype=complex128)
     """
     return fft_core("fftn", FFT, a, s, axes, norm, False)
 
