@@ -103,6 +103,6 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 
 # The eigen, singular value and QR decompositions (funcad/primitives/decompositions.py).
-from ._decompositions import eig, eigh, geqrf, householder_product, qr, svd  # noqa: E402
+from ._decompositions import eig, eigh, geqrf, householder_product, qr, schur, svd  # noqa: E402
 
-__all__ += ["eig", "eigh", "geqrf", "householder_product", "qr", "svd"]
+__all__ += ["eig", "eigh", "geqrf", "householder_product", "qr", "schur", "svd"]
