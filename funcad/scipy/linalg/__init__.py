@@ -4,13 +4,18 @@
 >>> sla.solve_triangular(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([2.0, 3.0]), lower=True).tolist()
 [1.0, 2.0]
 """
-from ._factor import (block_diag, cho_factor, cho_solve, cholesky, det, expm, inv, lu, lu_factor,
-                      lu_solve, solve, solve_triangular)
+from ._factor import (block_diag, cho_factor, cho_solve, cholesky, det, expm, expm_frechet, inv, lu,
+                      lu_factor, lu_solve, solve, solve_triangular)
 
-__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "expm", "inv", "lu",
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "expm", "expm_frechet", "inv", "lu",
            "lu_factor", "lu_solve", "solve", "solve_triangular"]
 
 # eigh (standard and generalized), svd and qr (funcad/primitives/decompositions.py).
 from ._spectral import eigh, qr, svd  # noqa: E402
 
 __all__ += ["eigh", "qr", "svd"]
+
+# The Schur decomposition and the functions built on it (funcad/primitives/schur.py).
+from ._schur import funm, rsf2csf, schur, sqrtm  # noqa: E402
+
+__all__ += ["funm", "rsf2csf", "schur", "sqrtm"]
