@@ -106,3 +106,8 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 from ._decompositions import eig, eigh, geqrf, householder_product, qr, schur, svd  # noqa: E402
 
 __all__ += ["eig", "eigh", "geqrf", "householder_product", "qr", "schur", "svd"]
+
+# The polar decomposition by QDWH (funcad/lax/_qdwh.py).
+from ._qdwh import qdwh  # noqa: E402
+
+__all__ += ["qdwh"]

@@ -18,7 +18,7 @@ from ...core.avals import aval_of
 from ...core.errors import FuncadValueError
 from ...numpy._dtypes import asarray_or_tracer, to_inexact
 
-__all__ = ["schur", "rsf2csf", "sqrtm", "funm"]
+__all__ = ["schur", "rsf2csf", "sqrtm", "funm", "polar"]
 
 
 def _square(name, x, batched=True):
@@ -216,3 +216,54 @@ def funm(A, func: Callable, disp: bool = True):
     err = fnp.where(fnp.any(fnp.isinf(F)), np.inf,
                     fnp.minimum(1, fnp.maximum(tol, (tol / minden) * norm1)))
     return F, err
+
+
+def _polar_2d(a, side, method, eps, max_iterations):
+    from ... import numpy as fnp
+    from ...lax import linalg as lla
+    m, n = aval_of(a).shape
+    H = lambda x: fnp.conj(x.T)  # noqa: E731
+    if method == "qdwh":
+        if m >= n and side == "right":
+            u, p, _, _ = lla.qdwh(a, eps=eps, max_iterations=max_iterations)
+        elif m < n and side == "left":
+            u, p, _, _ = lla.qdwh(H(a), eps=eps, max_iterations=max_iterations)
+            u, p = H(u), H(p)
+        else:
+            raise FuncadValueError(
+                f"polar: method='qdwh' takes m x n matrices with m >= n for side='right' and m < n "
+                f"for side='left' (as JAX), got shape {(m, n)} with side={side!r}; use method='svd'")
+        return u, p
+    u, s, vh = lla.svd(a, full_matrices=False)
+    s = s.astype(aval_of(u).dtype)
+    if side == "right":
+        return u @ vh, (H(vh) * s[None, :]) @ vh
+    return u @ vh, (u * s[None, :]) @ H(u)
+
+
+def polar(a, side: str = "right", *, method: str = "qdwh", eps: float | None = None,
+          max_iterations: int | None = None):
+    """The polar decomposition `(u, p)` of each m x n matrix of a stack:
+    a = u p (`side='right'`, p n x n) or a = p u (`side='left'`, p m x m), u
+    with orthonormal columns (rows), p Hermitian positive semidefinite.
+    `method='qdwh'` (JAX's default; m >= n for side='right', m < n for 'left')
+    iterates with QR and Cholesky factorizations (funcad.lax.linalg.qdwh, with
+    `eps` and `max_iterations`); `method='svd'` uses the SVD. Both are
+    differentiable.
+
+    >>> import numpy as np
+    >>> u, p = polar(np.array([[0.0, 2.0], [-3.0, 0.0]]))
+    >>> np.round(u, 8).tolist(), np.round(p, 8).tolist()
+    ([[0.0, 1.0], [-1.0, 0.0]], [[3.0, 0.0], [0.0, 2.0]])
+    """
+    from ... import numpy as fnp
+    a = to_inexact(asarray_or_tracer(a))
+    if len(aval_of(a).shape) < 2:
+        raise FuncadValueError("polar: the input `a` must be at least a 2-D array, got shape "
+                               f"{tuple(aval_of(a).shape)}")
+    if side not in ("right", "left"):
+        raise FuncadValueError(f"polar: the argument `side` must be either 'right' or 'left', got {side!r}")
+    if method not in ("qdwh", "svd"):
+        raise FuncadValueError(f"polar: unknown polar decomposition method {method!r}; use 'qdwh' or 'svd'")
+    del fnp
+    return _per_matrix(lambda x: _polar_2d(x, side, method, eps, max_iterations), a)
