@@ -89,21 +89,26 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
     """QR decomposition as `scipy.linalg.qr`: mode 'full' gives `(q, r)` with a
     square q, 'economic' the reduced pair, 'r' the tuple `(r,)` of the full
     decomposition, 'raw' `((h, tau), r)` with LAPACK's Householder form.
-    Column pivoting (`pivoting=True`) is not available.
+    With `pivoting=True` (LAPACK's geqp3) the permutation p (int32) comes last:
+    `(q, r, p)`, `(r, p)`, `((h, tau), r, p)`, with `a[:, p] == q @ r`; it is
+    differentiable except in mode 'raw' (p held fixed, as in JAX).
 
     >>> import numpy as np
     >>> q, r = qr(np.array([[3.0, 1.0], [4.0, 2.0], [0.0, 1.0]]))
     >>> q.shape, r.shape
     ((3, 3), (3, 2))
+    >>> qr(np.array([[1.0, 3.0], [0.0, 4.0]]), pivoting=True)[2].tolist()
+    [1, 0]
     """
-    if pivoting:
-        raise _FuncadValueError("qr: pivoting=True (column-pivoted QR, LAPACK's geqp3) is not "
-                                "available in funcad; use pivoting=False")
     a = _inexact(a)
     if mode == "raw":
         from ... import numpy as fnp
-        h, taus = _L.geqrf(a)
         m, n = _aval_of(a).shape[-2:]
+        if pivoting:
+            from ...primitives.schur import geqp3
+            h, p, taus = geqp3(a)
+            return (h, taus), fnp.triu(h[..., :min(m, n), :]), p
+        h, taus = _L.geqrf(a)
         return (h, taus), fnp.triu(h[..., :min(m, n), :])
     if mode in ("full", "r"):
         full_matrices = True
@@ -112,5 +117,5 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
     else:
         raise _FuncadValueError(f"Unsupported QR decomposition mode {mode!r}; use 'full', 'economic', "
                                 "'r' or 'raw'")
-    q, r = _L.qr(a, full_matrices=full_matrices)
-    return (r,) if mode == "r" else (q, r)
+    q, r, *p = _L.qr(a, pivoting=pivoting, full_matrices=full_matrices)
+    return (r, *p) if mode == "r" else (q, r, *p)
