@@ -1,0 +1,181 @@
+"""Op-table rows of the Schur decomposition and what is built on it (schur,
+rsf2csf, sqrtm, funm), the polar decomposition (qdwh, polar), complex expm and
+expm_frechet, and column-pivoted QR.
+
+The Schur form is LAPACK's gees output (not unique), compared directly: SciPy,
+JAX and funcad run the same routine. Rows built on it are `diff=False` (JAX
+defines no derivative for schur). Rows named `c_*` take complex input (or real
+input of the complex dtype's real part where the output is complex), so
+tests/test_complex.py checks the differentiable ones. Inputs: eigenvalues well
+separated and off the negative real axis (sqrtm), singular values in [1, 3]
+(polar), column norms far apart (pivoted QR, so the pivots do not change under
+finite-difference steps).
+"""
+import numpy as np
+import scipy.linalg as sla
+
+import funcad.lax.linalg as lla
+import funcad.scipy.linalg as fsl
+from tests.op_table import F, op
+
+C = (np.complex64, np.complex128)
+_REAL = {np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
+
+
+def _jsl():
+    import jax.scipy.linalg as jsl
+    return jsl
+
+
+def _jlla():
+    import jax.lax.linalg as jl
+    return jl
+
+
+def _real_of(dtype):
+    return np.dtype(_REAL.get(np.dtype(dtype), dtype))
+
+
+def _orth(rng, n, cplx=False):
+    x = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if cplx else 0)
+    return np.linalg.qr(x)[0]
+
+
+def GENERAL(n, real_input=False):
+    """A random n x n matrix of the dtype (real of the complex dtype's part with
+    `real_input`), well conditioned, eigenvalues spread."""
+    def gen(rng, dtype):
+        dt = _real_of(dtype) if real_input else np.dtype(dtype)
+        a = rng.standard_normal((n, n)) + 0.5 * n ** 0.5 * np.eye(n)
+        if dt.kind == "c":
+            a = a + 1j * rng.standard_normal((n, n))
+        return a.astype(dt),
+    return gen
+
+
+def POSITIVE_SPECTRUM(n, real_input=False):
+    """v diag(w) v^-1 with eigenvalues in [1, 3], gaps >= 0.4: a principal
+    square root well inside its domain."""
+    def gen(rng, dtype):
+        dt = _real_of(dtype) if real_input else np.dtype(dtype)
+        w = 1.0 + 0.45 * np.arange(n) + rng.uniform(0, 0.05, n)
+        v = _orth(rng, n, dt.kind == "c") + 0.2 * rng.standard_normal((n, n))
+        return ((v * w) @ np.linalg.inv(v)).astype(dt),
+    return gen
+
+
+def SINGULAR(m, n, lo=1.0, hi=3.0):
+    """u diag(s) vh with singular values spread in [lo, hi]."""
+    def gen(rng, dtype):
+        dt = np.dtype(dtype)
+        k = min(m, n)
+        s = np.linspace(lo, hi, k) + rng.uniform(0, 0.05, k)
+        u = _orth(rng, m, dt.kind == "c")[:, :k]
+        vh = _orth(rng, n, dt.kind == "c")[:k]
+        return ((u * s) @ vh).astype(dt),
+    return gen
+
+
+def COLUMNS(m, n):
+    """Columns with norms 1, 2, 4, ... in a random order: geqp3's pivots are
+    decided by wide margins at every step."""
+    def gen(rng, dtype):
+        dt = np.dtype(dtype)
+        q = _orth(rng, max(m, n), dt.kind == "c")[:m, :n]
+        a = q + 0.1 * rng.standard_normal((m, n))
+        return (a * 2.0 ** rng.permutation(n)).astype(dt),
+    return gen
+
+
+def _c(dtype):
+    return np.result_type(dtype, np.complex64)
+
+
+# --- schur, rsf2csf -----------------------------------------------------------
+
+def _np_schur(a, output="real"):
+    t, z = sla.schur(a, output=output)
+    dt = _c(a.dtype) if output == "complex" else a.dtype
+    return t.astype(dt), z.astype(dt)
+
+
+op("linalg_schur", lambda a: tuple(lla.schur(a)), _np_schur, GENERAL(4),
+   lambda a: tuple(_jlla().schur(a)), diff=False, rtol=1e-12)
+op("c_linalg_schur", lambda a: tuple(lla.schur(a)), _np_schur, GENERAL(4), lambda a: tuple(_jlla().schur(a)),
+   diff=False, dtypes=C, rtol=1e-12)
+op("linalg_schur_form_only", lambda a: lla.schur(a, compute_schur_vectors=False)[0],
+   lambda a: sla.schur(a)[0].astype(a.dtype), GENERAL(5),
+   lambda a: _jlla().schur(a, compute_schur_vectors=False)[0], diff=False, rtol=1e-12)
+op("c_scipy_linalg_schur_complex", lambda a: fsl.schur(a, output="complex"),
+   lambda a: _np_schur(a, "complex"), GENERAL(4, real_input=True),
+   lambda a: tuple(_jsl().schur(a, output="complex")), diff=False, dtypes=C, rtol=1e-12)
+
+
+def _np_rsf2csf(a):
+    t, z = sla.rsf2csf(*sla.schur(a))
+    return t.astype(_c(a.dtype)), z.astype(_c(a.dtype))
+
+
+op("c_scipy_linalg_rsf2csf", lambda a: fsl.rsf2csf(*fsl.schur(a)), _np_rsf2csf, GENERAL(5, real_input=True),
+   lambda a: tuple(_jsl().rsf2csf(*_jsl().schur(a))), diff=False, dtypes=C, rtol=1e-11)
+
+# --- sqrtm, funm ---------------------------------------------------------------
+
+op("c_scipy_linalg_sqrtm", fsl.sqrtm, lambda a: sla.sqrtm(a).astype(_c(a.dtype)),
+   POSITIVE_SPECTRUM(4, real_input=True), lambda a: _jsl().sqrtm(a), diff=False, dtypes=C, rtol=1e-11)
+op("c_scipy_linalg_sqrtm_complex", fsl.sqrtm, lambda a: sla.sqrtm(a).astype(a.dtype),
+   POSITIVE_SPECTRUM(4), lambda a: _jsl().sqrtm(a), diff=False, dtypes=C, rtol=1e-11)
+
+
+def _fsin(x):
+    import funcad.numpy as fnp
+    return fnp.sin(x)
+
+
+def _jsin(x):
+    import jax.numpy as jnp
+    return jnp.sin(x)
+
+
+op("c_scipy_linalg_funm", lambda a: fsl.funm(a, _fsin), lambda a: sla.funm(a, np.sin).astype(_c(a.dtype)),
+   POSITIVE_SPECTRUM(4, real_input=True), lambda a: _jsl().funm(a, _jsin), diff=False, dtypes=C, rtol=1e-10)
+
+# --- polar, qdwh ----------------------------------------------------------------
+
+op("scipy_linalg_polar", fsl.polar, lambda a: sla.polar(a), SINGULAR(4, 4), lambda a: _jsl().polar(a),
+   rtol=1e-11)
+op("scipy_linalg_polar_tall", fsl.polar, lambda a: sla.polar(a), SINGULAR(5, 3), lambda a: _jsl().polar(a),
+   rtol=1e-11)
+op("scipy_linalg_polar_left_svd", lambda a: fsl.polar(a, "left", method="svd"), lambda a: sla.polar(a, "left"),
+   SINGULAR(3, 5), lambda a: _jsl().polar(a, "left", method="svd"), rtol=1e-11)
+op("c_scipy_linalg_polar", fsl.polar, lambda a: sla.polar(a), SINGULAR(4, 3), lambda a: _jsl().polar(a),
+   dtypes=C, rtol=1e-11)
+op("linalg_qdwh", lambda a: lla.qdwh(a)[:2], lambda a: sla.polar(a), SINGULAR(4, 3),
+   lambda a: _jlla().qdwh(a)[:2], rtol=1e-11)
+
+# --- complex expm, expm_frechet ----------------------------------------------------
+
+op("c_scipy_linalg_expm", fsl.expm, sla.expm, GENERAL(3), lambda a: _jsl().expm(a), dtypes=C, rtol=1e-11)
+
+
+def _frechet_args(rng, dtype):
+    (a,), (e,) = GENERAL(3)(rng, dtype), GENERAL(3)(rng, dtype)
+    return (0.3 * a).astype(dtype), e
+
+
+op("scipy_linalg_expm_frechet", lambda a, e: fsl.expm_frechet(a, e, compute_expm=False),
+   lambda a, e: sla.expm_frechet(a, e, compute_expm=False).astype(a.dtype), _frechet_args,
+   lambda a, e: _jsl().expm_frechet(a, e, compute_expm=False), rtol=1e-11)
+op("c_scipy_linalg_expm_frechet", lambda a, e: fsl.expm_frechet(a, e),
+   lambda a, e: tuple(x.astype(a.dtype) for x in sla.expm_frechet(a, e)), _frechet_args,
+   lambda a, e: _jsl().expm_frechet(a, e), dtypes=C, rtol=1e-11)
+
+# --- pivoted QR ----------------------------------------------------------------------
+
+for _name, (_m, _n), _mode in (("", (4, 4), "full"), ("_tall_economic", (5, 3), "economic"),
+                                ("_wide", (3, 5), "full")):
+    op(f"scipy_linalg_qr_pivoting{_name}", lambda a, mode=_mode: fsl.qr(a, mode=mode, pivoting=True)[:2],
+       lambda a, mode=_mode: sla.qr(a, mode=mode, pivoting=True)[:2], COLUMNS(_m, _n),
+       lambda a, mode=_mode: _jsl().qr(a, mode=mode, pivoting=True)[:2], rtol=1e-11)
+op("c_linalg_qr_pivoting", lambda a: lla.qr(a, pivoting=True)[:2], lambda a: tuple(sla.qr(a, pivoting=True)[:2]),
+   COLUMNS(4, 3), lambda a: _jlla().qr(a, pivoting=True)[:2], dtypes=C, rtol=1e-11)
