@@ -95,8 +95,10 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool
     # geqp3 picks the pivots; the factors are the (differentiable) QR of the
     # permuted columns, the same numbers as geqp3's own Householder vectors give.
     _, p, _ = _S.geqp3(stop_gradient(x))
-    idx = broadcast_in_dim(p, sh, tuple(range(len(sh) - 2)) + (len(sh) - 1,)) if len(sh) >= 2 else p
-    q, r = _D.qr(take_along_axis(x, idx, len(sh) - 1), full_matrices=full_matrices)
+    if 0 not in sh[-2:]:  # (an empty matrix is its own permutation)
+        idx = broadcast_in_dim(p, sh, tuple(range(len(sh) - 2)) + (len(sh) - 1,))
+        x = take_along_axis(x, idx, len(sh) - 1)
+    q, r = _D.qr(x, full_matrices=full_matrices)
     return q, r, p
 
 

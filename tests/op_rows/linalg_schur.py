@@ -141,17 +141,22 @@ op("c_scipy_linalg_funm", lambda a: fsl.funm(a, _fsin), lambda a: sla.funm(a, np
    POSITIVE_SPECTRUM(4, real_input=True), lambda a: _jsl().funm(a, _jsin), diff=False, dtypes=C, rtol=1e-10)
 
 # --- polar, qdwh ----------------------------------------------------------------
+# JAX's QDWH runs a while_loop, which JAX cannot reverse-differentiate; the
+# oracle is JAX's SVD-based polar, the same factors (to rounding) with
+# derivatives. funcad differentiates its QDWH through the loops.
 
-op("scipy_linalg_polar", fsl.polar, lambda a: sla.polar(a), SINGULAR(4, 4), lambda a: _jsl().polar(a),
-   rtol=1e-11)
-op("scipy_linalg_polar_tall", fsl.polar, lambda a: sla.polar(a), SINGULAR(5, 3), lambda a: _jsl().polar(a),
-   rtol=1e-11)
+def _jpolar(a, side="right"):
+    return _jsl().polar(a, side, method="svd")
+
+
+op("scipy_linalg_polar", fsl.polar, lambda a: sla.polar(a), SINGULAR(4, 4), _jpolar, rtol=1e-11)
+op("scipy_linalg_polar_tall", fsl.polar, lambda a: sla.polar(a), SINGULAR(5, 3), _jpolar, rtol=1e-11)
+op("scipy_linalg_polar_wide_left", lambda a: fsl.polar(a, "left"), lambda a: sla.polar(a, "left"),
+   SINGULAR(3, 4), lambda a: _jpolar(a, "left"), rtol=1e-11)
 op("scipy_linalg_polar_left_svd", lambda a: fsl.polar(a, "left", method="svd"), lambda a: sla.polar(a, "left"),
    SINGULAR(3, 5), lambda a: _jsl().polar(a, "left", method="svd"), rtol=1e-11)
-op("c_scipy_linalg_polar", fsl.polar, lambda a: sla.polar(a), SINGULAR(4, 3), lambda a: _jsl().polar(a),
-   dtypes=C, rtol=1e-11)
-op("linalg_qdwh", lambda a: lla.qdwh(a)[:2], lambda a: sla.polar(a), SINGULAR(4, 3),
-   lambda a: _jlla().qdwh(a)[:2], rtol=1e-11)
+op("c_scipy_linalg_polar", fsl.polar, lambda a: sla.polar(a), SINGULAR(4, 3), _jpolar, dtypes=C, rtol=1e-11)
+op("linalg_qdwh", lambda a: lla.qdwh(a)[:2], lambda a: sla.polar(a), SINGULAR(4, 3), _jpolar, rtol=1e-11)
 
 # --- complex expm, expm_frechet ----------------------------------------------------
 
