@@ -151,7 +151,8 @@ def _sqrtm_triu(T):
 
     def update(mask, U):
         s = U @ U  # on superdiagonal d: exactly the sum over the inner k (U[i, j] is still 0)
-        val = fnp.where(T == s, 0, (T - s) / fnp.where(mask, denom, 1))
+        tie = T == s
+        val = fnp.where(tie, 0, (T - s) / fnp.where(tie | ~mask, 1, denom))
         return fnp.where(mask, val, U)
     return _superdiagonal_sweep(n, update, fnp.diag(d))
 
