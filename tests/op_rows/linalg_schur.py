@@ -184,3 +184,18 @@ for _name, (_m, _n), _mode in (("", (4, 4), "full"), ("_tall_economic", (5, 3), 
        lambda a, mode=_mode: _jsl().qr(a, mode=mode, pivoting=True)[:2], rtol=1e-11)
 op("c_linalg_qr_pivoting", lambda a: lla.qr(a, pivoting=True)[:2], lambda a: tuple(sla.qr(a, pivoting=True)[:2]),
    COLUMNS(4, 3), lambda a: _jlla().qr(a, pivoting=True)[:2], dtypes=C, rtol=1e-11)
+
+# --- special matrices (gathers and elementwise ops: differentiable, batched) ----------
+
+from tests.op_table import AWAY, U  # noqa: E402
+
+op("scipy_linalg_toeplitz", fsl.toeplitz, sla.toeplitz, U((4,), (3,)), lambda c, r: _jsl().toeplitz(c, r))
+op("scipy_linalg_hankel", fsl.hankel, sla.hankel, U((3,), (4,)), lambda c, r: _jsl().hankel(c, r))
+op("scipy_linalg_circulant", fsl.circulant, sla.circulant, U((4,)), lambda c: _jsl().circulant(c))
+op("scipy_linalg_leslie", fsl.leslie, sla.leslie, U((4,), (3,)), lambda f, s: _jsl().leslie(f, s))
+op("scipy_linalg_companion", fsl.companion, sla.companion, AWAY((4,), lo=0.5),
+   lambda a: _jsl().companion(a))
+op("scipy_linalg_fiedler_companion", fsl.fiedler_companion, sla.fiedler_companion, AWAY((5,), lo=0.5),
+   lambda a: _jsl().fiedler_companion(a))
+op("scipy_linalg_convolution_matrix", lambda a: fsl.convolution_matrix(a, 4, "same"),
+   lambda a: sla.convolution_matrix(a, 4, "same"), U((3,)), lambda a: _jsl().convolution_matrix(a, 4, "same"))

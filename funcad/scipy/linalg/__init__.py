@@ -19,3 +19,12 @@ __all__ += ["eigh", "qr", "svd"]
 from ._schur import funm, polar, rsf2csf, schur, sqrtm  # noqa: E402
 
 __all__ += ["funm", "polar", "rsf2csf", "schur", "sqrtm"]
+
+# Special matrices (toeplitz, hankel, ... hilbert, dft).
+from ._special_matrices import (circulant, companion, convolution_matrix, dft, fiedler,  # noqa: E402
+                                fiedler_companion, hadamard, hankel, helmert, hilbert, invhilbert,
+                                invpascal, leslie, pascal, toeplitz)
+
+__all__ += ["circulant", "companion", "convolution_matrix", "dft", "fiedler", "fiedler_companion",
+            "hadamard", "hankel", "helmert", "hilbert", "invhilbert", "invpascal", "leslie", "pascal",
+            "toeplitz"]
