@@ -418,3 +418,78 @@ def test_docstring_examples(module):
     import importlib
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+# ------------------------------------------------------------- hessenberg ----
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_hessenberg_reconstructs_and_matches_jax(dtype):
+    a = _mat((2, 5, 5), dtype, seed=13)
+    h, q = fsl.hessenberg(a, calc_q=True)
+    np.testing.assert_array_equal(np.tril(h, -2), 0)
+    np.testing.assert_allclose(q @ h @ _H(q), a, atol=50 * _tol(dtype))
+    hj, qj = jsl.hessenberg(a, calc_q=True)
+    np.testing.assert_allclose(h, np.asarray(hj), atol=50 * _tol(dtype))
+    np.testing.assert_allclose(q, np.asarray(qj), atol=50 * _tol(dtype))
+    for x, y in zip(lla.hessenberg(a), jlla.hessenberg(a)):
+        np.testing.assert_allclose(x, np.asarray(y), atol=50 * _tol(dtype))
+    hj2 = funcad.jit(fsl.hessenberg)(a)
+    np.testing.assert_array_equal(np.asarray(hj2), h)
+
+
+def test_hessenberg_edges_errors_and_no_derivative():
+    h, q = fsl.hessenberg(np.zeros((0, 0)), calc_q=True)
+    assert h.shape == q.shape == (0, 0)
+    h1, q1 = fsl.hessenberg(np.array([[2.0]]), calc_q=True)
+    assert h1.tolist() == [[2.0]] and q1.tolist() == [[1.0]]
+    with pytest.raises(FuncadValueError, match="square"):
+        fsl.hessenberg(np.ones((2, 3)))
+    with pytest.raises(MissingRuleError, match="hessenberg has no derivative"):
+        funcad.grad(lambda x: fnp.sum(fsl.hessenberg(x)))(np.eye(3))
+    from funcad.lowering.stablehlo import lower_jaxpr
+    closed = funcad.make_jaxpr(fsl.hessenberg)(np.eye(3))
+    assert "lapack_dgehrd_ffi" in lower_jaxpr(closed, "f").text
+    with pytest.raises(MissingRuleError, match="backend='cpu'"):
+        lower_jaxpr(closed, "f", platform="gpu")
+    src = funcad.to_python(funcad.make_jaxpr(lla.hessenberg)(np.eye(3) + 1))
+    ns = {}
+    exec(src, ns)
+    for got, want in zip(ns["f"](np.eye(3) + 1), lla.hessenberg(np.eye(3) + 1)):
+        np.testing.assert_allclose(got, want, atol=1e-13)
+
+
+# --------------------------------------------------------- special matrices ----
+
+@pytest.mark.parametrize("name,args", [
+    ("toeplitz", (np.array([1.0, 2.0, 3.0]),)), ("toeplitz", (np.array([1 + 1j, 2.0]),)),
+    ("toeplitz", (np.ones((2, 3)), np.arange(4.0))), ("toeplitz", (np.array(3.0),)),
+    ("hankel", (np.arange(3.0),)), ("hankel", (np.ones((2, 3)), np.arange(4.0))),
+    ("circulant", (np.arange(4),)), ("circulant", (np.ones((2, 3)),)),
+    ("leslie", (np.array([0.1, 2.0, 1.0]), np.array([0.5, 0.8]))), ("companion", (np.array([2, 3, 4]),)),
+    ("fiedler", (np.array([1, 4, 2]),)), ("fiedler_companion", (np.array([1.0, 2.0]),)),
+    ("fiedler_companion", (np.arange(1.0, 8.0),)), ("fiedler_companion", (np.array([3.0]),)),
+    ("convolution_matrix", (np.arange(1.0, 4.0), 5)), ("convolution_matrix", (np.arange(1.0, 4.0), 5, "same")),
+    ("convolution_matrix", (np.arange(1.0, 6.0), 2, "valid")), ("convolution_matrix", (np.ones((2, 3)), 2, "same")),
+    ("hilbert", (4,)), ("invhilbert", (6,)), ("pascal", (5,)), ("pascal", (4, "upper")), ("invpascal", (5,)),
+    ("invpascal", (4, "lower")), ("helmert", (4,)), ("helmert", (4, True)), ("hadamard", (8,)),
+    ("dft", (5,)), ("dft", (4, "sqrtn")), ("dft", (3, "n"))])
+def test_special_matrices_match_jax(name, args):
+    got, want = np.asarray(getattr(fsl, name)(*args)), np.asarray(getattr(jsl, name)(*args))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    if not isinstance(args[0], int) and all(isinstance(x, np.ndarray) for x in args):
+        np.testing.assert_allclose(np.asarray(funcad.jit(getattr(fsl, name))(*args)), got, rtol=1e-14)
+
+
+def test_special_matrices_errors():
+    for call, words in [(lambda: fsl.leslie(np.ones(1), np.ones(0)), "at least 2"),
+                        (lambda: fsl.leslie(np.ones(3), np.ones(3)), "one less"),
+                        (lambda: fsl.companion(np.ones(1)), "at least 2"),
+                        (lambda: fsl.hankel(1.0), "scalar"),
+                        (lambda: fsl.convolution_matrix(np.ones(3), 0), "positive"),
+                        (lambda: fsl.convolution_matrix(np.ones(3), 2, "wide"), "mode"),
+                        (lambda: fsl.pascal(3, "diag"), "kind"), (lambda: fsl.hadamard(6), "power of 2"),
+                        (lambda: fsl.helmert(0), "positive"), (lambda: fsl.dft(3, "half"), "scale"),
+                        (lambda: fsl.dft(3, dtype=np.float64), "complex")]:
+        with pytest.raises(FuncadValueError, match=words):
+            call()

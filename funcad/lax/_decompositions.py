@@ -12,7 +12,7 @@ from ..primitives import decompositions as _D
 from ..primitives import elementwise as _E
 from ..primitives.structural import slice as _slice
 
-__all__ = ["eig", "eigh", "svd", "qr", "geqrf", "householder_product", "schur"]
+__all__ = ["eig", "eigh", "svd", "qr", "geqrf", "householder_product", "schur", "hessenberg"]
 
 
 def _symmetrize(x):
@@ -171,3 +171,20 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
     from ..primitives import eig as _eig
     return list(_eig.eig(x, compute_left_eigenvectors, compute_right_eigenvectors,
                          enable_eigvec_derivs))
+
+
+def hessenberg(a):
+    """Hessenberg reduction of square matrices `[..., n, n]` (LAPACK's gehrd,
+    CPU only, as JAX): `(a, taus)`, the upper Hessenberg form in a's upper
+    triangle and first subdiagonal, the Householder reflectors of Q below it
+    (Q = householder_product(a[..., 1:, :-1], taus), bordered by a 1). Not
+    differentiable (as in JAX).
+
+    >>> import numpy as np, funcad.lax as lax
+    >>> a, taus = lax.linalg.hessenberg(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    >>> a.tolist(), taus.tolist()
+    ([[1.0, 2.0], [3.0, 4.0]], [0.0])
+    """
+    from ..primitives import schur as _S
+    a, taus = _S.hessenberg(a)
+    return a, taus

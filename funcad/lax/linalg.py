@@ -103,9 +103,9 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 
 # The eigen, singular value and QR decompositions (funcad/primitives/decompositions.py).
-from ._decompositions import eig, eigh, geqrf, householder_product, qr, schur, svd  # noqa: E402
+from ._decompositions import eig, eigh, geqrf, hessenberg, householder_product, qr, schur, svd  # noqa: E402
 
-__all__ += ["eig", "eigh", "geqrf", "householder_product", "qr", "schur", "svd"]
+__all__ += ["eig", "eigh", "geqrf", "hessenberg", "householder_product", "qr", "schur", "svd"]
 
 # The polar decomposition by QDWH (funcad/lax/_qdwh.py).
 from ._qdwh import qdwh  # noqa: E402

@@ -1,5 +1,6 @@
-"""The Schur decomposition (schur, as lax.linalg.schur) and the column-pivoted
-QR factorization (geqp3, behind qr(pivoting=True)).
+"""The Schur decomposition (schur, as lax.linalg.schur), the column-pivoted
+QR factorization (geqp3, behind qr(pivoting=True)) and the Hessenberg
+reduction (hessenberg, as lax.linalg.hessenberg).
 
 `schur(x)` of a stack of square float or complex matrices returns the Schur
 form T and, when asked, the Schur vectors Q with x = Q T Q^H: T is upper
@@ -13,6 +14,11 @@ derivative for it, nor for geqp3; both raise a clear error under jvp/grad.
 `geqp3(x)` is LAPACK's column-pivoted Householder QR, every column free to
 pivot: [a, pivots, taus] with R in a's upper triangle, the reflectors below,
 and 0-based `pivots` with x[..., :, pivots] = Q R.
+
+`hessenberg(x)` is LAPACK's gehrd: [a, taus], the upper Hessenberg form H in
+a's upper triangle and first subdiagonal, the Householder vectors of Q (x = Q
+H Q^H) below, as `householder_product(a[..., 1:, :-1], taus)` reads them. No
+derivative (as in JAX).
 """
 from __future__ import annotations
 
@@ -174,4 +180,67 @@ _GEQP3_HELPER = '''def _geqp3(x):
 '''
 defpython(geqp3_p, "_geqp3({0})", _GEQP3_HELPER)
 
-check_eagerly(schur_p, geqp3_p)
+# ------------------------------------------------------------- hessenberg ----
+
+
+def _hessenberg_aval(x):
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2] or x.dtype not in _INEXACT:
+        raise FuncadTypeError(f"hessenberg got {x.str_short()}: it takes a stack of square float32, "
+                              "float64, complex64 or complex128 matrices [..., n, n]; convert with "
+                              ".astype(np.float64) or pass a square matrix")
+    return [ShapedArray(x.shape, x.dtype), ShapedArray(x.shape[:-1][:-1] + (max(x.shape[-1] - 1, 0),), x.dtype)]
+
+
+def _hessenberg_impl(x):
+    x = np.asarray(x)
+    n = x.shape[-1]
+    a, taus = np.empty_like(x), np.zeros(x.shape[:-2] + (max(n - 1, 0),), x.dtype)
+    if n == 0:
+        return [a, taus]
+    gehrd = _lapack("gehrd", x.dtype)
+    for idx in np.ndindex(x.shape[:-2]):
+        h, tau, info = gehrd(x[idx])
+        ok = info == 0
+        a[idx] = h if ok else _NAN[x.dtype.kind]
+        taus[idx] = tau[:n - 1] if ok else _NAN[x.dtype.kind]
+    return [a, taus]
+
+
+hessenberg_p = new_primitive("hessenberg", _hessenberg_impl, _hessenberg_aval, multiple_results=True)
+
+
+def hessenberg(x):
+    """LAPACK's gehrd: [a, taus], H in a's upper Hessenberg part, Q's reflectors below."""
+    return hessenberg_p.bind(x)
+
+
+def _hessenberg_lowering(ctx, x):
+    _cpu_only(ctx, "hessenberg")
+    a_aval, t_aval = ctx.out_avals
+    n = x.aval.shape[-1]
+    if n == 0:
+        return [x, ctx.full(0, t_aval.dtype, t_aval.shape)]
+    a, taus, info = lapack.ffi_call(
+        ctx, lapack.lapack_target("gehrd", x.aval.dtype), [x],
+        [a_aval, t_aval, ShapedArray(x.aval.shape[:-2], np.int32)],
+        attrs={"low": lapack.i32(1), "high": lapack.i32(n)}, aliases={0: 0})
+    return [_nan_if_failed(ctx, info, a), _nan_if_failed(ctx, info, taus)]
+
+
+jvp_rules[hessenberg_p] = _no_derivative("hessenberg", "its Householder representation is not "
+                                         "differentiated (as in JAX)")
+_batch_rule(hessenberg_p)
+lowering_rules[hessenberg_p] = _hessenberg_lowering
+_HESSENBERG_HELPER = '''def _hessenberg(x):
+    import scipy.linalg.lapack as sl
+    n = x.shape[-1]
+    a, taus = np.empty_like(x), np.zeros((*x.shape[:-2], max(n - 1, 0)), x.dtype)
+    f = sl.get_lapack_funcs("gehrd", dtype=x.dtype)
+    for i in np.ndindex(x.shape[:-2]):
+        a[i], t, _ = f(x[i])
+        taus[i] = t[:n - 1]
+    return [a, taus]
+'''
+defpython(hessenberg_p, "_hessenberg({0})", _HESSENBERG_HELPER)
+
+check_eagerly(schur_p, geqp3_p, hessenberg_p)

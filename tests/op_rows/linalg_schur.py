@@ -199,3 +199,16 @@ op("scipy_linalg_fiedler_companion", fsl.fiedler_companion, sla.fiedler_companio
    lambda a: _jsl().fiedler_companion(a))
 op("scipy_linalg_convolution_matrix", lambda a: fsl.convolution_matrix(a, 4, "same"),
    lambda a: sla.convolution_matrix(a, 4, "same"), U((3,)), lambda a: _jsl().convolution_matrix(a, 4, "same"))
+
+# --- hessenberg (gehrd; not differentiable, as in JAX) ----------------------------------
+
+
+def _np_hessenberg(a):
+    h, q = sla.hessenberg(a, calc_q=True)
+    return h.astype(a.dtype), q.astype(a.dtype)
+
+
+op("scipy_linalg_hessenberg", lambda a: fsl.hessenberg(a, calc_q=True), _np_hessenberg, GENERAL(5),
+   lambda a: _jsl().hessenberg(a, calc_q=True), diff=False, rtol=1e-11)
+op("c_scipy_linalg_hessenberg", lambda a: fsl.hessenberg(a, calc_q=True), _np_hessenberg, GENERAL(4),
+   lambda a: _jsl().hessenberg(a, calc_q=True), diff=False, dtypes=C, rtol=1e-11)

@@ -18,7 +18,7 @@ from ...core.avals import aval_of
 from ...core.errors import FuncadValueError
 from ...numpy._dtypes import asarray_or_tracer, to_inexact
 
-__all__ = ["schur", "rsf2csf", "sqrtm", "funm", "polar"]
+__all__ = ["schur", "rsf2csf", "sqrtm", "funm", "polar", "hessenberg"]
 
 
 def _square(name, x, batched=True):
@@ -268,3 +268,33 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps: float | None = N
         raise FuncadValueError(f"polar: unknown polar decomposition method {method!r}; use 'qdwh' or 'svd'")
     del fnp
     return _per_matrix(lambda x: _polar_2d(x, side, method, eps, max_iterations), a)
+
+
+def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    """The upper Hessenberg form H of each square matrix of a stack (zero below
+    the first subdiagonal), and with `calc_q` the unitary Q with a = Q H Q^H:
+    `H` or `(H, Q)`. LAPACK's gehrd, CPU only; not differentiable (as in JAX).
+    `overwrite_a` and `check_finite` have no effect.
+
+    >>> import numpy as np
+    >>> h, q = hessenberg(np.arange(9.0).reshape(3, 3) + np.eye(3), calc_q=True)
+    >>> bool(h[2, 0] == 0), bool(np.allclose(q @ h @ q.T, np.arange(9.0).reshape(3, 3) + np.eye(3)))
+    (True, True)
+    """
+    from ... import numpy as fnp
+    from ...lax import linalg as lla
+    a = to_inexact(asarray_or_tracer(a))
+    _square("hessenberg", a)
+    shape = tuple(aval_of(a).shape)
+    n = shape[-1]
+    if n == 0:
+        return (fnp.zeros_like(a), fnp.zeros_like(a)) if calc_q else fnp.zeros_like(a)
+    h, taus = lla.hessenberg(a)
+    hess = fnp.triu(h, -1)
+    if not calc_q:
+        return hess
+    q = lla.householder_product(h[..., 1:, :-1], taus)
+    # Q = diag(1, q): the first basis vector is left alone by every reflector.
+    q = fnp.pad(q, [(0, 0)] * (len(shape) - 2) + [(1, 0), (1, 0)])
+    first = (fnp.arange(n)[:, None] == 0) & (fnp.arange(n)[None, :] == 0)
+    return hess, fnp.where(first, fnp.ones((), aval_of(q).dtype), q)

@@ -339,7 +339,8 @@ def blockwise(trailing):
 
 
 _register("fft", blockwise(lambda eqn: len(eqn.params["fft_lengths"])))
-_register("cholesky triangular_solve lu qr eigh eig svd geqrf householder_product schur geqp3",
+_register("cholesky triangular_solve lu qr eigh eig svd geqrf householder_product schur geqp3 "
+          "hessenberg",
           blockwise(lambda eqn: 2))
 
 # ------------------------------------------------------------------- calls ----
