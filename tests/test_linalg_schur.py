@@ -493,3 +493,30 @@ def test_special_matrices_errors():
                         (lambda: fsl.dft(3, dtype=np.float64), "complex")]:
         with pytest.raises(FuncadValueError, match=words):
             call()
+
+
+# --------------------------------------------------------- solve_sylvester ----
+
+@pytest.mark.parametrize("method", ["schur", "eigen"])
+def test_solve_sylvester_solves_batches_and_jits(method):
+    rng = np.random.default_rng(14)
+    a = rng.standard_normal((2, 4, 4)) + 3 * np.eye(4)
+    b = rng.standard_normal((3, 3)) + 2 * np.eye(3)
+    c = rng.standard_normal((2, 4, 3))
+    x = fsl.solve_sylvester(a, b, c, method=method)
+    assert x.shape == (2, 4, 3) and x.dtype == np.float64
+    np.testing.assert_allclose(a @ x + x @ b, c, atol=1e-12)
+    for i in range(2):
+        np.testing.assert_allclose(x[i], sla.solve_sylvester(a[i], b, c[i]), atol=1e-12)
+        np.testing.assert_allclose(x[i], np.asarray(jsl.solve_sylvester(a[i], b, c[i], method=method)),
+                                   atol=1e-12)
+    xj = funcad.jit(lambda a, b, c: fsl.solve_sylvester(a, b, c, method=method))(a, b, c)
+    np.testing.assert_allclose(np.asarray(xj), x, atol=1e-13)
+
+
+def test_solve_sylvester_singular_and_errors():
+    assert np.isnan(fsl.solve_sylvester(np.eye(2), -np.eye(2), np.eye(2))).all()
+    with pytest.raises(FuncadValueError, match="Incompatible shapes"):
+        fsl.solve_sylvester(np.eye(3), np.eye(2), np.ones((2, 2)))
+    with pytest.raises(FuncadValueError, match="unrecognized method"):
+        fsl.solve_sylvester(np.eye(2), np.eye(2), np.eye(2), method="bartels")

@@ -212,3 +212,19 @@ op("scipy_linalg_hessenberg", lambda a: fsl.hessenberg(a, calc_q=True), _np_hess
    lambda a: _jsl().hessenberg(a, calc_q=True), diff=False, rtol=1e-11)
 op("c_scipy_linalg_hessenberg", lambda a: fsl.hessenberg(a, calc_q=True), _np_hessenberg, GENERAL(4),
    lambda a: _jsl().hessenberg(a, calc_q=True), diff=False, dtypes=C, rtol=1e-11)
+
+# --- solve_sylvester (Bartels-Stewart on the Schur forms; not differentiable) ----------
+
+
+def _sylvester_args(rng, dtype):
+    (a,), (b,) = GENERAL(4)(rng, dtype), GENERAL(3)(rng, dtype)
+    (c,) = U((4, 3))(rng, _real_of(dtype))
+    return a + 2 * np.eye(4, dtype=dtype), b + 2 * np.eye(3, dtype=dtype), c.astype(dtype)
+
+
+op("scipy_linalg_solve_sylvester", fsl.solve_sylvester,
+   lambda a, b, c: sla.solve_sylvester(a, b, c).astype(a.dtype), _sylvester_args,
+   lambda a, b, c: _jsl().solve_sylvester(a, b, c), diff=False, rtol=1e-11)
+op("c_scipy_linalg_solve_sylvester_eigen", lambda a, b, c: fsl.solve_sylvester(a, b, c, method="eigen"),
+   lambda a, b, c: sla.solve_sylvester(a, b, c).astype(a.dtype), _sylvester_args,
+   lambda a, b, c: _jsl().solve_sylvester(a, b, c, method="eigen"), diff=False, dtypes=C, rtol=1e-10)

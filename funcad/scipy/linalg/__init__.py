@@ -16,9 +16,9 @@ from ._spectral import eigh, qr, svd  # noqa: E402
 __all__ += ["eigh", "qr", "svd"]
 
 # The Schur decomposition and the functions built on it (funcad/primitives/schur.py).
-from ._schur import funm, hessenberg, polar, rsf2csf, schur, sqrtm  # noqa: E402
+from ._schur import funm, hessenberg, polar, rsf2csf, schur, solve_sylvester, sqrtm  # noqa: E402
 
-__all__ += ["funm", "hessenberg", "polar", "rsf2csf", "schur", "sqrtm"]
+__all__ += ["funm", "hessenberg", "polar", "rsf2csf", "schur", "solve_sylvester", "sqrtm"]
 
 # Special matrices (toeplitz, hankel, ... hilbert, dft).
 from ._special_matrices import (circulant, companion, convolution_matrix, dft, fiedler,  # noqa: E402

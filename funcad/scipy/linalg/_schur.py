@@ -18,7 +18,7 @@ from ...core.avals import aval_of
 from ...core.errors import FuncadValueError
 from ...numpy._dtypes import asarray_or_tracer, to_inexact
 
-__all__ = ["schur", "rsf2csf", "sqrtm", "funm", "polar", "hessenberg"]
+__all__ = ["schur", "rsf2csf", "sqrtm", "funm", "polar", "hessenberg", "solve_sylvester"]
 
 
 def _square(name, x, batched=True):
@@ -298,3 +298,68 @@ def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_fini
     q = fnp.pad(q, [(0, 0)] * (len(shape) - 2) + [(1, 0), (1, 0)])
     first = (fnp.arange(n)[:, None] == 0) & (fnp.arange(n)[None, :] == 0)
     return hess, fnp.where(first, fnp.ones((), aval_of(q).dtype), q)
+
+
+def _sylvester_triangular(R, S, F):
+    """Y with R Y + Y S = F, R upper and S lower triangular: column by column
+    from the last, (R + S[j, j] I) y_j = f_j - Y S[:, j] (columns not yet
+    solved are zero, so the product sums over k > j only)."""
+    from ... import numpy as fnp
+    from ...lax import fori_loop
+    from ...lax import linalg as lla
+    m, n = aval_of(F).shape
+    eye = np.eye(m, dtype=aval_of(F).dtype)
+    cols = fnp.arange(n)
+
+    def step(t, Y):
+        j = n - 1 - t
+        s_j = fnp.take(S, j, axis=1)  # (take: F and S are NumPy arrays when eager)
+        rhs = fnp.take(F, j, axis=1) - Y @ s_j
+        y = lla.triangular_solve(R + fnp.take(s_j, j) * eye, rhs[:, None], left_side=True, lower=False)
+        return fnp.where(cols[None, :] == j, y, Y)
+    return fori_loop(0, n, step, fnp.zeros_like(F))
+
+
+def _sylvester_2d(A, B, C, method, tol):
+    from ... import numpy as fnp
+    H = lambda x: fnp.conj(x.T)  # noqa: E731
+    if method == "schur":
+        R, U = schur(A, output="complex")
+        S, V = schur(H(B), output="complex")
+        F = H(U) @ C.astype(aval_of(R).dtype) @ V
+        X = U @ _sylvester_triangular(R, H(S), F) @ H(V)
+    else:
+        wa, ua = fnp.linalg.eig(A)
+        wb, ub = fnp.linalg.eig(B)
+        F = fnp.linalg.solve(ua, C.astype(aval_of(wa).dtype) @ ub)
+        X = ua @ (F / (wa[:, None] + wb[None, :])) @ fnp.linalg.inv(ub)
+    if aval_of(C).dtype.kind != "c":
+        X = fnp.real(X)
+    near = fnp.abs(fnp.linalg.eigvals(A)[:, None] + fnp.linalg.eigvals(B)[None, :]) < tol
+    return fnp.where(fnp.any(near), np.nan, X).astype(aval_of(X).dtype)
+
+
+def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
+    """X with A X + X B = C, for stacks of square A (m x m), B (n x n) and C
+    (m x n): by the Bartels-Stewart method on the complex Schur forms of A and
+    B^H (`method='schur'`, the default) or by eigendecompositions ('eigen').
+    NaNs where some eigenvalues of A and -B are closer than `tol` (no unique
+    solution), as JAX. CPU only; not differentiable (as in JAX).
+
+    >>> import numpy as np
+    >>> A, B = np.array([[2.0, 1.0], [0.0, 3.0]]), np.array([[1.0]])
+    >>> np.round(solve_sylvester(A, B, np.array([[4.0], [8.0]])), 12).tolist()
+    [[1.0], [2.0]]
+    """
+    from ... import numpy as fnp
+    from ...numpy._dtypes import promote
+    if method not in ("schur", "eigen"):
+        raise FuncadValueError(f'solve_sylvester: unrecognized method {method!r}. The two valid methods '
+                               'are either "schur" or "eigen".')
+    A, B, C = promote(*(to_inexact(asarray_or_tracer(x)) for x in (A, B, C)))
+    sa, sb, sc = (tuple(aval_of(x).shape) for x in (A, B, C))
+    if len(sc) < 2 or sa[-2:] != (sc[-2], sc[-2]) or sb[-2:] != (sc[-1], sc[-1]):
+        raise FuncadValueError(f"Incompatible shapes for Sylvester equation:\nA: {sa}\nB: {sb}\nC: {sc}")
+    batch = tuple(np.broadcast_shapes(sa[:-2], sb[:-2], sc[:-2]))
+    A, B, C = (fnp.broadcast_to(x, batch + s[-2:]) for x, s in ((A, sa), (B, sb), (C, sc)))
+    return _per_matrix(lambda a, b, c: _sylvester_2d(a, b, c, method, tol), A, B, C)
