@@ -520,3 +520,39 @@ def test_solve_sylvester_singular_and_errors():
         fsl.solve_sylvester(np.eye(3), np.eye(2), np.ones((2, 2)))
     with pytest.raises(FuncadValueError, match="unrecognized method"):
         fsl.solve_sylvester(np.eye(2), np.eye(2), np.eye(2), method="bartels")
+
+
+# -------------------------------------------------------- eigh_tridiagonal ----
+
+def test_eigh_tridiagonal_values_vectors_and_selection():
+    rng = np.random.default_rng(15)
+    d, e = rng.standard_normal(6), rng.standard_normal(5)
+    t = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+    w, v = fsl.eigh_tridiagonal(d, e)
+    np.testing.assert_allclose(t @ v, v * w, atol=1e-12)
+    np.testing.assert_allclose(w, sla.eigh_tridiagonal(d, e, eigvals_only=True), atol=1e-12)
+    np.testing.assert_allclose(w, np.asarray(jsl.eigh_tridiagonal(d, e, eigvals_only=True)), atol=1e-12)
+    sub = fsl.eigh_tridiagonal(d, e, eigvals_only=True, select="i", select_range=(1, 3))
+    np.testing.assert_allclose(sub, w[1:4], atol=1e-14)
+    w1, v1 = fsl.eigh_tridiagonal(np.array([2.0]), np.zeros(0))
+    assert w1.tolist() == [2.0] and v1.tolist() == [[1.0]]
+    ec = e + 1j * rng.standard_normal(5)
+    tc = np.diag(d) + np.diag(ec, -1) + np.diag(ec.conj(), 1)
+    wc, vc = fsl.eigh_tridiagonal(d.astype(complex), ec)
+    np.testing.assert_allclose(tc @ vc, vc * wc, atol=1e-12)
+    wj = funcad.jit(lambda d, e: fsl.eigh_tridiagonal(d, e, eigvals_only=True))(d, e)
+    np.testing.assert_allclose(np.asarray(wj), w, atol=1e-14)
+
+
+def test_eigh_tridiagonal_errors():
+    d, e = np.ones(3), np.ones(2)
+    for kw, words in [(dict(select="v", select_range=(0.0, 1.0)), "data-dependent"),
+                      (dict(select="i"), "select_range must be specified"),
+                      (dict(select="i", select_range=(2, 1)), "empty index range"),
+                      (dict(select="x"), "'a', 'i', 'v'")]:
+        with pytest.raises(FuncadValueError, match=words):
+            fsl.eigh_tridiagonal(d, e, **kw)
+    with pytest.raises(TypeError, match="same dtype"):
+        fsl.eigh_tridiagonal(d, e.astype(np.float32))
+    with pytest.raises(FuncadValueError, match="shape"):
+        fsl.eigh_tridiagonal(d, np.ones(3))

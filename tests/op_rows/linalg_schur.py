@@ -228,3 +228,11 @@ op("scipy_linalg_solve_sylvester", fsl.solve_sylvester,
 op("c_scipy_linalg_solve_sylvester_eigen", lambda a, b, c: fsl.solve_sylvester(a, b, c, method="eigen"),
    lambda a, b, c: sla.solve_sylvester(a, b, c).astype(a.dtype), _sylvester_args,
    lambda a, b, c: _jsl().solve_sylvester(a, b, c, method="eigen"), diff=False, dtypes=C, rtol=1e-10)
+
+# --- eigh_tridiagonal (the symmetric eigensolver on the assembled matrix) ---------------
+
+op("scipy_linalg_eigh_tridiagonal", lambda d, e: fsl.eigh_tridiagonal(d, e, eigvals_only=True),
+   lambda d, e: sla.eigh_tridiagonal(d, e, eigvals_only=True).astype(d.dtype),
+   lambda rng, dtype: ((2.0 * np.arange(5) + rng.uniform(0, 0.3, 5)).astype(dtype),
+                       rng.uniform(0.2, 0.6, 4).astype(dtype)),
+   lambda d, e: _jsl().eigh_tridiagonal(d, e, eigvals_only=True), rtol=1e-11)

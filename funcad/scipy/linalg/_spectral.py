@@ -14,7 +14,7 @@ from ...lax import _decompositions as _L
 from ...numpy._dtypes import (asarray_or_tracer as _asarray_or_tracer, promote as _promote,
                               to_inexact as _to_inexact)
 
-__all__ = ["eigh", "svd", "qr"]
+__all__ = ["eigh", "svd", "qr", "eigh_tridiagonal"]
 
 
 def _inexact(x):
@@ -119,3 +119,65 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
                                 "'r' or 'raw'")
     q, r, *p = _L.qr(a, pivoting=pivoting, full_matrices=full_matrices)
     return (r, *p) if mode == "r" else (q, r, *p)
+
+
+def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
+                     select_range: tuple[float, float] | None = None, tol: float | None = None,
+                     key=None):
+    """Eigenvalues (ascending) and, unless `eigvals_only`, eigenvectors of the
+    Hermitian tridiagonal matrix with diagonal d (real part read) and
+    subdiagonal e (superdiagonal conj(e)). `select='a'` keeps all of them,
+    `'i'` those with indices select_range[0]..select_range[1] (inclusive);
+    `'v'` (a value range, so a data-dependent count) is not available, as in
+    JAX.
+
+    Computed by the symmetric eigensolver (LAPACK's syevd/heevd) on the
+    assembled matrix, so the eigenvalues are accurate to working precision
+    whatever `tol` (JAX's bisection stops at `tol`), eigenvectors carry
+    LAPACK's signs (JAX's inverse iteration starts from `key`'s random
+    vectors, whose signs are arbitrary), and both are differentiable.
+
+    >>> import numpy as np
+    >>> w = eigh_tridiagonal(np.array([2.0, 2.0]), np.array([1.0]), eigvals_only=True)
+    >>> np.round(w, 12).tolist()
+    [1.0, 3.0]
+    """
+    from ... import numpy as fnp
+    alpha, beta = _asarray_or_tracer(d), _asarray_or_tracer(e)
+    da, db = _aval_of(alpha).dtype, _aval_of(beta).dtype
+    if da != db:
+        raise TypeError(f"eigh_tridiagonal: diagonal and off-diagonal values must have same dtype, "
+                        f"got {da} and {db}")
+    if da.name not in ("float32", "float64", "complex64", "complex128"):
+        raise TypeError(f"eigh_tridiagonal: only float32, float64, complex64 and complex128 inputs "
+                        f"are supported, got {da} and {db}")
+    n = _aval_of(alpha).shape[0]
+    if tuple(_aval_of(beta).shape) != (max(n - 1, 0),):
+        raise _FuncadValueError(f"eigh_tridiagonal: e must have shape ({max(n - 1, 0)},) for d of shape "
+                                f"({n},), got {tuple(_aval_of(beta).shape)}")
+    if select == "a":
+        lo, hi = 0, n
+    elif select == "i":
+        if select_range is None:
+            raise _FuncadValueError("eigh_tridiagonal: for select='i', select_range must be specified.")
+        if select_range[0] > select_range[1]:
+            raise _FuncadValueError("eigh_tridiagonal: got empty index range in select_range.")
+        lo, hi = int(select_range[0]), int(select_range[1]) + 1
+        if not 0 <= lo < hi <= n:
+            raise _FuncadValueError(f"eigh_tridiagonal: select_range {tuple(select_range)} is out of "
+                                    f"range for {n} eigenvalues")
+    elif select == "v":
+        raise _FuncadValueError("eigh_tridiagonal(..., select='v') is not available: the number of "
+                                "eigenvalues in a value range is data-dependent (JAX does not "
+                                "implement it either); use select='a' or 'i'")
+    else:
+        raise _FuncadValueError(f"eigh_tridiagonal: select must be one of 'a', 'i', 'v', got {select!r}")
+    del tol, key
+    if n <= 1:
+        w = fnp.real(alpha)
+        return w if eigvals_only else (w, fnp.eye(n, dtype=da))
+    real = fnp.real(alpha).astype(da)
+    t = fnp.diag(real) + fnp.diag(beta, -1) + fnp.diag(fnp.conj(beta), 1)
+    v, w = _L.eigh(t, symmetrize_input=False)
+    w, v = w[lo:hi], v[:, lo:hi]
+    return w if eigvals_only else (w, v)
