@@ -556,3 +556,60 @@ def test_eigh_tridiagonal_errors():
         fsl.eigh_tridiagonal(d, e.astype(np.float32))
     with pytest.raises(FuncadValueError, match="shape"):
         fsl.eigh_tridiagonal(d, np.ones(3))
+
+
+# -------------------------------------------------------- tridiagonal_solve ----
+
+def _tri(seed, dtype=np.float64, batch=()):
+    rng = np.random.default_rng(seed)
+    dl, d, du = (rng.standard_normal(batch + (5,)).astype(dtype) for _ in range(3))
+    return dl, (d + 4).astype(dtype), du, rng.standard_normal(batch + (5, 2)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_tridiagonal_solve_matches_jax_dense_and_jit(dtype):
+    dl, d, du, b = _tri(16, dtype, (3,))
+    x = lla.tridiagonal_solve(dl, d, du, b)
+    np.testing.assert_array_equal(x, np.asarray(jlla.tridiagonal_solve(dl, d, du, b)))
+    np.testing.assert_array_equal(np.asarray(funcad.jit(lla.tridiagonal_solve)(dl, d, du, b)), x)
+    for i in range(3):
+        a = np.diag(d[i]) + np.diag(dl[i, 1:], -1) + np.diag(du[i, :-1], 1)
+        np.testing.assert_allclose(a @ x[i], b[i], atol=50 * _tol(dtype))
+
+
+def test_tridiagonal_solve_derivatives_match_jax():
+    dl, d, du, b = _tri(17)
+
+    def loss(lib, L):
+        return lambda *args: lib.sum(L.tridiagonal_solve(*args) ** 3)
+    want = jax.grad(loss(jnp, jlla), argnums=(0, 1, 2, 3))(dl, d, du, b)
+    for fun in (funcad.grad(loss(fnp, lla), argnums=(0, 1, 2, 3)),
+                funcad.jit(funcad.grad(loss(fnp, lla), argnums=(0, 1, 2, 3)))):
+        for g, w in zip(fun(dl, d, du, b), want):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-11, atol=1e-13)
+    h = funcad.hessian(lambda d: loss(fnp, lla)(dl, d, du, b))(d)
+    hj = jax.hessian(lambda d: loss(jnp, jlla)(dl, d, du, b))(d)
+    np.testing.assert_allclose(h, np.asarray(hj), rtol=1e-10)
+    # linear in b: its transpose solves with the transposed matrix
+    ct = np.ones_like(b)
+    got = funcad.linear_transpose(lambda b: lla.tridiagonal_solve(dl, d, du, b), b)(ct)[0]
+    a = np.diag(d) + np.diag(dl[1:], -1) + np.diag(du[:-1], 1)
+    np.testing.assert_allclose(got, np.linalg.solve(a.T, ct), rtol=1e-12)
+
+
+def test_tridiagonal_solve_vmap_errors_and_singular():
+    dl, d, du, b = _tri(18)
+    bs = np.stack([b, 2 * b])
+    got = funcad.vmap(lla.tridiagonal_solve, in_axes=(None, None, None, 0))(dl, d, du, bs)
+    np.testing.assert_allclose(got[1], 2 * lla.tridiagonal_solve(dl, d, du, b), rtol=1e-14)
+    with pytest.raises(FuncadValueError, match="perturb_singular"):
+        lla.tridiagonal_solve(dl, d, du, b, perturb_singular=True)
+    with pytest.raises(FuncadTypeError, match="trailing axis"):
+        lla.tridiagonal_solve(dl, d, du, b[:, 0])
+    with pytest.raises(FuncadTypeError, match="one float32"):
+        lla.tridiagonal_solve(dl.astype(np.float32), d, du, b)
+    assert np.isnan(lla.tridiagonal_solve(np.zeros(2), np.zeros(2), np.zeros(2), np.ones((2, 1)))).all()
+    src = funcad.to_python(funcad.make_jaxpr(lla.tridiagonal_solve)(dl, d, du, b))
+    ns = {}
+    exec(src, ns)
+    np.testing.assert_allclose(ns["f"](dl, d, du, b), lla.tridiagonal_solve(dl, d, du, b), rtol=1e-13)

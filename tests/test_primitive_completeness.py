@@ -63,7 +63,7 @@ LINEAR = {
     "neg", "add", "sub", "mul", "div", "select_n", "convert_element_type", "reduce_sum", "cumsum",
     "broadcast_in_dim", "reshape", "transpose", "squeeze", "rev", "slice", "pad", "concatenate",
     "dot_general", "conv_general_dilated", "dynamic_slice", "dynamic_update_slice", "gather", "scatter_add", "fft",
-    "triangular_solve", "optimization_barrier", "custom_lin", "real", "imag", "conj", "complex",
+    "triangular_solve", "tridiagonal_solve", "optimization_barrier", "custom_lin", "real", "imag", "conj", "complex",
     "sharding_constraint",
     # Higher-order primitives transpose their bodies; debug_print passes cotangents by.
     "jit", "checkpoint", "cond", "while", "scan", "debug_print",

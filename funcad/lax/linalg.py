@@ -5,7 +5,7 @@
 [[2.0, 0.0], [1.0, 2.0]]
 """
 from ..core.avals import aval_of as _aval_of
-from ..core.errors import FuncadTypeError as _FuncadTypeError
+from ..core.errors import FuncadTypeError as _FuncadTypeError, FuncadValueError as _FuncadValueError
 from ..primitives import triangular as _T
 from ..primitives.decompositions import H as _H
 from ._checked import checked as _checked
@@ -111,3 +111,28 @@ __all__ += ["eig", "eigh", "geqrf", "hessenberg", "householder_product", "qr", "
 from ._qdwh import qdwh  # noqa: E402
 
 __all__ += ["qdwh"]
+
+
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
+    """Solve A X = b for tridiagonal A given by its diagonals, each `[..., m]`:
+    dl[i] = A[i, i-1] (dl[0] unused), d[i] = A[i, i], du[i] = A[i, i+1]
+    (du[m-1] unused); b is `[..., m, n]`. LAPACK's gtsv (partial pivoting),
+    CPU only; NaNs for a singular A. Differentiable in all four arguments.
+    `perturb_singular=True` (JAX >= 0.7 perturbs tiny pivots) is not
+    available: it raises.
+
+    >>> import numpy as np
+    >>> tridiagonal_solve(np.array([0.0, 1.0]), np.array([2.0, 2.0]), np.array([1.0, 0.0]),
+    ...                   np.array([[3.0], [3.0]])).tolist()
+    [[1.0], [1.0]]
+    """
+    from ..primitives import tridiagonal as _tri
+    if perturb_singular:
+        raise _FuncadValueError(
+            "tridiagonal_solve: perturb_singular=True (perturbing tiny pivots of a singular system) "
+            "is not available in funcad; solve a regularized system instead (e.g. add a small "
+            "multiple of the identity to d)")
+    return _checked(_tri.tridiagonal_solve)(_arr(dl), _arr(d), _arr(du), _arr(b))
+
+
+__all__ += ["tridiagonal_solve"]

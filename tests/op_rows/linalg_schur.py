@@ -236,3 +236,25 @@ op("scipy_linalg_eigh_tridiagonal", lambda d, e: fsl.eigh_tridiagonal(d, e, eigv
    lambda rng, dtype: ((2.0 * np.arange(5) + rng.uniform(0, 0.3, 5)).astype(dtype),
                        rng.uniform(0.2, 0.6, 4).astype(dtype)),
    lambda d, e: _jsl().eigh_tridiagonal(d, e, eigvals_only=True), rtol=1e-11)
+
+# --- tridiagonal_solve (gtsv; linear in b, differentiable in the diagonals) --------------
+
+
+def _tridiagonal_args(rng, dtype):
+    dt = np.dtype(dtype)
+    dl, du = (rng.uniform(-1, 1, 4).astype(dt) for _ in range(2))
+    d = (rng.uniform(3, 4, 4) * rng.choice([-1.0, 1.0], 4)).astype(dt)
+    dl[0], du[-1] = 0, 0
+    return dl, d, du, rng.uniform(-2, 2, (4, 2)).astype(dt)
+
+
+def _np_tridiagonal_solve(dl, d, du, b):
+    a = np.diag(d) + np.diag(dl[1:], -1) + np.diag(du[:-1], 1)
+    return np.linalg.solve(a, b).astype(b.dtype)
+
+
+op("linalg_tridiagonal_solve", lla.tridiagonal_solve, _np_tridiagonal_solve, _tridiagonal_args,
+   lambda dl, d, du, b: _jlla().tridiagonal_solve(dl, d, du, b), rtol=1e-11)
+op("c_linalg_tridiagonal_solve", lla.tridiagonal_solve, _np_tridiagonal_solve,
+   lambda rng, dtype: tuple(x + 1j * (0.3 * x) for x in _tridiagonal_args(rng, _real_of(dtype))),
+   lambda dl, d, du, b: _jlla().tridiagonal_solve(dl, d, du, b), dtypes=C, rtol=1e-11)
