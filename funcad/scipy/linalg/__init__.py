@@ -11,9 +11,9 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "expm", "
            "lu_factor", "lu_solve", "solve", "solve_triangular"]
 
 # eigh (standard and generalized), svd and qr (funcad/primitives/decompositions.py).
-from ._spectral import eigh, eigh_tridiagonal, qr, svd  # noqa: E402
+from ._spectral import eigh, eigh_tridiagonal, qr, qr_multiply, svd  # noqa: E402
 
-__all__ += ["eigh", "eigh_tridiagonal", "qr", "svd"]
+__all__ += ["eigh", "eigh_tridiagonal", "qr", "qr_multiply", "svd"]
 
 # The Schur decomposition and the functions built on it (funcad/primitives/schur.py).
 from ._schur import funm, hessenberg, polar, rsf2csf, schur, solve_sylvester, sqrtm  # noqa: E402

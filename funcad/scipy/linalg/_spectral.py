@@ -8,13 +8,15 @@ for non-finite values.
 """
 from __future__ import annotations
 
+import numpy as _np
+
 from ...core.avals import aval_of as _aval_of
 from ...core.errors import FuncadValueError as _FuncadValueError
 from ...lax import _decompositions as _L
 from ...numpy._dtypes import (asarray_or_tracer as _asarray_or_tracer, promote as _promote,
                               to_inexact as _to_inexact)
 
-__all__ = ["eigh", "svd", "qr", "eigh_tridiagonal"]
+__all__ = ["eigh", "svd", "qr", "eigh_tridiagonal", "qr_multiply"]
 
 
 def _inexact(x):
@@ -181,3 +183,57 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
     v, w = _L.eigh(t, symmetrize_input=False)
     w, v = w[lo:hi], v[:, lo:hi]
     return w if eigvals_only else (w, v)
+
+
+def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
+                overwrite_a: bool = False, overwrite_c: bool = False):
+    """Q c (`mode='left'`, c with min(m, n) rows) or c Q (`'right'`, c with m
+    columns; the result keeps min(m, n) columns) for the QR decomposition of
+    a, without forming Q, and r: `(cq, r)`, or `(cq, r, p)` with `pivoting`.
+    `conjugate` multiplies by conj(Q). A vector c is a column ('left') or a
+    row ('right'). Batch dimensions broadcast (as JAX).
+
+    >>> import numpy as np
+    >>> a = np.array([[3.0, 1.0], [4.0, 2.0]])
+    >>> cq, r = qr_multiply(a, np.eye(2))
+    >>> bool(np.allclose(cq @ r, a))
+    True
+    """
+    from ... import numpy as fnp
+    from ...lax import linalg as lla
+    a, c = _promote(_inexact(a), _inexact(c))
+    if mode not in ("right", "left"):
+        raise _FuncadValueError(f"qr_multiply: mode must be 'right' or 'left', got {mode!r}")
+    onedim = len(_aval_of(c).shape) == 1
+    if onedim:
+        c = c[:, None] if mode == "left" else c[None, :]
+    sa, sc = tuple(_aval_of(a).shape), tuple(_aval_of(c).shape)
+    m, n = sa[-2:]
+    k = min(m, n)
+    if mode == "left" and sc[-2] != k:
+        raise _FuncadValueError(f"qr_multiply: array shapes are not compatible for Q @ c: a has shape "
+                                f"{sa} so Q has {k} columns, but c has {sc[-2]} rows (expected {k}).")
+    if mode == "right" and sc[-1] != m:
+        raise _FuncadValueError(f"qr_multiply: array shapes are not compatible for c @ Q: a has shape "
+                                f"{sa} so Q has {m} rows, but c has {sc[-1]} columns (expected {m}).")
+    batch = tuple(_np.broadcast_shapes(sa[:-2], sc[:-2]))
+    a, c = fnp.broadcast_to(a, batch + sa[-2:]), fnp.broadcast_to(c, batch + sc[-2:])
+    p = None
+    if pivoting:
+        from ...primitives.schur import geqp3
+        h, p, taus = geqp3(a)
+    else:
+        h, taus = _L.geqrf(a)
+    if mode == "left" and m > n:
+        c = fnp.concatenate([c, fnp.zeros(batch + (m - k, sc[-1]), _aval_of(c).dtype)], axis=-2)
+    if conjugate:  # conj(Q) c = (c^T Q^H)^T: the sides swap
+        c = fnp.swapaxes(c, -1, -2)
+    cq = lla.ormqr(h, taus, c, left=(mode == "left") != conjugate, transpose=conjugate)
+    if conjugate:
+        cq = fnp.swapaxes(cq, -1, -2)
+    if mode == "right":
+        cq = cq[..., :k]
+    if onedim:
+        cq = fnp.ravel(cq)
+    r = fnp.triu(h[..., :k, :])
+    return (cq, r, p) if pivoting else (cq, r)
