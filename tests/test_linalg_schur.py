@@ -613,3 +613,76 @@ def test_tridiagonal_solve_vmap_errors_and_singular():
     ns = {}
     exec(src, ns)
     np.testing.assert_allclose(ns["f"](dl, d, du, b), lla.tridiagonal_solve(dl, d, du, b), rtol=1e-13)
+
+
+# ------------------------- symmetric_product, cholesky_update, ormqr, qr_multiply ----
+
+def test_symmetric_product_and_cholesky_update_match_jax():
+    rng = np.random.default_rng(19)
+    a, c = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 3))
+    for kw in (dict(), dict(alpha=2.0, beta=0.5), dict(alpha=-1.0, beta=2.0, symmetrize_output=True)):
+        np.testing.assert_allclose(lla.symmetric_product(a, c, **kw),
+                                   np.asarray(jlla.symmetric_product(a, c, **kw)), rtol=1e-13)
+    x = rng.standard_normal((4, 9))
+    r, w = np.linalg.cholesky(x @ x.T).T, rng.standard_normal(4)
+    got = lla.cholesky_update(r, w)
+    np.testing.assert_allclose(got, np.asarray(jlla.cholesky_update(r, w)), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got.T @ got, r.T @ r + np.outer(w, w), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(funcad.jit(lla.cholesky_update)(r, w)), got, rtol=1e-13, atol=1e-14)
+    np.testing.assert_array_equal(lla.cholesky_update(r, np.zeros(4)), r)  # y == 0: no rotation
+    with pytest.raises(FuncadValueError, match="same size"):
+        lla.cholesky_update(r, np.ones(3))
+    with pytest.raises(FuncadValueError, match="c \\[..., m, m\\]"):
+        lla.symmetric_product(a, c[..., :2, :2])
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_ormqr_matches_jax_and_full_q(left, transpose, dtype):
+    a = _mat((2, 5, 3), dtype, seed=20)
+    h, taus = lla.geqrf(a)
+    c = _mat((2, 5, 2) if left else (2, 2, 5), dtype, seed=21)
+    got = lla.ormqr(h, taus, c, left=left, transpose=transpose)
+    np.testing.assert_allclose(got, np.asarray(jlla.ormqr(h, taus, c, left=left, transpose=transpose)),
+                               atol=1e-13)
+    q = np.stack([sla.qr(x)[0] for x in a])
+    q = _H(q) if transpose else q
+    np.testing.assert_allclose(got, q @ c if left else c @ q, atol=1e-12)
+
+
+def test_ormqr_errors():
+    h, taus = lla.geqrf(np.ones((4, 2)))
+    with pytest.raises(FuncadValueError, match="same number of rows"):
+        lla.ormqr(h, taus, np.ones((3, 2)))
+    with pytest.raises(FuncadValueError, match="same number of columns"):
+        lla.ormqr(h, taus, np.ones((3, 2)), left=False)
+
+
+@pytest.mark.parametrize("mode", ["left", "right"])
+@pytest.mark.parametrize("conjugate", [False, True])
+@pytest.mark.parametrize("pivoting", [False, True])
+def test_qr_multiply_matches_scipy_and_jax(mode, conjugate, pivoting):
+    a = _mat((5, 3), np.complex128, seed=22)
+    for c in ((_mat((3, 2), np.complex128, 23), _mat((3,), np.complex128, 24)) if mode == "left" else
+              (_mat((2, 5), np.complex128, 23), _mat((5,), np.complex128, 24))):
+        got = fsl.qr_multiply(a, c, mode, pivoting, conjugate)
+        for g, s, j in zip(got, sla.qr_multiply(a, c, mode, pivoting, conjugate),
+                           jsl.qr_multiply(a, c, mode, pivoting, conjugate)):
+            assert np.shape(g) == np.shape(s)
+            np.testing.assert_allclose(np.asarray(g), s, atol=1e-13)
+            np.testing.assert_allclose(np.asarray(g), np.asarray(j), atol=1e-13)
+
+
+def test_qr_multiply_errors_and_jit():
+    a = _mat((4, 3), np.float64)
+    with pytest.raises(FuncadValueError, match="'right' or 'left'"):
+        fsl.qr_multiply(a, np.ones((2, 4)), mode="up")
+    with pytest.raises(FuncadValueError, match="expected 4"):
+        fsl.qr_multiply(a, np.ones((2, 3)))
+    with pytest.raises(FuncadValueError, match="expected 3"):
+        fsl.qr_multiply(a, np.ones((4, 2)), mode="left")
+    c = np.ones((2, 4))
+    got = funcad.jit(fsl.qr_multiply)(a, c)
+    for g, w in zip(got, fsl.qr_multiply(a, c)):
+        np.testing.assert_allclose(np.asarray(g), w, atol=1e-13)

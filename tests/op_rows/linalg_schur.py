@@ -258,3 +258,51 @@ op("linalg_tridiagonal_solve", lla.tridiagonal_solve, _np_tridiagonal_solve, _tr
 op("c_linalg_tridiagonal_solve", lla.tridiagonal_solve, _np_tridiagonal_solve,
    lambda rng, dtype: tuple(x + 1j * (0.3 * x) for x in _tridiagonal_args(rng, _real_of(dtype))),
    lambda dl, d, du, b: _jlla().tridiagonal_solve(dl, d, du, b), dtypes=C, rtol=1e-11)
+
+# --- symmetric_product, cholesky_update, ormqr, qr_multiply (compositions) ---------------
+# JAX defines no derivative for cholesky_update or ormqr, so their rows have no
+# JAX oracle (tests/test_linalg_schur.py compares their values with JAX's);
+# funcad's are compositions, differentiable. qr_multiply factors a with geqrf
+# (no derivative, as in JAX).
+
+
+def _np_cholesky_update(r, w):
+    return np.linalg.cholesky(r.T @ r + np.outer(w, w)).T.astype(r.dtype)
+
+
+def _chol_update_args(rng, dtype):
+    x = rng.standard_normal((4, 8))
+    r = np.linalg.cholesky(x @ x.T / 8 + np.eye(4)).T
+    return r.astype(dtype), rng.uniform(0.3, 1.0, 4).astype(dtype)
+
+
+op("linalg_symmetric_product", lambda a, c: lla.symmetric_product(a, c, alpha=2.0, beta=0.5),
+   lambda a, c: 2.0 * a @ a.T + 0.5 * c, U((3, 4), (3, 3)),
+   lambda a, c: _jlla().symmetric_product(a, c, alpha=2.0, beta=0.5))
+op("linalg_cholesky_update", lla.cholesky_update, _np_cholesky_update, _chol_update_args, rtol=1e-11)
+
+
+def _ormqr_args(rng, dtype):
+    (x,) = COLUMNS(5, 3)(rng, dtype)
+    h, taus = sla.qr(x, mode="raw")[0]
+    return h.astype(dtype), taus.astype(dtype), rng.uniform(-1, 1, (5, 2)).astype(dtype)
+
+
+def _np_ormqr(h, taus, c):
+    """Q c = H_0 (H_1 (... H_{k-1} c)), H_i = I - tau_i v_i v_i^H."""
+    rows = np.arange(h.shape[0])[:, None]
+    out = c.copy()
+    for i in reversed(range(len(taus))):
+        v = np.where(rows > i, h[:, i:i + 1], 0) + (rows == i)
+        out = out - taus[i] * v @ (v.conj().T @ out)
+    return out.astype(c.dtype)
+
+
+op("linalg_ormqr", lla.ormqr, _np_ormqr, _ormqr_args, rtol=1e-11)
+op("scipy_linalg_qr_multiply", lambda a, c: fsl.qr_multiply(a, c), lambda a, c: sla.qr_multiply(a, c),
+   lambda rng, dtype: COLUMNS(4, 3)(rng, dtype) + U((2, 4))(rng, dtype),
+   lambda a, c: _jsl().qr_multiply(a, c), diff=False, rtol=1e-11)
+op("c_scipy_linalg_qr_multiply_left", lambda a, c: fsl.qr_multiply(a, c, "left", conjugate=True),
+   lambda a, c: sla.qr_multiply(a, c, "left", conjugate=True),
+   lambda rng, dtype: COLUMNS(4, 3)(rng, dtype) + (rng.uniform(-1, 1, (3, 2)).astype(dtype),),
+   lambda a, c: _jsl().qr_multiply(a, c, "left", conjugate=True), diff=False, dtypes=C, rtol=1e-11)
