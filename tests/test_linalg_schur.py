@@ -686,3 +686,41 @@ def test_qr_multiply_errors_and_jit():
     got = funcad.jit(fsl.qr_multiply)(a, c)
     for g, w in zip(got, fsl.qr_multiply(a, c)):
         np.testing.assert_allclose(np.asarray(g), w, atol=1e-13)
+
+
+# ------------------------------------------------------------- tridiagonal ----
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("lower", [True, False])
+def test_tridiagonal_reduces_and_matches_jax(dtype, lower):
+    a = _mat((2, 5, 5), dtype, seed=25)
+    a = a + _H(a)
+    arr, d, e, taus = lla.tridiagonal(a, lower=lower)
+    for x, y in zip((arr, d, e, taus), jlla.tridiagonal(a, lower=lower)):
+        np.testing.assert_allclose(x, np.asarray(y), atol=50 * _tol(dtype))
+    assert d.dtype == e.dtype == np.finfo(dtype).dtype
+    # the eigenvalues of the tridiagonal are those of a
+    np.testing.assert_allclose(np.stack([fsl.eigh_tridiagonal(d[i], e[i], eigvals_only=True) for i in range(2)]),
+                               np.linalg.eigvalsh(a), atol=200 * _tol(dtype))
+    got = funcad.jit(lambda x: lla.tridiagonal(x, lower=lower))(a)
+    for x, y in zip(got, (arr, d, e, taus)):
+        np.testing.assert_array_equal(np.asarray(x), y)
+
+
+def test_tridiagonal_errors_gpu_and_to_python():
+    with pytest.raises(FuncadTypeError, match="non-empty square"):
+        lla.tridiagonal(np.zeros((0, 0)))
+    with pytest.raises(MissingRuleError, match="tridiagonal has no derivative"):
+        funcad.grad(lambda x: fnp.sum(lla.tridiagonal(x)[1]))(np.eye(3))
+    from funcad.lowering.stablehlo import lower_jaxpr
+    closed = funcad.make_jaxpr(lla.tridiagonal)(np.eye(3))
+    assert "lapack_dsytrd_ffi" in lower_jaxpr(closed, "f").text
+    with pytest.raises(MissingRuleError, match="backend='cpu'"):
+        lower_jaxpr(closed, "f", platform="gpu")
+    a = _mat((2, 3, 3), np.float64)
+    a = a + _H(a)
+    src = funcad.to_python(funcad.make_jaxpr(lla.tridiagonal)(a))
+    ns = {}
+    exec(src, ns)
+    for got, want in zip(ns["f"](a), lla.tridiagonal(a)):
+        np.testing.assert_allclose(got, want, atol=1e-13)

@@ -141,3 +141,22 @@ __all__ += ["tridiagonal_solve"]
 from ._linalg_more import cholesky_update, ormqr, symmetric_product  # noqa: E402
 
 __all__ += ["cholesky_update", "ormqr", "symmetric_product"]
+
+
+def tridiagonal(a, *, lower: bool = True):
+    """Reduce Hermitian matrices `[..., n, n]` to tridiagonal form (LAPACK's
+    sytrd/hetrd, CPU only), reading only the `lower` (or upper) triangle:
+    `(a, d, e, taus)` with the diagonal d and off-diagonal e (real), the
+    Householder reflectors of Q below (above) a's first sub- (super-)diagonal
+    and their factors taus. Not differentiable (as in JAX).
+
+    >>> import numpy as np
+    >>> _, d, e, _ = tridiagonal(np.array([[2.0, 1.0], [1.0, 3.0]]))
+    >>> d.tolist(), e.tolist()
+    ([2.0, 3.0], [1.0])
+    """
+    from ..primitives import tridiagonal as _tri
+    return tuple(_checked(_tri.tridiagonal)(_arr(a), lower))
+
+
+__all__ += ["tridiagonal"]

@@ -1,5 +1,6 @@
 """tridiagonal_solve: A X = B for a stack of tridiagonal A, as
-lax.linalg.tridiagonal_solve.
+lax.linalg.tridiagonal_solve; and tridiagonal, the reduction of a Hermitian
+matrix to tridiagonal form (LAPACK's sytrd/hetrd), as lax.linalg.tridiagonal.
 
 A is given by its three diagonals, each [..., m] (JAX's layout): dl[i] =
 A[i, i-1] (dl[0] unused), d[i] = A[i, i], du[i] = A[i, i+1] (du[m-1]
@@ -136,4 +137,72 @@ _HELPER = '''def _tridiagonal_solve(dl, d, du, b):
 '''
 defpython(tridiagonal_solve_p, "_tridiagonal_solve({0}, {1}, {2}, {3})", _HELPER)
 
-check_eagerly(tridiagonal_solve_p)
+# ------------------------------------------------------------ tridiagonal ----
+# [a, d, e, taus]: the tridiagonal T = Q^H A Q (diagonal d, off-diagonal e,
+# both real) in a's diagonal and first sub- (lower) or super-diagonal, Q's
+# Householder reflectors beyond it, their scalar factors in taus. Only the
+# `lower` (or upper) triangle of the input is read. No derivative (as JAX).
+
+_TRD = {"f": "sytrd", "c": "hetrd"}
+
+
+def _trd_aval(x, *, lower):
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2] or x.shape[-1] == 0 or x.dtype not in _INEXACT:
+        raise FuncadTypeError(f"tridiagonal got {x.str_short()}: it takes a stack of non-empty square "
+                              "float32, float64, complex64 or complex128 matrices [..., n, n]")
+    real = np.finfo(x.dtype).dtype
+    *b, n = x.shape[:-1]
+    b = tuple(b)
+    return [ShapedArray(x.shape, x.dtype), ShapedArray(b + (n,), real), ShapedArray(b + (n - 1,), real),
+            ShapedArray(b + (n - 1,), x.dtype)]
+
+
+def _trd_impl(x, *, lower):
+    x = np.asarray(x)
+    outs = [np.empty(a.shape, a.dtype) for a in _trd_aval(ShapedArray(x.shape, x.dtype), lower=lower)]
+    trd = _lapack(_TRD[x.dtype.kind], x.dtype)
+    for idx in np.ndindex(x.shape[:-2]):
+        *vals, info = trd(x[idx], lower=int(lower))
+        for o, v in zip(outs, vals):
+            o[idx] = v if info == 0 else _NAN[o.dtype.kind]
+    return outs
+
+
+tridiagonal_p = new_primitive("tridiagonal", _trd_impl, _trd_aval, multiple_results=True)
+
+
+def tridiagonal(x, lower: bool = True):
+    """[a, d, e, taus]: LAPACK's sytrd/hetrd of each Hermitian matrix of x."""
+    return tridiagonal_p.bind(x, lower=bool(lower))
+
+
+def _trd_lowering(ctx, x, *, lower):
+    if ctx.module.platform != "cpu":
+        raise MissingRuleError(
+            "tridiagonal has no GPU lowering in funcad yet: only jaxlib's CPU LAPACK kernel "
+            "(sytrd/hetrd) is wired. Run this jitted function with backend='cpu', or call it without jit")
+    info = ShapedArray(x.aval.shape[:-2], np.int32)
+    *outs, info = lapack.ffi_call(ctx, lapack.lapack_target(_TRD[x.aval.dtype.kind], x.aval.dtype), [x],
+                                  [*ctx.out_avals, info], attrs={"uplo": lapack.char("L" if lower else "U")},
+                                  aliases={0: 0})
+    return [_nan_if_failed(ctx, info, o) for o in outs]
+
+
+def _trd_no_jvp(primals, tangents, **params):
+    raise MissingRuleError("tridiagonal has no derivative: its Householder representation is not "
+                           "differentiated (as in JAX); differentiate eigh or eigvalsh instead")
+
+
+jvp_rules[tridiagonal_p] = _trd_no_jvp
+batch_rules[tridiagonal_p] = lambda vals, dims, *, axis_size, lower: (
+    tridiagonal_p.bind(moveaxis0(vals[0], dims[0], axis_size), lower=lower), [0, 0, 0, 0])
+lowering_rules[tridiagonal_p] = _trd_lowering
+_TRD_HELPER = '''def _tridiagonal(x, lower):
+    import scipy.linalg.lapack as sl
+    f = sl.get_lapack_funcs("hetrd" if x.dtype.kind == "c" else "sytrd", dtype=x.dtype)
+    res = [f(x[i], lower=int(lower))[:4] for i in np.ndindex(x.shape[:-2])]
+    return [np.array([r[k] for r in res]).reshape(x.shape[:-2] + res[0][k].shape) for k in range(4)]
+'''
+defpython(tridiagonal_p, "_tridiagonal({0}, {lower})", _TRD_HELPER)
+
+check_eagerly(tridiagonal_solve_p, tridiagonal_p)

@@ -306,3 +306,10 @@ op("c_scipy_linalg_qr_multiply_left", lambda a, c: fsl.qr_multiply(a, c, "left",
    lambda a, c: sla.qr_multiply(a, c, "left", conjugate=True),
    lambda rng, dtype: COLUMNS(4, 3)(rng, dtype) + (rng.uniform(-1, 1, (3, 2)).astype(dtype),),
    lambda a, c: _jsl().qr_multiply(a, c, "left", conjugate=True), diff=False, dtypes=C, rtol=1e-11)
+
+# --- tridiagonal (sytrd/hetrd; not differentiable, as in JAX) ----------------------------
+
+op("linalg_tridiagonal", lambda a: lla.tridiagonal(a)[1:3],
+   lambda a: tuple(x.astype(np.finfo(a.dtype).dtype) for x in sla.lapack.get_lapack_funcs(
+       "hetrd" if a.dtype.kind == "c" else "sytrd", dtype=a.dtype)(a, lower=1)[1:3]),
+   GENERAL(4), lambda a: _jlla().tridiagonal(a)[1:3], diff=False, dtypes=F + C, rtol=1e-11)

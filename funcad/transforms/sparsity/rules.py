@@ -340,7 +340,7 @@ def blockwise(trailing):
 
 _register("fft", blockwise(lambda eqn: len(eqn.params["fft_lengths"])))
 _register("cholesky triangular_solve lu qr eigh eig svd geqrf householder_product schur geqp3 "
-          "hessenberg",
+          "hessenberg tridiagonal",
           blockwise(lambda eqn: 2))
 _register("tridiagonal_solve", blockwise(lambda eqn: 1))  # (its first operand is a diagonal, [..., m])
 
