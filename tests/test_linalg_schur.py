@@ -724,3 +724,14 @@ def test_tridiagonal_errors_gpu_and_to_python():
     exec(src, ns)
     for got, want in zip(ns["f"](a), lla.tridiagonal(a)):
         np.testing.assert_allclose(got, want, atol=1e-13)
+
+
+def test_every_name_of_jax_linalg_namespaces_is_here():
+    # jax.lax.linalg's primitives (*_p) and implementation enums are JAX internals.
+    internal = {"EigImplementation", "EighImplementation", "SvdAlgorithm"}
+    lax_names = [n for n in dir(jlla) if not n.startswith("_") and not n.endswith("_p") and n not in internal]
+    assert [n for n in lax_names if not hasattr(lla, n)] == []
+    assert [n for n in dir(jsl) if not n.startswith("_") and not hasattr(fsl, n)] == []
+    for mod in (lla, fsl):
+        assert sorted(mod.__all__) == sorted(set(mod.__all__))
+        assert all(hasattr(mod, n) for n in mod.__all__)
