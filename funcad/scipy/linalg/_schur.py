@@ -348,7 +348,7 @@ def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
 
     >>> import numpy as np
     >>> A, B = np.array([[2.0, 1.0], [0.0, 3.0]]), np.array([[1.0]])
-    >>> np.round(solve_sylvester(A, B, np.array([[4.0], [8.0]])), 12).tolist()
+    >>> np.round(solve_sylvester(A, B, np.array([[5.0], [8.0]])), 12).tolist()
     [[1.0], [2.0]]
     """
     from ... import numpy as fnp
