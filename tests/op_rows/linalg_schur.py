@@ -177,11 +177,23 @@ op("c_scipy_linalg_expm_frechet", lambda a, e: fsl.expm_frechet(a, e),
 
 # --- pivoted QR ----------------------------------------------------------------------
 
+# JAX's pivoted-QR jvp of a wide matrix uses the unpermuted trailing columns
+# (x2 of x, not of x[:, p]), so its gradient there is not the derivative
+# (finite differences agree with funcad's). The oracle for that row is JAX's
+# QR of the permuted columns, the pivots held fixed: the same values.
+
+def _jqr_permuted(a, mode):
+    import jax
+    p = _jsl().qr(jax.lax.stop_gradient(a), mode=mode, pivoting=True)[2]
+    return _jsl().qr(a[:, p], mode=mode)
+
+
 for _name, (_m, _n), _mode in (("", (4, 4), "full"), ("_tall_economic", (5, 3), "economic"),
                                 ("_wide", (3, 5), "full")):
+    _jfun = (lambda a, mode=_mode: _jqr_permuted(a, mode)) if _m < _n else \
+        (lambda a, mode=_mode: _jsl().qr(a, mode=mode, pivoting=True)[:2])
     op(f"scipy_linalg_qr_pivoting{_name}", lambda a, mode=_mode: fsl.qr(a, mode=mode, pivoting=True)[:2],
-       lambda a, mode=_mode: sla.qr(a, mode=mode, pivoting=True)[:2], COLUMNS(_m, _n),
-       lambda a, mode=_mode: _jsl().qr(a, mode=mode, pivoting=True)[:2], rtol=1e-11)
+       lambda a, mode=_mode: sla.qr(a, mode=mode, pivoting=True)[:2], COLUMNS(_m, _n), _jfun, rtol=1e-11)
 # (economic: jax 0.6 cannot differentiate the full QR of a tall matrix)
 op("c_linalg_qr_pivoting", lambda a: lla.qr(a, pivoting=True, full_matrices=False)[:2],
    lambda a: tuple(sla.qr(a, mode="economic", pivoting=True)[:2]), COLUMNS(4, 3),
@@ -233,11 +245,18 @@ op("c_scipy_linalg_solve_sylvester_eigen", lambda a, b, c: fsl.solve_sylvester(a
 
 # --- eigh_tridiagonal (the symmetric eigensolver on the assembled matrix) ---------------
 
+def _jnp_eigvalsh_tridiagonal(d, e):
+    import jax.numpy as jnp
+    return jnp.linalg.eigvalsh(jnp.diag(d) + jnp.diag(e, 1) + jnp.diag(e, -1))
+
+
 op("scipy_linalg_eigh_tridiagonal", lambda d, e: fsl.eigh_tridiagonal(d, e, eigvals_only=True),
    lambda d, e: sla.eigh_tridiagonal(d, e, eigvals_only=True).astype(d.dtype),
    lambda rng, dtype: ((2.0 * np.arange(5) + rng.uniform(0, 0.3, 5)).astype(dtype),
                        rng.uniform(0.2, 0.6, 4).astype(dtype)),
-   lambda d, e: _jsl().eigh_tridiagonal(d, e, eigvals_only=True), rtol=1e-11)
+   # (JAX's bisection is a while_loop it cannot reverse-differentiate: its
+   # eigvalsh of the assembled matrix is the oracle, the same values)
+   lambda d, e: _jnp_eigvalsh_tridiagonal(d, e), rtol=1e-11)
 
 # --- tridiagonal_solve (gtsv; linear in b, differentiable in the diagonals) --------------
 
@@ -280,7 +299,7 @@ def _chol_update_args(rng, dtype):
 
 op("linalg_symmetric_product", lambda a, c: lla.symmetric_product(a, c, alpha=2.0, beta=0.5),
    lambda a, c: 2.0 * a @ a.T + 0.5 * c, U((3, 4), (3, 3)),
-   lambda a, c: _jlla().symmetric_product(a, c, alpha=2.0, beta=0.5))
+   lambda a, c: 2.0 * a @ a.T + 0.5 * c)  # (JAX's symmetric_product has no derivative)
 op("linalg_cholesky_update", lla.cholesky_update, _np_cholesky_update, _chol_update_args, rtol=1e-11)
 
 
