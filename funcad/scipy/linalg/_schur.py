@@ -257,7 +257,6 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps: float | None = N
     >>> (np.round(u, 8) + 0.0).tolist(), (np.round(p, 8) + 0.0).tolist()
     ([[0.0, 1.0], [-1.0, 0.0]], [[3.0, 0.0], [0.0, 2.0]])
     """
-    from ... import numpy as fnp
     a = to_inexact(asarray_or_tracer(a))
     if len(aval_of(a).shape) < 2:
         raise FuncadValueError("polar: the input `a` must be at least a 2-D array, got shape "
@@ -266,7 +265,6 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps: float | None = N
         raise FuncadValueError(f"polar: the argument `side` must be either 'right' or 'left', got {side!r}")
     if method not in ("qdwh", "svd"):
         raise FuncadValueError(f"polar: unknown polar decomposition method {method!r}; use 'qdwh' or 'svd'")
-    del fnp
     return _per_matrix(lambda x: _polar_2d(x, side, method, eps, max_iterations), a)
 
 
