@@ -66,7 +66,7 @@ LINEAR = {
     "neg", "add", "sub", "mul", "div", "select_n", "convert_element_type", "reduce_sum", "cumsum",
     "broadcast_in_dim", "reshape", "transpose", "squeeze", "rev", "slice", "pad", "concatenate",
     "dot_general", "conv_general_dilated", "dynamic_slice", "dynamic_update_slice", "gather", "scatter_add", "fft",
-    "triangular_solve", "optimization_barrier", "custom_lin", "real", "imag", "conj", "complex",
+    "triangular_solve", "tridiagonal_solve", "optimization_barrier", "custom_lin", "real", "imag", "conj", "complex",
     "sharding_constraint", "psum", "psum_invariant", "pvary", "all_gather", "psum_scatter",
     "ppermute", "all_to_all", "shard_map", "reduce_precision",
     # linear_solve is linear in b (its transpose solves with the transposed operator).

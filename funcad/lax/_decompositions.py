@@ -12,7 +12,7 @@ from ..primitives import decompositions as _D
 from ..primitives import elementwise as _E
 from ..primitives.structural import slice as _slice
 
-__all__ = ["eig", "eigh", "svd", "qr", "geqrf", "householder_product"]
+__all__ = ["eig", "eigh", "svd", "qr", "geqrf", "householder_product", "schur", "hessenberg"]
 
 
 def _symmetrize(x):
@@ -68,17 +68,62 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
     return u, s, vh
 
 
-def qr(x, *, full_matrices: bool = True):
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None):
     """QR decomposition of matrices `[..., m, n]`: `(q, r)` with `x == q @ r`;
     q is `[..., m, m]` (or `[..., m, min(m, n)]` with `full_matrices=False`).
+
+    With `pivoting=True`, `(q, r, p)` with `x[..., :, p] == q @ r` and |diag(r)|
+    non-increasing (LAPACK's geqp3 picks p; int32). Its derivative is that of
+    the QR of the permuted columns, p held fixed (as in JAX). `use_magma`
+    selects a GPU kernel in JAX and has no effect on the CPU.
 
     >>> import numpy as np, funcad.lax as lax
     >>> q, r = lax.linalg.qr(np.array([[3.0, 1.0], [4.0, 2.0]]))
     >>> bool(np.allclose(q @ r, [[3.0, 1.0], [4.0, 2.0]]))
     True
+    >>> lax.linalg.qr(np.array([[1.0, 3.0], [0.0, 4.0]]), pivoting=True)[2].tolist()
+    [1, 0]
     """
+    if not pivoting:
+        q, r = _D.qr(x, full_matrices=full_matrices)
+        return q, r
+    from ..primitives import schur as _S
+    from ..primitives.indexing import take_along_axis
+    from ..primitives.structural import broadcast_in_dim
+    from ..primitives.elementwise import stop_gradient
+    sh = tuple(_aval_of(x).shape)
+    # geqp3 picks the pivots; the factors are the (differentiable) QR of the
+    # permuted columns, the same numbers as geqp3's own Householder vectors give.
+    _, p, _ = _S.geqp3(stop_gradient(x))
+    if 0 not in sh[-2:]:  # (an empty matrix is its own permutation)
+        idx = broadcast_in_dim(p, sh, tuple(range(len(sh) - 2)) + (len(sh) - 1,))
+        x = take_along_axis(x, idx, len(sh) - 1)
     q, r = _D.qr(x, full_matrices=full_matrices)
-    return q, r
+    return q, r, p
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+    """Schur decomposition of square matrices `[..., n, n]`: the list `[t, q]`
+    with `x == q @ t @ q^H`, q unitary and t upper triangular (quasi upper
+    triangular, with 2x2 blocks for complex-conjugate eigenvalue pairs, for real
+    x); `[t]` with `compute_schur_vectors=False` (JAX's lists). LAPACK's gees, CPU only (as JAX).
+
+    Not differentiable (as in JAX). Sorting the eigenvalues is not implemented
+    in JAX either: `sort_eig_vals=True` raises; `select_callable` only matters
+    when sorting, so it is unused.
+
+    >>> import numpy as np, funcad.lax as lax
+    >>> t, q = lax.linalg.schur(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    >>> np.round(t, 12).tolist()
+    [[1.0, 2.0], [0.0, 3.0]]
+    """
+    from ..primitives import schur as _S
+    if sort_eig_vals:
+        raise _FuncadValueError("schur: sort_eig_vals=True is not available: sorting needs LAPACK's "
+                                "select callback, which JAX does not implement either; sort the "
+                                "eigenvalues of the result yourself (funcad.numpy.linalg.eigvals)")
+    return list(_S.schur(x, compute_schur_vectors=compute_schur_vectors))
 
 
 def geqrf(a):
@@ -126,3 +171,20 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
     from ..primitives import eig as _eig
     return list(_eig.eig(x, compute_left_eigenvectors, compute_right_eigenvectors,
                          enable_eigvec_derivs))
+
+
+def hessenberg(a):
+    """Hessenberg reduction of square matrices `[..., n, n]` (LAPACK's gehrd,
+    CPU only, as JAX): `(a, taus)`, the upper Hessenberg form in a's upper
+    triangle and first subdiagonal, the Householder reflectors of Q below it
+    (Q = householder_product(a[..., 1:, :-1], taus), bordered by a 1). Not
+    differentiable (as in JAX).
+
+    >>> import numpy as np, funcad.lax as lax
+    >>> a, taus = lax.linalg.hessenberg(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    >>> a.tolist(), taus.tolist()
+    ([[1.0, 2.0], [3.0, 4.0]], [0.0])
+    """
+    from ..primitives import schur as _S
+    a, taus = _S.hessenberg(a)
+    return a, taus

@@ -5,7 +5,7 @@
 [[2.0, 0.0], [1.0, 2.0]]
 """
 from ..core.avals import aval_of as _aval_of
-from ..core.errors import FuncadTypeError as _FuncadTypeError
+from ..core.errors import FuncadTypeError as _FuncadTypeError, FuncadValueError as _FuncadValueError
 from ..primitives import triangular as _T
 from ..primitives.decompositions import H as _H
 from ._checked import checked as _checked
@@ -103,6 +103,60 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 
 # The eigen, singular value and QR decompositions (funcad/primitives/decompositions.py).
-from ._decompositions import eig, eigh, geqrf, householder_product, qr, svd  # noqa: E402
+from ._decompositions import eig, eigh, geqrf, hessenberg, householder_product, qr, schur, svd  # noqa: E402
 
-__all__ += ["eig", "eigh", "geqrf", "householder_product", "qr", "svd"]
+__all__ += ["eig", "eigh", "geqrf", "hessenberg", "householder_product", "qr", "schur", "svd"]
+
+# The polar decomposition by QDWH (funcad/lax/_qdwh.py).
+from ._qdwh import qdwh  # noqa: E402
+
+__all__ += ["qdwh"]
+
+
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
+    """Solve A X = b for tridiagonal A given by its diagonals, each `[..., m]`:
+    dl[i] = A[i, i-1] (dl[0] unused), d[i] = A[i, i], du[i] = A[i, i+1]
+    (du[m-1] unused); b is `[..., m, n]`. LAPACK's gtsv (partial pivoting),
+    CPU only; NaNs for a singular A. Differentiable in all four arguments.
+    `perturb_singular=True` (JAX >= 0.7 perturbs tiny pivots) is not
+    available: it raises.
+
+    >>> import numpy as np
+    >>> tridiagonal_solve(np.array([0.0, 1.0]), np.array([2.0, 2.0]), np.array([1.0, 0.0]),
+    ...                   np.array([[3.0], [3.0]])).tolist()
+    [[1.0], [1.0]]
+    """
+    from ..primitives import tridiagonal as _tri
+    if perturb_singular:
+        raise _FuncadValueError(
+            "tridiagonal_solve: perturb_singular=True (perturbing tiny pivots of a singular system) "
+            "is not available in funcad; solve a regularized system instead (e.g. add a small "
+            "multiple of the identity to d)")
+    return _checked(_tri.tridiagonal_solve)(_arr(dl), _arr(d), _arr(du), _arr(b))
+
+
+__all__ += ["tridiagonal_solve"]
+
+# Compositions: symmetric_product, cholesky_update, ormqr (funcad/lax/_linalg_more.py).
+from ._linalg_more import cholesky_update, ormqr, symmetric_product  # noqa: E402
+
+__all__ += ["cholesky_update", "ormqr", "symmetric_product"]
+
+
+def tridiagonal(a, *, lower: bool = True):
+    """Reduce Hermitian matrices `[..., n, n]` to tridiagonal form (LAPACK's
+    sytrd/hetrd, CPU only), reading only the `lower` (or upper) triangle:
+    `(a, d, e, taus)` with the diagonal d and off-diagonal e (real), the
+    Householder reflectors of Q below (above) a's first sub- (super-)diagonal
+    and their factors taus. Not differentiable (as in JAX).
+
+    >>> import numpy as np
+    >>> _, d, e, _ = tridiagonal(np.array([[2.0, 1.0], [1.0, 3.0]]))
+    >>> d.tolist(), e.tolist()
+    ([2.0, 3.0], [1.0])
+    """
+    from ..primitives import tridiagonal as _tri
+    return tuple(_checked(_tri.tridiagonal)(_arr(a), lower))
+
+
+__all__ += ["tridiagonal"]

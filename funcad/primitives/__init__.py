@@ -1,3 +1,3 @@
 """funcad's primitives, one module per family; importing registers their rules."""
-from . import elementwise, structural, reductions, linalg, indexing, decompositions, eig  # noqa: F401
+from . import elementwise, structural, reductions, linalg, indexing, decompositions, eig, schur, tridiagonal  # noqa: F401
 from ._base import UndefinedPrimal, is_undefined  # noqa: F401

@@ -17,7 +17,7 @@ from ...numpy.linalg._solve import _float, _square  # one check for both namespa
 from ...primitives import triangular as T
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu", "lu_factor", "lu_solve",
-           "det", "inv", "solve", "block_diag", "expm"]
+           "det", "inv", "solve", "block_diag", "expm", "expm_frechet"]
 
 
 def _promote(a, b):
@@ -288,12 +288,14 @@ def _pade(m, A):
 def _expm_one(A, upper_triangular, max_squarings):
     from ...lax import cond, scan, switch
     dtype = aval_of(A).dtype
-    conds, degrees, maxnorm = _THETA[np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)]
+    # complex128 takes float64's degrees and thresholds, complex64 float32's (as JAX)
+    wide = dtype in (np.float64, np.complex128)
+    conds, degrees, maxnorm = _THETA[np.dtype(np.float64) if wide else np.dtype(np.float32)]
     norm1 = fnp.max(fnp.sum(fnp.abs(A), axis=0))
     # (the norm is floored at maxnorm first: log2 of zero would warn, and s is 0 then anyway)
     s = fnp.maximum(0, fnp.floor(fnp.log2(fnp.maximum(norm1 / maxnorm, 1.0))))
     A = A / (2 ** s).astype(dtype)
-    idx = fnp.digitize(norm1, np.array(conds, dtype))
+    idx = fnp.digitize(norm1, np.array(conds, aval_of(norm1).dtype))
     U, V = switch(idx, [lambda x, m=m: _pade(m, x) for m in degrees], A)
     P, Q = U + V, V - U
 
@@ -308,8 +310,8 @@ def _expm_one(A, upper_triangular, max_squarings):
 
 def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
     """The matrix exponential of each matrix of a stack, by scaling and squaring
-    with Padé approximants (JAX's algorithm; degrees 3-13 for float64, 3-7 for
-    float32). NaNs where more than `max_squarings` squarings would be needed.
+    with Padé approximants (JAX's algorithm; degrees 3-13 for float64 and
+    complex128, 3-7 for float32 and complex64). NaNs where more than `max_squarings` squarings would be needed.
     Its derivatives are those of the algorithm (every step is differentiable).
 
     >>> import numpy as np
@@ -318,9 +320,32 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
     """
     import funcad
     A = _square("expm", A)
-    if aval_of(A).dtype.kind == "c":
-        raise FuncadValueError("expm: complex matrices are not supported yet")
     fun = lambda x: _expm_one(x, upper_triangular, int(max_squarings))  # noqa: E731
     for _ in range(fnp.ndim(A) - 2):
         fun = funcad.vmap(fun)
     return fun(A)
+
+
+def expm_frechet(A, E, *, method: str | None = None, compute_expm: bool = True):
+    """The Fréchet derivative of the matrix exponential at A in the direction E:
+    `(expm(A), L)` (or `L` alone with `compute_expm=False`), L the forward-mode
+    derivative of `expm` (JAX's definition; `method` is accepted and unused, as
+    in JAX). Stacks of matrices are allowed; A and E must have the same shape.
+
+    >>> import numpy as np
+    >>> expm_frechet(np.zeros((2, 2)), np.eye(2), compute_expm=False).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    import funcad
+    A, E = fnp.asarray(A), fnp.asarray(E)
+    for name, x in (("A", A), ("E", E)):
+        s = tuple(fnp.shape(x))
+        if len(s) < 2 or s[-1] != s[-2]:
+            raise FuncadValueError(f"expm_frechet: expected {name} to be a (batched) square matrix, "
+                                   f"got {name}.shape={s}")
+    if fnp.shape(A) != fnp.shape(E):
+        raise FuncadValueError(f"expm_frechet: expected A and E to be the same shape, got "
+                               f"A.shape={tuple(fnp.shape(A))} E.shape={tuple(fnp.shape(E))}")
+    A, E = _promote(_square("expm_frechet", A), _float(E))
+    expm_A, frechet = funcad.jvp(lambda a: expm(a), (A,), (E,))
+    return (expm_A, frechet) if compute_expm else frechet

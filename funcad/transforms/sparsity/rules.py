@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 from ...core.trace import abstract_eval_rules, call_rules, impl_rules
 from ...primitives import convolution as _conv, decompositions as _dec, eig as _eig, fft as _fft  # noqa: F401
+from ...primitives import schur as _schur, tridiagonal as _tridiagonal  # noqa: F401
 from ...primitives import sharding as _sh, special as _special, triangular as _tri  # noqa: F401
 from ...primitives import collectives as _collectives  # noqa: F401
 from .. import shard_map as _shard_map  # noqa: F401
@@ -345,7 +346,10 @@ def blockwise(trailing):
 
 
 _register("fft", blockwise(lambda eqn: len(eqn.params["fft_lengths"])))
-_register("cholesky triangular_solve lu qr eigh eig svd geqrf householder_product", blockwise(lambda eqn: 2))
+_register("cholesky triangular_solve lu qr eigh eig svd geqrf householder_product schur geqp3 "
+          "hessenberg tridiagonal",
+          blockwise(lambda eqn: 2))
+_register("tridiagonal_solve", blockwise(lambda eqn: 1))  # (its first operand is a diagonal, [..., m])
 
 # ------------------------------------------------------------------- calls ----
 
