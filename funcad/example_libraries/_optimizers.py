@@ -60,7 +60,7 @@ def optimizer(opt_maker: Callable) -> Callable[..., Optimizer]:
             new_flat, new_subtrees = [], []
             for g, leaves, sub in zip(grad_flat, states_flat, subtrees):
                 leaves2, sub2 = tree_flatten(update(i, g, tree_unflatten(sub, leaves)))
-    Array([-0.1, -0.1], dtype=float64)
+                if sub2 != sub:
                     raise FuncadTypeError(f"optimizer update returned a state of structure {sub2}, "
                                           f"not that of its input {sub}")
                 new_flat.append(leaves2)
@@ -241,7 +241,7 @@ def sm3(step_size, momentum=0.9):
 
     >>> init, update, get_params = sm3(1.0)
     >>> get_params(update(0, fnp.array([2.0, 4.0]), init(fnp.zeros(2)))).round(6)
-    array([-0.1, -0.1])
+    Array([-0.1, -0.1], dtype=float64)
     """
     step_size = make_schedule(step_size)
 
