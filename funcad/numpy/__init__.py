@@ -21,7 +21,7 @@ from ..core.eager import eager_result as _eager_result
     arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace, ones,
     ones_like, zeros, zeros_like))
 from ._indexing import take, take_along_axis
-from ._linalg import dot, einsum, inner, matmul, outer, tensordot, vdot
+from ._linalg import dot, einsum, einsum_path, inner, matmul, outer, tensordot, vdot
 from ._reductions import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, logsumexp, max,
                           mean, min, prod, std, sum, var)
 from ._shape import (argsort, array_split, atleast_1d, atleast_2d, broadcast_arrays, broadcast_to,
@@ -125,7 +125,7 @@ __all__ = ["abs", "absolute", "acos", "acosh", "add", "all", "allclose", "amax",
            "bitwise_xor", "bool_", "broadcast_arrays", "broadcast_to", "cbrt", "ceil",
            "clip", "column_stack", "complex128", "complex64", "concatenate", "copysign",
            "cos", "cosh", "cumprod", "cumsum", "deg2rad", "degrees", "diag", "diagonal",
-           "divide", "divmod", "dot", "dtype", "e", "einsum", "empty", "empty_like",
+           "divide", "divmod", "dot", "dtype", "e", "einsum", "einsum_path", "empty", "empty_like",
            "equal", "euler_gamma", "exp", "exp2", "expand_dims", "expm1", "eye", "finfo",
            "fix", "flip", "fliplr", "flipud", "float0", "float16", "float32", "float64",
            "float_power", "floating", "floor", "floor_divide", "fmod", "full",

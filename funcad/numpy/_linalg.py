@@ -1,4 +1,4 @@
-"""Products: dot, matmul, outer, inner, tensordot, einsum, vdot; funcad.numpy.linalg.norm."""
+"""Products: dot, matmul, outer, inner, tensordot, einsum, einsum_path, vdot; funcad.numpy.linalg.norm."""
 from __future__ import annotations
 
 import numpy as np
@@ -234,3 +234,25 @@ def _expand_ellipsis(ins, out, operands):
     if out is not None:
         out = out.replace("...", ell)
     return new_ins, out, new_ops, ell
+
+
+def einsum_path(subscripts, *operands, optimize="auto"):
+    """The contraction order opt_einsum chooses for an einsum, without computing it, as
+    JAX's: `(path, info)`; `path` may be passed to `einsum(..., optimize=path)` and
+    `print(info)` shows the cost of each step. Only the operands' shapes are read, so
+    traced operands work.
+
+    >>> import funcad.numpy as fnp
+    >>> path, info = fnp.einsum_path("ij,jk,kl", fnp.ones((2, 3)), fnp.ones((3, 100)),
+    ...                              fnp.ones((100, 5)), optimize="optimal")
+    >>> path
+    [(1, 2), (0, 1)]
+    """
+    import opt_einsum  # only here: a small pure-Python package, loaded on first use
+    if not isinstance(subscripts, str):
+        subscripts, operands = _sublist_to_str(subscripts, operands)
+    if isinstance(optimize, bool):
+        # False: opt_einsum's no-optimization order (contract the operands left to right).
+        optimize = "optimal" if optimize else [(0, 1)] * (len(operands) - 1) if len(operands) > 1 else [(0,)]
+    shapes = [np.shape(x) if not hasattr(x, "aval") else x.aval.shape for x in operands]
+    return opt_einsum.contract_path(subscripts, *shapes, optimize=optimize, shapes=True)
