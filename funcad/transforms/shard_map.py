@@ -1,4 +1,4 @@
-"""shard_map: a per-device program over a mesh, with collectives (as `jax.shard_map`).
+"""shard_map: a per-device program over a mesh, with collectives (as JAX's shard_map).
 
 `shard_map(f, mesh=, in_specs=, out_specs=)(*args)` splits each argument as its
 PartitionSpec says, runs `f` on every device's block (the *local* values), and
@@ -469,7 +469,7 @@ _MISSING = object()
 
 def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=_MISSING, mesh: Mesh | None = None,
               axis_names=frozenset(), check_vma: bool = True) -> Callable:
-    """Map `f` over the blocks of its arguments on a mesh of devices (jax.shard_map).
+    """Map `f` over the blocks of its arguments on a mesh of devices (as JAX's shard_map).
 
     Each argument is split as its PartitionSpec in `in_specs` says (a spec per
     argument, or a tree prefix of them; an axis the spec leaves out replicates
