@@ -351,17 +351,18 @@ def test_data_parallel_training_step_with_pmean_of_grads():
         g = lax.pmean(g, "data")
         return lax.pmean(v, "data"), funcad.tree.map(lambda a, b: a - 0.1 * b, p, g)
 
+    # check_vma=False: the grad taken inside the body is the local one, as the pmean expects
+    # (with JAX's default check_vma=True it is already summed over the devices; see
+    # tests/test_shard_map_vma.py)
     sharded = funcad.jit(funcad.shard_map(step, mesh=mesh, in_specs=(P(), P("data"), P("data")),
-                                          out_specs=(P(), P())))
+                                          out_specs=(P(), P()), check_vma=False))
     v, new = sharded(params, x, y)
     v1, g1 = funcad.jit(funcad.value_and_grad(lambda p: loss(p, x, y, fnp)))(params)
     assert v.dtype == np.float32 and abs(float(v) - float(v1)) < 1e-6 * abs(float(v1))
     for k in params:
         ref = params[k] - 0.1 * np.asarray(g1[k])
         assert np.abs(np.asarray(new[k]) - ref).max() < 1e-6
-    # and as JAX does it. A grad taken inside the body is the local one in funcad
-    # (see shard_map's docstring), as in JAX with check_vma=False; JAX's default
-    # check_vma=True would already sum it over the devices before the pmean.
+    # and as JAX does it, with the same check_vma=False
 
     def jstep(p, x, y):
         v, g = jax.value_and_grad(lambda p: loss(p, x, y, jnp))(p)

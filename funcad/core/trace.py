@@ -103,6 +103,8 @@ class Primitive:
                 _setflags(out, False)
                 return out
             return wrap_many(out) if self.multiple_results else wrap(out)
+        if ctx.vma is not None:  # tracing a shard_map body: device-varying types (transforms/vma.py)
+            return ctx.vma.bind(self, trace, args, params)
         return trace.process_primitive(self, args, params)
 
 
@@ -129,6 +131,7 @@ class _Context(threading.local):
     def __init__(self):
         self.trace = None
         self.source = None  # with debug_nans: the user line of the equation being re-traced
+        self.vma = None  # while a shard_map body is traced: its live device-varying typing
 
 
 ctx = _Context()

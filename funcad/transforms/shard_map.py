@@ -13,23 +13,20 @@ with its sharding (the `Sharding` custom call) and cut to its local block by
 shapes with StableHLO collectives; each output goes back through
 `SPMDShardToFullShape`. Eagerly a shard_map call is compiled like `jit`.
 
-Device-varying types (`check_vma=True`, JAX's default): every value of the
-body is invariant or varies over a set of mesh axes (its *vma*): inputs vary
-over the axes their spec names, collectives change it (psum removes its axes,
-axis_index adds its own), other operations take the union of their inputs'.
-funcad infers these sets from the traced body (`_with_vma`) and makes the
-implicit broadcasts explicit as `pvary`, whose transpose is a psum; psum
-(`psum_invariant`) transposes into pvary. So `grad` through shard_map sums
-the cotangents of replicated inputs over the devices, as JAX's does. The
-inference runs on the traced body, so a `grad` taken *inside* the body gives
-the per-device gradient of a replicated value (JAX's result with
-check_vma=False; JAX's default sums it over the devices there). With
+Device-varying types (`check_vma=True`, JAX's default, `transforms/vma.py`):
+every value of the body is invariant or varies over a set of mesh axes (its
+*vma*); implicit broadcasts of an invariant value to a varying one are
+explicit `pvary`s, whose transpose is a psum, and psum (`psum_invariant`)
+transposes into pvary. The types are inferred while the body is traced (so a
+`grad` taken inside the body sums the cotangent of a replicated value over
+the devices, as JAX's does) and again on every body the rules derive. With
 `check_vma=False` the body keeps JAX's older convention instead: psum
 transposes into psum, output cotangents are divided by the number of devices
 that replicate them and input cotangents are summed over those.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from typing import Callable, NamedTuple
@@ -49,6 +46,7 @@ from ..primitives import collectives as C
 from ..primitives._base import is_undefined
 from ..primitives.elementwise import div
 from ..primitives.structural import expand_dims, moveaxis0, squeeze
+from .vma import live_typing, with_vma
 from .jaxpr_transforms import (batch_jaxpr, jvp_jaxpr, nonzero_tangent, partial_eval_jaxpr,
                                transpose_jaxpr)
 
@@ -112,99 +110,6 @@ def _mesh_order(mesh, axes) -> tuple:
     return tuple(a for a in mesh.axis_names if a in axes)
 
 
-# ------------------------------------------------- device-varying types ----
-
-_REDUCING = {C.psum_p, C.psum_invariant_p, C.pmax_p, C.pmin_p}
-_KEEPING = {C.all_gather_p, C.psum_scatter_p, C.ppermute_p, C.all_to_all_p}
-
-
-def _with_vma(closed: ClosedJaxpr, in_vmas, check_vma: bool, target=None):
-    """`closed` with its implicit broadcasts made explicit (see the module docstring),
-    and the vma of each output. With `target`, every output is made to vary over it."""
-    out_vmas: list = []
-
-    def fun(*xs):
-        outs, vmas = _interpret(closed.jaxpr, closed.consts, list(zip(xs, in_vmas)), check_vma)
-        if target is not None:
-            outs = [_vary(o, v, target) for o, v in zip(outs, vmas)]
-            vmas = [frozenset(target)] * len(outs)
-        out_vmas[:] = vmas
-        return outs
-
-    new = trace_to_jaxpr(fun, list(closed.in_avals), name="shard_map")
-    return new, list(out_vmas)
-
-
-def _vary(x, vma, target):
-    missing = tuple(sorted(set(target) - set(vma)))
-    return C.pvary_p.bind(x, axes=missing) if missing else x
-
-
-def _interpret(jaxpr: Jaxpr, consts, args, check_vma):
-    env = {}
-    for v, c in zip(jaxpr.constvars, consts):
-        env[id(v)] = (c, frozenset())
-    for v, a in zip(jaxpr.invars, args):
-        env[id(v)] = a
-
-    def read(a):
-        return (a.val, frozenset()) if type(a) is Literal else env[id(a)]
-
-    for eqn in jaxpr.eqns:
-        ins = [read(a) for a in eqn.inputs]
-        outs, vmas = _eqn_vma(eqn, ins, check_vma)
-        for v, o, m in zip(eqn.outvars, outs, vmas):
-            env[id(v)] = (o, m)
-    res = [read(a) for a in jaxpr.outvars]
-    return [r[0] for r in res], [r[1] for r in res]
-
-
-def _eqn_vma(eqn, ins, check_vma):
-    prim, params = eqn.prim, eqn.params
-    vals, vmas = [x for x, _ in ins], [m for _, m in ins]
-    one = lambda out, m: ([out], [m])  # noqa: E731
-    if not check_vma:  # JAX's older convention: no pvary, psum transposes into psum
-        if prim is C.pvary_p:
-            return one(vals[0], vmas[0])
-        if prim is C.psum_invariant_p:
-            prim = C.psum_p
-    union = frozenset().union(*vmas) if vmas else frozenset()
-    if prim is C.pvary_p:
-        return one(_vary(vals[0], vmas[0], params["axes"]), vmas[0] | set(params["axes"]))
-    if prim in _REDUCING and check_vma:
-        x = _vary(vals[0], vmas[0], params["axes"])
-        p = C.psum_invariant_p if prim is C.psum_p else prim
-        return one(p.bind(x, **params), vmas[0] - set(params["axes"]))
-    if prim in _KEEPING and check_vma:
-        x = _vary(vals[0], vmas[0], params["axes"])
-        return one(prim.bind(x, **params), vmas[0] | set(params["axes"]))
-    if prim is C.axis_index_p:
-        return one(prim.bind(**params), frozenset(params["axes"]))
-    rule = call_rules.get(prim)
-    if rule is not None and rule.optimizable:  # a jit call: look inside it
-        body = params[rule.param]
-        return _interpret(body.jaxpr, body.consts, list(zip(vals, vmas)), check_vma)
-    vals = [_vary(x, m, union) for x, m in zip(vals, vmas)] if check_vma else vals
-    if _has_jaxprs(params):  # control flow and other calls: every value varies over the union
-        params = {k: _retype(v, union, check_vma) for k, v in params.items()}
-    out = prim.bind(*vals, **params)
-    outs = list(out) if prim.multiple_results else [out]
-    return outs, [union] * len(outs)
-
-
-def _has_jaxprs(params) -> bool:
-    return any(isinstance(v, ClosedJaxpr) or isinstance(v, (tuple, list)) and
-               any(isinstance(x, ClosedJaxpr) for x in v) for v in params.values())
-
-
-def _retype(v, union, check_vma):
-    if isinstance(v, ClosedJaxpr):
-        return _with_vma(v, [union] * len(v.in_avals), check_vma, union)[0]
-    if isinstance(v, (tuple, list)) and any(isinstance(x, ClosedJaxpr) for x in v):
-        return type(v)(_retype(x, union, check_vma) for x in v)
-    return v
-
-
 # ------------------------------------------------------------- binding ----
 
 class _Params(NamedTuple):
@@ -218,7 +123,7 @@ class _Params(NamedTuple):
 def _bind(args, body: ClosedJaxpr, p: _Params, in_vmas=None):
     """Bind shard_map_p on a (derived) body, its implicit broadcasts made explicit."""
     in_vmas = [_vma_of(s) for s in p.in_specs] if in_vmas is None else in_vmas
-    body, _ = _with_vma(body, in_vmas, p.check_vma)
+    body, _ = with_vma(body, in_vmas, p.check_vma)
     return shard_map_p.bind(*args, jaxpr=body, mesh=p.mesh, in_specs=tuple(p.in_specs),
                             out_specs=tuple(p.out_specs), check_vma=p.check_vma,
                             manual_axes=p.manual_axes)
@@ -281,7 +186,7 @@ def _partial_eval(trace, args, params):
     unknowns = [trace.is_own(x) for x in args]
     known, unknown, out_uk, nres = partial_eval_jaxpr(body, unknowns)
     k_vmas = [_vma_of(s) for s, u in zip(p.in_specs, unknowns) if not u]
-    known, k_out_vmas = _with_vma(known, k_vmas, p.check_vma)
+    known, k_out_vmas = with_vma(known, k_vmas, p.check_vma)
     n_known_out = len(known.out_avals) - nres
     res_vmas = k_out_vmas[n_known_out:] if p.check_vma else \
         [p.manual_axes] * nres
@@ -311,7 +216,7 @@ def _partial_eval(trace, args, params):
         unknown_body = trace_to_jaxpr(unknown_fun, u_in_avals, name="shard_map")
         u_specs = res_specs + tuple(s for s, u in zip(p.in_specs, unknowns) if u)
         u_vmas = list(res_vmas) + [_vma_of(s) for s, u in zip(p.in_specs, unknowns) if u]
-        unknown_body, _ = _with_vma(unknown_body, u_vmas, p.check_vma)
+        unknown_body, _ = with_vma(unknown_body, u_vmas, p.check_vma)
         u_outs = trace.stage(shard_map_p, list(residuals) + [x for x, u in zip(args, unknowns) if u],
                              dict(params, jaxpr=unknown_body, in_specs=u_specs,
                                   out_specs=tuple(s for s, u in zip(p.out_specs, out_uk) if u)))
@@ -465,6 +370,7 @@ def _flat_specs(specs, tree_value, what) -> list:
 
 
 _MISSING = object()
+_nothing = contextlib.nullcontext
 
 
 def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=_MISSING, mesh: Mesh | None = None,
@@ -520,7 +426,8 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=_MISSING, mes
         store = []
 
         def flat_fun(*xs):
-            outs, out_tree = tree_flatten(f(*tree_unflatten(in_tree, xs)))
+            with live_typing(manual, xs, [_vma_of(s) for s in specs]) if check_vma else _nothing():
+                outs, out_tree = tree_flatten(f(*tree_unflatten(in_tree, xs)))
             store.append(out_tree)
             return outs
 
@@ -533,7 +440,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=_MISSING, mes
         o_specs = _flat_specs(out_specs, tree_unflatten(out_tree, [0] * out_tree.num_leaves),
                               "out_specs")
         all_specs = [PartitionSpec()] * len(lifted) + specs
-        typed, out_vmas = _with_vma(body, [_vma_of(s) for s in all_specs], check_vma)
+        typed, out_vmas = with_vma(body, [_vma_of(s) for s in all_specs], check_vma)
         for i, (s, a, m) in enumerate(zip(o_specs, body.out_avals, out_vmas)):
             _check_spec(mesh, s, a.ndim, manual, f"out_specs for output {i} ({a.str_short()})")
             if check_vma and not m <= _vma_of(s):
