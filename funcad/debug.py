@@ -6,6 +6,10 @@ and linearize the primal values are printed, under vmap the batched values
 compiled program and are printed after each call, in program order. The
 implementation is in funcad/transforms/debugging.py.
 
+`visualize_array_sharding(arr)`, `visualize_sharding(shape, sharding)` and
+`inspect_array_sharding(value, callback=)` show how arrays are laid out over
+devices (funcad/_sharding_viz.py).
+
 >>> import funcad, funcad.numpy as fnp
 >>> def f(x):
 ...     funcad.debug.print("x = {x}", x=x)
@@ -15,6 +19,7 @@ x = 0.0
 >>> _ = funcad.jit(f)(1.0)
 x = 1.0
 """
+from ._sharding_viz import inspect_array_sharding, visualize_array_sharding, visualize_sharding
 from .transforms.debugging import print  # noqa: A004
 
-__all__ = ["print"]
+__all__ = ["inspect_array_sharding", "print", "visualize_array_sharding", "visualize_sharding"]
