@@ -49,10 +49,19 @@ def put_host(x: np.ndarray, sharding: Sharding):
     if isinstance(sharding, SingleDeviceSharding):
         return xla.device_put(x, sharding._device)
     index = sharding.devices_indices_map(x.shape)
-    devices = list(sharding._device_assignment)
+    # over several processes each puts only the pieces of its own devices
+    devices = [d for d in sharding._device_assignment if _addressable(d)]
     pieces = [np.array(x[index[d]], order="C") for d in devices]  # keeps 0-d arrays 0-d
     bufs = [xla.device_put(p, d) for p, d in zip(pieces, devices)]
     return assemble(x.shape, sharding, bufs)
+
+
+def _addressable(device) -> bool:
+    return device.process_index == device.client.process_index()
+
+
+def local_backend(sharding) -> str:
+    return "cpu" if next(iter(sharding.device_set)).platform == "cpu" else "gpu"
 
 
 def assemble(shape, sharding: Sharding, bufs: list):
@@ -94,7 +103,12 @@ def compile_spmd(text: str, assignment: Sequence, backend: str, choose_outputs: 
 
 def result_handlers(out_avals, shardings) -> list | None:
     """C++ handlers making arrays of the given shardings from raw outputs, or None."""
-    make = xla._paths(next(iter(shardings[0].device_set))).handler if shardings else None
+    if not shardings:
+        return None
+    # the transfer paths are probed on a device of this process (over several
+    # processes the others' devices cannot be written to)
+    local = [d for d in shardings[0].device_set if _addressable(d)]
+    make = xla._paths(local[0] if local else xla.get_device(local_backend(shardings[0]))).handler
     if make is None:
         return None
     return [make(xla._jax_aval(tuple(a.shape), np.dtype(a.dtype)), jax_sharding(s))

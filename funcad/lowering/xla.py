@@ -158,11 +158,25 @@ def default_backend() -> str:
     return _default_backend
 
 
+# backend -> a client made by funcad itself (funcad.distributed's CPU client over
+# several processes), used instead of jax's backend of that name
+installed_clients: dict = {}
+
+
+def install_client(backend: str, client) -> None:
+    """Use `client` for `backend` from now on (before any computation has run)."""
+    installed_clients[_canonical(backend)] = client
+    get_client.cache_clear()
+    _first_device.cache_clear()
+
+
 @functools.lru_cache(maxsize=None)
 def get_client(backend: str):
     """The PJRT client of "cpu" or "gpu"; a clear error when it is not available."""
     _load()
     backend = _canonical(backend)
+    if backend in installed_clients:
+        return installed_clients[backend]
     if backend == "gpu" and not gpu_available():
         raise BackendError("backend='gpu' was requested, but no CUDA GPU and PJRT plugin are "
                            "available (install jax[cuda12]); use backend='cpu'")

@@ -1,0 +1,101 @@
+"""Several processes over jaxlib's distributed runtime (device plumbing of
+`funcad.distributed`).
+
+Process 0 runs the coordination service (`get_distributed_runtime_service`);
+every process connects a client to it (`get_distributed_runtime_client`) and
+then makes its CPU client with that distributed client, its node id, the
+number of nodes and gloo's TCP collectives
+(`make_gloo_tcp_collectives`), as JAX does. The CPU client then knows the
+devices of every process (`client.devices()`; `local_devices()` are this
+process's), and a program compiled over devices of several processes runs
+its collectives across them. These names are in `jaxlib._jax` (jaxlib >= 0.7)
+and `jaxlib.xla_extension` (0.6) with the same signatures.
+"""
+from __future__ import annotations
+
+import atexit
+from typing import NamedTuple
+
+from . import xla
+from ..core.errors import FuncadError
+
+
+class DistributedError(FuncadError, RuntimeError):
+    """The distributed runtime cannot be started or used as asked."""
+
+
+class _State(NamedTuple):
+    service: object
+    client: object
+    process_id: int
+    num_processes: int
+
+
+_state: _State | None = None
+
+
+def _extension():
+    xla._load()
+    try:
+        import jaxlib._jax as ext  # jaxlib >= 0.7
+    except ImportError:
+        from jaxlib import xla_extension as ext  # jaxlib 0.6
+    return ext
+
+
+def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
+               coordinator_bind_address: str | None = None, initialization_timeout: int = 300,
+               heartbeat_timeout_seconds: int = 100, num_local_devices: int | None = None) -> None:
+    """Start (process 0) or join the coordination service and make the CPU client
+    that spans all processes. See `funcad.distributed.initialize`."""
+    global _state
+    if _state is not None:
+        raise DistributedError("funcad.distributed.initialize should only be called once; call "
+                               "funcad.distributed.shutdown() first to start over")
+    if xla.get_client.cache_info().currsize or xla.installed_clients:
+        raise DistributedError(
+            "funcad.distributed.initialize must be called before any funcad computation or "
+            "device query (funcad.devices(), jit, device_put) has started the backend; call it "
+            "first thing in the program")
+    ext = _extension()
+    service = None
+    if process_id == 0:
+        port = coordinator_address.rsplit(":", 1)[1]
+        service = ext.get_distributed_runtime_service(
+            coordinator_bind_address or f"[::]:{port}", num_processes,
+            heartbeat_timeout=heartbeat_timeout_seconds)
+    try:
+        client = ext.get_distributed_runtime_client(
+            coordinator_address, process_id, init_timeout=initialization_timeout,
+            heartbeat_timeout=heartbeat_timeout_seconds, use_compression=True)
+        client.connect()
+        collectives = ext.make_gloo_tcp_collectives(distributed_client=client)
+        cpu = xla._xc.make_cpu_client(distributed_client=client, node_id=process_id,
+                                      num_nodes=num_processes, collectives=collectives,
+                                      num_devices=num_local_devices)
+    except Exception as e:
+        if service is not None:
+            service.shutdown()
+        raise DistributedError(f"funcad.distributed.initialize could not connect process "
+                               f"{process_id} of {num_processes} to the coordinator at "
+                               f"{coordinator_address}: {e}") from e
+    xla.install_client("cpu", cpu)
+    _state = _State(service, client, process_id, num_processes)
+
+
+def shutdown() -> None:
+    """Disconnect from the coordination service (and stop it on process 0)."""
+    global _state
+    if _state is None:
+        return
+    state, _state = _state, None
+    state.client.shutdown()
+    if state.service is not None:
+        state.service.shutdown()
+
+
+def is_initialized() -> bool:
+    return _state is not None
+
+
+atexit.register(shutdown)
