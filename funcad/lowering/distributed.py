@@ -43,6 +43,14 @@ def _extension():
     return ext
 
 
+def _heartbeat(fn, timeout: int) -> dict:
+    """The heartbeat keywords of `fn`: a timeout (jaxlib >= 0.7) or, on 0.6, an
+    interval of 10 s and the number of missed beats that add up to it."""
+    if "heartbeat_timeout" in (fn.__doc__ or ""):
+        return {"heartbeat_timeout": timeout}
+    return {"heartbeat_interval": 10, "max_missing_heartbeats": max(1, -(-timeout // 10))}
+
+
 def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
                coordinator_bind_address: str | None = None, initialization_timeout: int = 300,
                heartbeat_timeout_seconds: int = 100, num_local_devices: int | None = None) -> None:
@@ -63,11 +71,12 @@ def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
         port = coordinator_address.rsplit(":", 1)[1]
         service = ext.get_distributed_runtime_service(
             coordinator_bind_address or f"[::]:{port}", num_processes,
-            heartbeat_timeout=heartbeat_timeout_seconds)
+            **_heartbeat(ext.get_distributed_runtime_service, heartbeat_timeout_seconds))
     try:
         client = ext.get_distributed_runtime_client(
             coordinator_address, process_id, init_timeout=initialization_timeout,
-            heartbeat_timeout=heartbeat_timeout_seconds, use_compression=True)
+            use_compression=True,
+            **_heartbeat(ext.get_distributed_runtime_client, heartbeat_timeout_seconds))
         client.connect()
         collectives = ext.make_gloo_tcp_collectives(distributed_client=client)
         cpu = xla._xc.make_cpu_client(distributed_client=client, node_id=process_id,
