@@ -11,11 +11,11 @@ the processes (on the CPU through gloo's TCP collectives). Each process puts
 and reads only the pieces of its own devices; replicated results are
 readable everywhere. The plumbing is in funcad/lowering/distributed.py.
 """
-from __future__ import annotations
+from __future__ import annotations as _annotations
 
-from typing import Sequence
+from typing import Sequence as _Sequence
 
-from .core.errors import FuncadTypeError, FuncadValueError
+from .core.errors import FuncadTypeError as _TypeError, FuncadValueError as _ValueError
 from .lowering import distributed as _rt
 from .lowering import xla as _xla
 
@@ -23,7 +23,7 @@ __all__ = ["initialize", "is_initialized", "shutdown"]
 
 
 def initialize(coordinator_address: str, num_processes: int, process_id: int,
-               local_device_ids: int | Sequence[int] | None = None, *,
+               local_device_ids: int | _Sequence[int] | None = None, *,
                coordinator_bind_address: str | None = None, initialization_timeout: int = 300,
                heartbeat_timeout_seconds: int = 100) -> None:
     """Connect this process to the others of a multi-process program.
@@ -41,18 +41,18 @@ def initialize(coordinator_address: str, num_processes: int, process_id: int,
     False
     """
     if not isinstance(coordinator_address, str) or ":" not in coordinator_address:
-        raise FuncadValueError(f"funcad.distributed.initialize needs coordinator_address as "
+        raise _ValueError(f"funcad.distributed.initialize needs coordinator_address as "
                                f"'host:port', got {coordinator_address!r}")
     if not isinstance(num_processes, int) or num_processes < 1:
-        raise FuncadValueError(f"num_processes must be a positive int, got {num_processes!r}")
+        raise _ValueError(f"num_processes must be a positive int, got {num_processes!r}")
     if not isinstance(process_id, int) or not 0 <= process_id < num_processes:
-        raise FuncadValueError(f"process_id must be an int in [0, {num_processes}), got "
+        raise _ValueError(f"process_id must be an int in [0, {num_processes}), got "
                                f"{process_id!r}")
     n_local = None
     if local_device_ids is not None:
         ids = [local_device_ids] if isinstance(local_device_ids, int) else list(local_device_ids)
         if sorted(ids) != list(range(len(ids))):
-            raise FuncadTypeError(f"local_device_ids on the CPU must be 0, 1, ..., n-1 (the "
+            raise _TypeError(f"local_device_ids on the CPU must be 0, 1, ..., n-1 (the "
                                   f"first n CPU devices), got {local_device_ids!r}")
         n_local = len(ids)
     _rt.initialize(coordinator_address, num_processes, process_id,
