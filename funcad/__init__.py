@@ -30,6 +30,7 @@ from .core.traceback_util import api_boundary as _api_boundary, boundary_transfo
 from . import sharding  # noqa: F401  (Mesh, NamedSharding, PartitionSpec, ...)
 from .sharding import make_mesh
 from ._closure import closure_convert, custom_gradient
+from ._callback import pure_callback
 from .transforms.shard_map import shard_map
 from .transforms.pmap import pmap
 
@@ -75,7 +76,7 @@ __all__ = ["Array", "BackendError", "ClosedJaxpr", "ConcretizationError", "Funca
            "ensure_compile_time_eval", "eval_jaxpr", "eval_shape", "float0", "grad", "hessian",
            "hessian_sparsity", "jacfwd", "jacobian", "jacobian_sparsity", "jacrev", "jit", "jvp",
            "linear_transpose", "linearize", "local_device_count", "local_devices", "make_jaxpr",
-           "make_mesh", "named_call", "named_scope", "optimize", "pmap", "process_count", "process_index",
+           "make_mesh", "named_call", "named_scope", "optimize", "pmap", "process_count", "process_index", "pure_callback",
            "typeof",
            "remat", "sparse_hessian", "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev",
            "shard_map", "stop_gradient", "to_python",

@@ -54,6 +54,8 @@ NO_PYTHON = {
     # An effect: jit hoists it out of the program before lowering; printing source
     # for a program that prints is not supported.
     "debug_print",
+    # A call of the user's Python function: NumPy source cannot name it.
+    "pure_callback",
     # See NO_BATCH.
     "custom_lin",
     # Per-device programs over a mesh and their collectives: a NumPy program has no

@@ -129,8 +129,8 @@ def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
 
     def reflect(i, c):
         j = (k - 1 - i) if backwards else i
-        vj = fnp.take(v, j, axis=-1)
-        tj = fnp.take(t, j, axis=-1)[..., None, None]
+        vj = fnp.take(v, j, axis=-1, mode="clip")
+        tj = fnp.take(t, j, axis=-1, mode="clip")[..., None, None]
         vh = fnp.conj(vj) if complex_ else vj
         if left:  # c - tau v (v^H c)
             return c - tj * (vj[..., :, None] * fnp.sum(vh[..., :, None] * c, axis=-2, keepdims=True))

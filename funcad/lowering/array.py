@@ -18,10 +18,37 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray
+from ..core.eager import EagerArray
+from ..core.trace import Tracer
 
 
-class Array:
-    """An array living on an XLA device (CPU or GPU)."""
+class _ArrayType(type):
+    """`isinstance(x, funcad.Array)` holds for every funcad array value, as
+    `isinstance(x, jax.Array)` does in JAX: device arrays, eager results and tracers (not
+    plain NumPy arrays). Code that needs a device buffer tests `type(x) is Array`."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return type.__instancecheck__(cls, obj) or (cls is Array and isinstance(obj, (EagerArray, Tracer)))
+
+    def __subclasscheck__(cls, sub) -> bool:
+        return type.__subclasscheck__(cls, sub) or (
+            cls is Array and isinstance(sub, type) and issubclass(sub, (EagerArray, Tracer)))
+
+
+def is_device_array(x) -> bool:
+    """Whether x holds device buffers (an `Array` or `ShardedArray`), not an eager value."""
+    return type.__instancecheck__(Array, x)
+
+
+class Array(metaclass=_ArrayType):
+    """An array living on an XLA device (CPU or GPU).
+
+    As the type in `isinstance` checks it stands for any funcad array, as JAX's does:
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> isinstance(fnp.arange(3.0), funcad.Array), isinstance([1.0], funcad.Array)
+    (True, False)
+    """
 
     __slots__ = ("_buf", "aval", "_device", "_host")
     __array_priority__ = 100  # below tracers (1000): x_tracer + array traces

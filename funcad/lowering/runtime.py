@@ -54,7 +54,7 @@ class Executable:
         lowered = lower_jaxpr(closed, name, donated, self.layout,
                               platform="cpu" if self.device.platform == "cpu" else "gpu")
         self.text = lowered.text
-        self.exe = xla.compile_text(lowered.text, backend)
+        self.exe = xla.compile_text(lowered.text, backend, lowered.host_callbacks)
         self.in_avals = lowered.in_avals
         self.out_avals = lowered.out_avals
         self.const_bufs = [to_buffer(c, aval_of(c), self.device) for c in lowered.const_args]

@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from . import xla
-from .array import Array, ShardedArray
+from .array import Array, ShardedArray, is_device_array
 from ..core.avals import aval_of, float0
 from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 
@@ -168,7 +168,7 @@ def put(x, sharding: Sharding, aval=None):
     if aval.dtype == float0:
         host = np.zeros(aval.shape, np.bool_)
     else:
-        host = np.asarray(x._value() if isinstance(x, Array) else x)
+        host = np.asarray(x._value() if is_device_array(x) else x)
         if host.dtype != aval.dtype:
             host = host.astype(aval.dtype)
     return put_host(host, sharding)

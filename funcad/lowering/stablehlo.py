@@ -90,6 +90,12 @@ class Module:
         self.const_args: list = []       # values passed as leading @main arguments
         self.const_vals: list[Value] = []
         self._const_ids: dict[int, Value] = {}
+        self.host_callbacks: list = []   # Python functions the program calls (pure_callback)
+
+    def add_host_callback(self, fn) -> int:
+        """Register `fn` for the program's host-callback custom call; returns its index."""
+        self.host_callbacks.append(fn)
+        return len(self.host_callbacks) - 1
 
     def fresh(self) -> str:
         self.count += 1
@@ -231,6 +237,7 @@ class Lowered(NamedTuple):
     const_args: list     # values for the leading hoisted-constant arguments of @main
     in_avals: list
     out_avals: list
+    host_callbacks: tuple = ()  # handed to the compiler with the text (pure_callback)
 
 
 def _symbol(name: str) -> str:
@@ -295,7 +302,7 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = 
         f"  func.func public @main({', '.join(params)}) -> ({results}) {{",
         *ctx.lines, ret, "  }", "}", ""])
     return Lowered(text, module.const_args, [v.aval for v in jaxpr.invars],
-                   [v.aval for v in jaxpr.outvars])
+                   [v.aval for v in jaxpr.outvars], tuple(module.host_callbacks))
 
 
 # ------------------------------------------------------------------ helpers ----

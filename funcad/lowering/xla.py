@@ -199,21 +199,26 @@ _exe_cache: OrderedDict = OrderedDict()
 EXECUTABLE_CACHE_SIZE = 256
 
 
-def compile_text(mlir: str, backend: str | None = None):
+def compile_text(mlir: str, backend: str | None = None, host_callbacks: tuple = ()):
     """Compile a textual StableHLO module for one device of `backend`.
 
     Executables are cached by (text, device) in a bounded LRU, so a program
-    that lowers to the same text is compiled once.
+    that lowers to the same text is compiled once. `host_callbacks` are the
+    Python functions its `xla_ffi_python_cpu_callback` custom calls name by index.
     """
     device = get_device(backend)
     key = (mlir, device.id, device.platform)
-    exe = _exe_cache.get(key)
+    # A program with callbacks is compiled afresh: its text names them only by index.
+    exe = None if host_callbacks else _exe_cache.get(key)
     if exe is not None:
         _exe_cache.move_to_end(key)
         return exe
     client = get_client(backend or default_backend())
     options = _compile_options(device, client)
-    if hasattr(client, "compile_and_load"):  # jaxlib >= 0.7
+    if host_callbacks:
+        compile_ = functools.partial(_compile_with_callbacks, client, mlir, device, options,
+                                     list(host_callbacks))
+    elif hasattr(client, "compile_and_load"):  # jaxlib >= 0.7
         compile_ = functools.partial(client.compile_and_load, mlir, [device], options)
     else:  # jaxlib 0.6: compile returns a loaded executable
         compile_ = functools.partial(client.compile, mlir, options)
@@ -221,10 +226,26 @@ def compile_text(mlir: str, backend: str | None = None):
     # stack in MLIR's and XLA's recursive passes and kill the process; they
     # are compiled on a thread with a large stack instead.
     exe = compile_() if mlir.count("\n") < BIG_PROGRAM_LINES else _on_big_stack(compile_)
+    if host_callbacks:
+        return exe
     _exe_cache[key] = exe
     if len(_exe_cache) > EXECUTABLE_CACHE_SIZE:
         _exe_cache.popitem(last=False)
     return exe
+
+
+def _compile_with_callbacks(client, mlir: str, device, options, callbacks: list):
+    """Compile a program that calls Python functions on the host. jaxlib 0.6's `compile`
+    takes the text and the callbacks; later ones take them only with an MLIR module,
+    parsed here in jax's MLIR context (jaxlib's own bindings)."""
+    if not hasattr(client, "compile_and_load"):
+        return client.compile(mlir, options, host_callbacks=callbacks)
+    from jax._src.interpreters import mlir as _jmlir
+    from jax._src.lib.mlir import ir
+    with _jmlir.make_ir_context():
+        module = ir.Module.parse(mlir)
+        return client.compile_and_load(module, executable_devices=_xc.DeviceList((device,)),
+                                       compile_options=options, host_callbacks=callbacks)
 
 
 BIG_PROGRAM_LINES = 2000

@@ -39,6 +39,9 @@ from ._ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, 
                       minimum, mod, multiply, negative, nonzero, not_equal, positive, power,
                       rad2deg, radians, reciprocal, remainder, rint, round, sign, sin, sinc, sinh,
                       sqrt, square, subtract, tan, tanh, true_divide, trunc, where)
+from ._ufunc_api import frompyfunc, ufunc
+from ._ufunc_builtins import install as _install_ufuncs
+_install_ufuncs(globals())
 from ._methods import install as _install, install_eager as _install_eager
 from ..core.eager import EagerArray as _EagerArray
 
@@ -117,7 +120,7 @@ def array_equiv(a1, a2):
     return all(equal(a1, a2))
 
 
-__all__ = ["abs", "absolute", "acos", "acosh", "add", "all", "allclose", "amax", "amin", "any",
+__all__ = ["abs", "frompyfunc", "ufunc", "absolute", "acos", "acosh", "add", "all", "allclose", "amax", "amin", "any",
            "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
            "arctanh", "argmax", "argmin", "argsort", "around", "array", "array_equal", "array_equiv",
            "array_split", "asarray", "asin", "asinh", "astype", "atan", "atan2", "atanh",

@@ -83,9 +83,11 @@ def _normalize_int(i, n, dim):
         i = cast(i, np.int64) if i.dtype != np.int64 else i
         return E.select_n(E.lt(i, np.int64(0)), i, E.add(i, np.int64(n)))
     i = int(i)
-    if not -n <= i < n:
-        raise FuncadIndexError(f"index {i} is out of bounds for axis {dim} with size {n}")
-    return i % n
+    if n == 0:
+        raise FuncadIndexError(f"index {i} is out of bounds for axis {dim} with size 0")
+    # JAX clamps a static out-of-bounds index (after wrapping negatives once), as
+    # dynamic_slice does for a traced one: x[10] of 5 entries is x[4], x[-10] is x[0].
+    return min(max(i + n if i < 0 else i, 0), n - 1)
 
 
 def getitem(x, idx):
@@ -109,9 +111,10 @@ def getitem(x, idx):
         if isinstance(a, Tracer):
             a = _normalize_int(a, shape[d], d)
         else:
-            if a.size and (a.min() < -shape[d] or a.max() >= shape[d]):
-                raise FuncadIndexError(f"index out of bounds for axis {d} with size {shape[d]}")
-            a = np.where(a < 0, a + shape[d], a).astype(np.int64)
+            if a.size and shape[d] == 0:
+                raise FuncadIndexError(f"index out of bounds for axis {d} with size 0")
+            # Out-of-bounds entries clamp, as JAX's gather does (gather clamps traced ones).
+            a = np.clip(np.where(a < 0, a + shape[d], a), 0, max(shape[d] - 1, 0)).astype(np.int64)
         arrays.append(a)
     bshape = np.broadcast_shapes(*[aval_of(a).shape for a in arrays])
     from ._shape import broadcast_to, moveaxis, stack
@@ -166,30 +169,118 @@ def _basic(x, entries):
     return x
 
 
-def take(a, indices, axis=None):
+_TAKE_MODES = (None, "fill", "clip", "wrap")
+
+
+def _take_mode(mode, fn):
+    if mode == "raise":
+        raise FuncadValueError(f"{fn}(mode='raise') cannot check indices of traced arrays and is not "
+                               "supported (as in JAX); use mode='fill' (the default), 'clip' or 'wrap'")
+    if mode not in _TAKE_MODES:
+        raise FuncadValueError(f"{fn}: mode must be one of None, 'fill', 'clip' or 'wrap', got {mode!r}")
+    return mode or "fill"
+
+
+def _index_array(indices, fn):
+    idx = asarray_or_tracer(indices)
+    if aval_of(idx).dtype.kind not in "iu":
+        raise FuncadIndexError(f"{fn}: indices must be integers, got {aval_of(idx).dtype}")
+    return cast(idx, np.int64)
+
+
+def _fill_out_of_bounds(out, ok, fill_value, dtype):
+    from ._ufuncs import where
+    fill = _default_fill(dtype) if fill_value is None else fill_value
+    return where(ok, out, np.asarray(fill).astype(dtype))
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indices_are_sorted=False,
+         fill_value=None):
+    """Elements of `a` at `indices` along `axis` (the flattened array if None), as JAX's take.
+
+    Out-of-bounds indices give `fill_value` (NaN for floats) with the default mode "fill";
+    "clip" clamps them (negative ones to 0) and "wrap" takes them modulo the axis length.
+
+    >>> import funcad.numpy as fnp
+    >>> fnp.take(fnp.arange(5.0), [1, -1, 7]).tolist()
+    [1.0, 4.0, nan]
+    """
     from ._shape import ravel
+    from ._ufuncs import clip
+    if out is not None:
+        raise FuncadValueError("take(out=...) is not supported: funcad arrays are immutable; "
+                               "use the returned array")
+    mode = _take_mode(mode, "take")
     a = asarray_or_tracer(a)
     if axis is None:
         a, axis = ravel(a), 0
-    axis = canonical_axis(axis, aval_of(a).ndim, 'take', a)
-    return getitem(a, (slice(None),) * axis + (indices,))
+    nd = aval_of(a).ndim
+    axis = canonical_axis(axis, nd, 'take', a)
+    n = aval_of(a).shape[axis]
+    idx = _index_array(indices, "take")
+    lead = (slice(None),) * axis
+    if mode == "wrap":
+        return getitem(a, lead + (idx % max(n, 1),))
+    if mode == "clip":
+        return getitem(a, lead + (clip(idx, 0, max(n - 1, 0)),))
+    idx = idx + n * (idx < 0)
+    ok = (idx >= 0) & (idx < n)
+    if n == 0:
+        from ._creation import full
+        shape = aval_of(a).shape[:axis] + aval_of(idx).shape + aval_of(a).shape[axis + 1:]
+        return full(shape, _default_fill(aval_of(a).dtype) if fill_value is None else fill_value,
+                    aval_of(a).dtype)
+    res = getitem(a, lead + (clip(idx, 0, n - 1),))
+    ok = ok.reshape((1,) * axis + aval_of(idx).shape + (1,) * (nd - axis - 1))
+    return _fill_out_of_bounds(res, ok, fill_value, aval_of(a).dtype)
 
 
-def take_along_axis(arr, indices, axis):
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *, wrap_negative_indices=True):
+    """`arr` indexed by `indices` along `axis`, the other axes matched (broadcast) position
+    by position, as JAX's take_along_axis; `axis=None` takes from the flattened array.
+
+    Out-of-bounds indices give `fill_value` (NaN for floats) with the default mode "fill"
+    and clamp with mode "clip".
+
+    >>> import funcad.numpy as fnp
+    >>> x = fnp.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    >>> fnp.take_along_axis(x, fnp.argsort(x, axis=1), axis=1).tolist()
+    [[1.0, 2.0, 3.0], [0.0, 4.0, 5.0]]
+    """
+    from ._shape import ravel
+    from ._ufuncs import clip
+    mode = _take_mode(mode, "take_along_axis")
+    if mode == "wrap":
+        raise FuncadValueError("take_along_axis: mode must be None, 'fill' or 'clip' (as in JAX); "
+                               "for 'wrap', take indices % n first")
     arr = asarray_or_tracer(arr)
+    idx = _index_array(indices, "take_along_axis")
+    if axis is None:
+        if aval_of(idx).ndim != 1:
+            raise FuncadValueError("take_along_axis(axis=None): indices must be 1-d")
+        arr, axis = ravel(arr), 0
     nd = aval_of(arr).ndim
+    if aval_of(idx).ndim != nd:
+        raise FuncadValueError(f"take_along_axis: indices and arr must have the same number of "
+                               f"dimensions, got {aval_of(idx).ndim} and {nd}")
     axis = canonical_axis(axis, nd, 'take_along_axis', arr)
-    idx = indices if isinstance(indices, Tracer) else np.asarray(indices)
     n = aval_of(arr).shape[axis]
-    idx = _normalize_int(idx, n, axis) if isinstance(idx, Tracer) else np.where(idx < 0, idx + n, idx)
-    shape = np.broadcast_shapes(aval_of(idx).shape, tuple(1 if d == axis else s for d, s in enumerate(aval_of(arr).shape)))
+    if wrap_negative_indices:
+        idx = idx + n * (idx < 0)
+    ok = (idx >= 0) & (idx < n)
+    safe = clip(idx, 0, max(n - 1, 0))
+    shape = np.broadcast_shapes(aval_of(idx).shape,
+                                tuple(1 if d == axis else s for d, s in enumerate(aval_of(arr).shape)))
     entries = []
     for d in range(nd):
         if d == axis:
-            entries.append(idx)
+            entries.append(safe)
         else:
             entries.append(np.arange(aval_of(arr).shape[d]).reshape([-1 if k == d else 1 for k in range(nd)]))
-    return getitem(arr, tuple(entries))
+    res = getitem(arr, tuple(entries))
+    if mode == "clip":
+        return res
+    return _fill_out_of_bounds(res, ok, fill_value, aval_of(arr).dtype)
 
 
 class _IndexUpdateHelper:

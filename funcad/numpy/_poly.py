@@ -226,9 +226,9 @@ def roots(p, *, strip_zeros: bool = True):
     # Fixed length: an all-zero p becomes [1, 1, ...] (no LAPACK failure); the
     # leading zeros are rolled to the end, their (zero) roots sorted last and set to NaN.
     p = where(lead == n, np.ones((), p.dtype), p)
-    r = _companion_roots(take(p, (arange(n) + lead) % n))
+    r = _companion_roots(take(p, (arange(n) + lead) % n, mode="clip"))
     key = (r == 0).astype(np.int64) * n + arange(n - 1)
-    r = take(r, argsort(key))
+    r = take(r, argsort(key), mode="clip")
     return where(arange(n - 1) < n - 1 - lead, r, np.array(complex(np.nan, np.nan), r.dtype))
 
 

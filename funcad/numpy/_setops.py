@@ -510,7 +510,7 @@ def top_k(a, k: int, /, *, axis: int = -1, mode: str = "largest", sorted: bool =
         raise FuncadValueError(f"top_k: mode must be 'largest' or 'smallest', got {mode!r}")
     idx = _topk_indices(a, ax, mode == "largest")
     idx = S.slice(idx, (0,) * len(shape(a)), tuple(k if d == ax else s for d, s in enumerate(shape(a))))
-    return take_along_axis(a, idx, ax), idx
+    return take_along_axis(a, idx, ax, mode="clip"), idx
 
 
 def _topk_indices(a, ax, largest):

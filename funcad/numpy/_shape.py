@@ -263,7 +263,7 @@ def repeat(a, repeats, axis=None):
         return S.reshape(b, sh[:ax] + (sh[ax] * r,) + sh[ax + 1:])
     idx = np.repeat(np.arange(sh[ax]), np.asarray(repeats))
     from ._indexing import take
-    return take(a, idx, axis=ax)
+    return take(a, idx, axis=ax, mode="clip")
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):

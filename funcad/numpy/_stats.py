@@ -140,10 +140,10 @@ def _any_last(m):
 def _take_positions(a, idx, qn):
     """a[..., idx] where idx has a leading q axis (qn = 0 or 1) before a's kept axes."""
     if qn == 0:
-        return S.squeeze(take_along_axis(a, S.expand_dims(idx, (len(shape(idx)),)), -1), (len(shape(a)) - 1,))
+        return S.squeeze(take_along_axis(a, S.expand_dims(idx, (len(shape(idx)),)), -1, mode="clip"), (len(shape(a)) - 1,))
     k = shape(idx)[0]
     am = S.broadcast_in_dim(a, (k,) + shape(a), tuple(range(1, len(shape(a)) + 1)))
-    out = take_along_axis(am, S.expand_dims(idx, (len(shape(idx)),)), -1)
+    out = take_along_axis(am, S.expand_dims(idx, (len(shape(idx)),)), -1, mode="clip")
     return S.squeeze(out, (len(shape(am)) - 1,))
 
 

@@ -47,8 +47,8 @@ def with_sharding_constraint(x, shardings):
 
 
 def _impl(x, *, sharding):
-    from ..lowering.array import Array
-    if isinstance(x, Array):  # a device array is laid out as asked, as JAX does
+    from ..lowering.array import is_device_array
+    if is_device_array(x):  # a device array is laid out as asked, as JAX does
         from ..lowering.spmd import device_put_sharded
         return device_put_sharded(x, sharding)
     return x

@@ -182,7 +182,7 @@ def _stirling_tail(k):
     kp1sq = fnp.multiply(fnp.add(kc, 1), fnp.add(kc, 1))
     approx = fnp.divide(fnp.subtract(1.0 / 12, fnp.divide(fnp.subtract(1.0 / 360, fnp.divide(1.0 / 1260, kp1sq)),
                                                           kp1sq)), fnp.add(kc, 1))
-    return fnp.where(use_table, fnp.take(table, fnp.floor(kc).astype(np.int32)), approx)
+    return fnp.where(use_table, fnp.take(table, fnp.floor(kc).astype(np.int32), mode="clip"), approx)
 
 
 def _binomial_inversion(key, count, prob, shape, dtype):

@@ -542,7 +542,7 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
     if independent or nd == 1:
         return _shuffle(key, x, axis)
     ind = _shuffle(key, S.iota(np.int64, (x.shape[axis],), 0), 0)
-    return fnp.take(x, ind, axis=axis)
+    return fnp.take(x, ind, axis=axis, mode="clip")
 
 
 def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=None):
@@ -570,7 +570,7 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
     if p is None:
         if replace:
             ind = randint(key, shape, 0, n_inputs)
-            result = ind if arr.ndim == 0 else fnp.take(arr, ind, axis=axis)
+            result = ind if arr.ndim == 0 else fnp.take(arr, ind, axis=axis, mode="clip")
         else:
             perm = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
             result = S.slice(perm, (0,) * perm.ndim,
@@ -590,6 +590,6 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
         else:
             g = fnp.add(gumbel(key, (n_inputs,), p.dtype, mode=mode), fnp.log(p))
             ind = _top_k_indices(g, n_draws)
-        result = ind if arr.ndim == 0 else fnp.take(arr, ind, axis=axis)
+        result = ind if arr.ndim == 0 else fnp.take(arr, ind, axis=axis, mode="clip")
     out_shape = shape if arr.ndim == 0 else arr.shape[:axis] + tuple(shape) + arr.shape[axis + 1:]
     return fnp.reshape(result, out_shape)

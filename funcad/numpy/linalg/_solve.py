@@ -50,7 +50,7 @@ def _square(name, a):
 def _lu_solve_factored(lu, perm, b):
     """x with A x = b from A's LU factors; b (..., n, m) with the batch of lu."""
     rows = fnp.broadcast_to(fnp.expand_dims(perm, -1), aval_of(b).shape)
-    pb = fnp.take_along_axis(b, rows, axis=-2)
+    pb = fnp.take_along_axis(b, rows, axis=-2, mode="clip")
     y = T.triangular_solve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
     return T.triangular_solve(lu, y, left_side=True, lower=False)
 
@@ -211,7 +211,7 @@ def _cofactor_solve(a, b):
     ok = fnp.all(fnp.isfinite(probe), axis=(-2, -1), keepdims=True)
     zero = np.array(0, dtype)
     rows = fnp.broadcast_to(fnp.expand_dims(perm, -1), aval_of(b).shape)
-    x = fnp.where(ok, fnp.take_along_axis(b, rows, axis=-2), zero)
+    x = fnp.where(ok, fnp.take_along_axis(b, rows, axis=-2, mode="clip"), zero)
     x = T.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
     last = np.arange(n) == n - 1
     x = fnp.where(last[:, None], x, fnp.multiply(x, det[..., None, None]))

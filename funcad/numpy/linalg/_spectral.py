@@ -155,9 +155,9 @@ def _hermitian_svd(a, compute_uv):
         return _fnp.flip(_fnp.sort(s, axis=-1), axis=-1)
     # A stable ascending sort reversed: among equal |w| the later eigenvalue comes first.
     order = _fnp.flip(_fnp.argsort(s, axis=-1), axis=-1)
-    s = _fnp.take_along_axis(s, order, axis=-1)
-    sign = _fnp.take_along_axis(_fnp.where(w < 0, -1.0, 1.0).astype(s.dtype), order, axis=-1)
-    u = _fnp.take_along_axis(v, order[..., None, :], axis=-1)
+    s = _fnp.take_along_axis(s, order, axis=-1, mode="clip")
+    sign = _fnp.take_along_axis(_fnp.where(w < 0, -1.0, 1.0).astype(s.dtype), order, axis=-1, mode="clip")
+    u = _fnp.take_along_axis(v, order[..., None, :], axis=-1, mode="clip")
     vh = _H(u * sign[..., None, :])
     return SVDResult(u, s, vh)
 

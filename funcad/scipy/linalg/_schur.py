@@ -311,8 +311,8 @@ def _sylvester_triangular(R, S, F):
 
     def step(t, Y):
         j = n - 1 - t
-        s_j = fnp.take(S, j, axis=1)  # (take: F and S are NumPy arrays when eager)
-        rhs = fnp.take(F, j, axis=1) - Y @ s_j
+        s_j = fnp.take(S, j, axis=1, mode="clip")  # (take: F and S are NumPy arrays when eager)
+        rhs = fnp.take(F, j, axis=1, mode="clip") - Y @ s_j
         y = lla.triangular_solve(R + fnp.take(s_j, j) * eye, rhs[:, None], left_side=True, lower=False)
         return fnp.where(cols[None, :] == j, y, Y)
     return fori_loop(0, n, step, fnp.zeros_like(F))

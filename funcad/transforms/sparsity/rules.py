@@ -22,6 +22,7 @@ from ...primitives import convolution as _conv, decompositions as _dec, eig as _
 from ...primitives import schur as _schur, tridiagonal as _tridiagonal  # noqa: F401
 from ...primitives import sharding as _sh, special as _special, triangular as _tri  # noqa: F401
 from ...primitives import collectives as _collectives  # noqa: F401
+from ...primitives import callback as _callback  # noqa: F401
 from .. import shard_map as _shard_map  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
 from .. import custom_calls as _custom_calls, debugging as _debugging, jit as _jit  # noqa: F401
@@ -313,6 +314,8 @@ def dense(eqn, ins, n):
 
 
 _register("custom_lin debug_print", dense)
+# pure_callback: the user's Python function is opaque.
+_register("pure_callback", dense)
 # conv_general_dilated: sound but dense for now; a window-exact rule is future work.
 _register("conv_general_dilated", dense)
 NO_FOLD.update(_PRIMS[p] for p in ("custom_lin", "debug_print"))
