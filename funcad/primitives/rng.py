@@ -21,7 +21,7 @@ from ..core.avals import ShapedArray
 from ..core.errors import FuncadValueError
 from ..core.trace import batch_rules, jvp_rules, lowering_rules
 from ..lowering.stablehlo import Value, tensor_type
-from ._base import defpython, defzero, new_primitive, type_error
+from ._base import check_eagerly, defpython, defzero, new_primitive, type_error
 from ._xla_rng import xla_rng_bits
 from .structural import concatenate, moveaxis0, reshape, slice as _slice
 
@@ -169,3 +169,4 @@ jvp_rules[rng_uniform_p] = _uniform_jvp
 batch_rules[rng_uniform_p] = _uniform_batch
 lowering_rules[rng_uniform_p] = _uniform_lowering
 defpython(rng_uniform_p, "_rng_uniform({0}, {1}, {shape})", _UNIFORM_HELPER)
+check_eagerly(rng_bit_generator_p, rng_uniform_p)  # NumPy would accept a bad key or bounds
