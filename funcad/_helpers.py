@@ -336,7 +336,7 @@ JAX's older, non-partitionable counter layout in the block (JAX's bits for that 
 >>> import funcad, funcad.random as fr
 >>> with funcad.threefry_partitionable(False):
 ...     print(fr.bits(fr.PRNGKey(0), (2,), "uint32"))
-[4197003906 1654466292]
+[ 928981903 3453687069]
 """
 default_prng_impl = _OptionScope("default_prng_impl", _NO_ARG)
 default_prng_impl.__doc__ = """`with funcad.default_prng_impl("rbg"):` keys made without `impl=`
