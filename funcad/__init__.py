@@ -23,9 +23,10 @@ from .lowering.python_source import to_python
 from . import viz  # noqa: F401  (graphviz is imported only when drawing)
 from . import config, debug, distributed  # noqa: F401  (settings; debug.print and debug_nans)
 from .core.errors import MissingRuleError, NaNError, UnsupportedError
-from ._helpers import (block_until_ready, default_backend, device_count, device_get, devices,
+from ._helpers import (block_until_ready, default_backend, default_prng_impl, device_count, device_get, devices,
                        disable_jit, enable_x64, ensure_compile_time_eval, eval_shape, local_device_count,
-                       local_devices, named_call, named_scope, process_count, process_index, typeof)
+                       local_devices, named_call, named_scope, process_count, process_index,
+                       threefry_partitionable, typeof)
 from .core.traceback_util import api_boundary as _api_boundary, boundary_transform as _boundary
 from . import sharding  # noqa: F401  (Mesh, NamedSharding, PartitionSpec, ...)
 from .sharding import make_mesh
@@ -72,7 +73,8 @@ __all__ = ["Array", "BackendError", "ClosedJaxpr", "ConcretizationError", "Funca
            "FuncadTypeError", "Jaxpr", "MissingRuleError", "NaNError",
            "ShapeDtypeStruct", "SparseMatrix", "TracerLeakError", "UnsupportedError", "block_until_ready",
            "checkpoint", "clear_caches", "closure_convert", "custom_gradient", "custom_jvp", "custom_vjp", "default_backend",
-           "device_count", "device_get", "device_put", "devices", "disable_jit", "enable_x64",
+           "default_prng_impl", "device_count", "device_get", "device_put", "devices", "disable_jit",
+           "enable_x64", "threefry_partitionable",
            "ensure_compile_time_eval", "eval_jaxpr", "eval_shape", "float0", "grad", "hessian",
            "hessian_sparsity", "jacfwd", "jacobian", "jacobian_sparsity", "jacrev", "jit", "jvp",
            "linear_transpose", "linearize", "local_device_count", "local_devices", "make_jaxpr",

@@ -20,8 +20,8 @@ from .lowering import xla
 from .transforms import jit as _jit
 
 __all__ = ["block_until_ready", "default_backend", "device_count", "device_get", "devices",
-           "disable_jit", "enable_x64", "ensure_compile_time_eval", "eval_shape",
-           "local_device_count", "local_devices", "named_call", "named_scope", "process_count", "process_index", "typeof"]
+           "default_prng_impl", "disable_jit", "enable_x64", "ensure_compile_time_eval", "eval_shape",
+           "local_device_count", "local_devices", "named_call", "named_scope", "process_count", "process_index", "threefry_partitionable", "typeof"]
 
 
 # ------------------------------------------------------------------ devices ----
@@ -298,6 +298,55 @@ class _EnableX64:
 
 
 enable_x64 = _EnableX64()
+
+
+_NO_ARG = object()
+
+
+class _OptionScope:
+    """A config option as a context manager, as JAX's top-level option states are:
+    `with funcad.threefry_partitionable(False): ...`; `.value` is the current setting."""
+
+    def __init__(self, option: str, default_arg):
+        self._option, self._default_arg = option, default_arg
+
+    @contextlib.contextmanager
+    def __call__(self, new_val=_NO_ARG) -> Iterator[None]:
+        from . import config
+        if new_val is _NO_ARG:
+            if self._default_arg is _NO_ARG:
+                raise TypeError(f"funcad.{self._option}() needs the value to set in the block")
+            new_val = self._default_arg
+        with config.override(**{self._option: new_val}):
+            yield
+
+    @property
+    def value(self):
+        from . import config
+        return config.read(self._option)
+
+    def __repr__(self):
+        return f"funcad.{self._option} (now {self.value!r})"
+
+
+threefry_partitionable = _OptionScope("threefry_partitionable", True)
+threefry_partitionable.__doc__ = """`with funcad.threefry_partitionable(False):` threefry keys use
+JAX's older, non-partitionable counter layout in the block (JAX's bits for that setting).
+
+>>> import funcad, funcad.random as fr
+>>> with funcad.threefry_partitionable(False):
+...     print(fr.bits(fr.PRNGKey(0), (2,), "uint32"))
+[ 928981903 3453687069]
+"""
+default_prng_impl = _OptionScope("default_prng_impl", _NO_ARG)
+default_prng_impl.__doc__ = """`with funcad.default_prng_impl("rbg"):` keys made without `impl=`
+(and raw keys) use that PRNG implementation in the block.
+
+>>> import funcad, funcad.random as fr
+>>> with funcad.default_prng_impl("rbg"):
+...     print(fr.PRNGKey(0).shape)
+(4,)
+"""
 
 
 def typeof(x: Any) -> ShapedArray:

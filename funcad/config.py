@@ -8,8 +8,13 @@ or for a block of code with `override`.
 | jit_cache_size       | 128 signatures per function  | FUNCAD_JIT_CACHE_SIZE=64      |
 | traceback_filtering  | "on"                         | FUNCAD_TRACEBACK_FILTERING=off |
 | enable_x64           | True (NumPy's 64-bit dtypes) | FUNCAD_ENABLE_X64=0 or JAX_ENABLE_X64=0 |
+| default_prng_impl    | "threefry2x32"               | FUNCAD_DEFAULT_PRNG_IMPL=rbg  |
+| threefry_partitionable | True                       | FUNCAD_THREEFRY_PARTITIONABLE=0 |
 
-`enable_x64` is also accepted under JAX's name, `jax_enable_x64`. Off, funcad
+`enable_x64`, `default_prng_impl` and `threefry_partitionable` are also accepted under
+JAX's names, `jax_enable_x64`, `jax_default_prng_impl`, `jax_threefry_partitionable`
+(`funcad.random` reads the last two: the implementation of keys made without `impl=`,
+and threefry's counter layout; see `funcad.core.prng_settings`). Off, funcad
 gives values JAX's default 32-bit dtypes (see `funcad.core.x64`), so a program
 written for JAX computes the same numbers; `funcad.enable_x64(False)` switches
 it for a block.
@@ -31,7 +36,7 @@ from typing import Callable as _Callable, Iterator as _Iterator
 
 from .core.errors import FuncadTypeError as _FuncadTypeError
 from .core import traceback_util as _traceback_util
-from .core import x64 as _x64
+from .core import prng_settings as _prng, x64 as _x64
 from .core.trace import ctx as _ctx
 from .lowering import xla as _xla
 from .transforms import jit as _jit
@@ -102,6 +107,21 @@ def _set_x64(v: bool) -> None:
         f._fast.clear()
 
 
+def _prng_impl(name: str, v) -> str:
+    if v not in _prng.IMPLS:
+        raise _FuncadTypeError(f"config option {name} takes one of {', '.join(map(repr, _prng.IMPLS))}, "
+                               f"got {v!r}")
+    return v
+
+
+def _set_prng(setter):
+    def set_(v) -> None:
+        setter(v)
+        for f in list(_jit._live):  # their fast paths skip the trace-cache key
+            f._fast.clear()
+    return set_
+
+
 # name -> (validate(name, value), get(), set(value), environment variable, doc)
 _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
     "debug_nans": (_bool, lambda: _ctx.debug_nans, _set_debug_nans, "FUNCAD_DEBUG_NANS",
@@ -116,9 +136,17 @@ _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
                             "'on' hides funcad's internal frames from tracebacks, 'off' shows them"),
     "enable_x64": (_bool, lambda: _x64.enabled, _set_x64, "FUNCAD_ENABLE_X64",
                    "64-bit dtypes as in NumPy (True) or JAX's default 32-bit dtypes (False)"),
+    "default_prng_impl": (_prng_impl, lambda: _prng.default_impl, _set_prng(_prng.set_default_impl),
+                          "FUNCAD_DEFAULT_PRNG_IMPL",
+                          "PRNG implementation of keys made without impl=: threefry2x32, rbg, unsafe_rbg"),
+    "threefry_partitionable": (_bool, lambda: _prng.threefry_partitionable,
+                               _set_prng(_prng.set_threefry_partitionable),
+                               "FUNCAD_THREEFRY_PARTITIONABLE",
+                               "threefry's counter layout: JAX's current (True) or older (False) bits"),
 }
 # JAX's names for funcad's options.
-_ALIASES = {"jax_enable_x64": "enable_x64"}
+_ALIASES = {"jax_enable_x64": "enable_x64", "jax_default_prng_impl": "default_prng_impl",
+            "jax_threefry_partitionable": "threefry_partitionable"}
 
 
 def _option(name: str):

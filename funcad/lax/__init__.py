@@ -83,3 +83,7 @@ from ..primitives.collectives import (all_gather, all_to_all, axis_index, axis_s
 from ..primitives.collectives import __all__ as _collectives_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_collectives_all))
+from ._rng import *  # noqa: E402,F401,F403  (rng_bit_generator, RandomAlgorithm, rng_uniform)
+from ._rng import __all__ as _rng_all  # noqa: E402
+
+__all__ = sorted(set(__all__) | set(_rng_all))

@@ -11,7 +11,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..lax import cumsum, scan, while_loop
 from ..primitives import elementwise as E
-from ._keys import canonical_shape, check_key, split_key
+from ._keys import canonical_shape, check_key, current_impl, split_key
 from ._samplers import (_as, _c, _check_shape, _dtype_of, _int_dtype, _normal_real, _shape_of, _two,
                         _uniform)
 
@@ -164,6 +164,10 @@ def poisson(key, lam, shape=None, dtype=None, *, method: str = "exact"):
             raise ValueError("lam shape must be broadcastable to shape argument; got lam.shape "
                              f"{_shape_of(lam)}, shape {shape}")
         return _poisson_approx(key, lam, shape, dtype)
+    if current_impl() != "threefry2x32":
+        raise NotImplementedError("`poisson` with method='exact' is only implemented for the "
+                                  f"threefry2x32 PRNG (as in JAX), not {current_impl()!r}; use "
+                                  "method='approximate' or a threefry key")
     return _poisson_exact(key, lam, shape, dtype)
 
 

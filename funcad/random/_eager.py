@@ -6,7 +6,9 @@ would pay funcad's per-op dispatch on every step. JAX's samplers are jitted
 functions even when called eagerly; funcad's are too, with the arguments
 that set shapes and dtypes static, so eager values equal JAX's bit for bit
 and large draws cost one compiled call. Inside a transformation the sampler
-is traced as it is.
+is traced as it is. Either way the key's implementation (a typed key's own, or
+the configured default for raw keys) is set for the call (`impl_scope`), and
+is part of the compiled program's static signature.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import numpy as np
 
 from ..core.trace import ctx
 from ._keyarray import PRNGKeyArray
+from ._keys import impl_of, impl_scope
 
 _DYNAMIC = (np.ndarray, np.generic, float, complex)
 
@@ -49,11 +52,16 @@ def eager_jit(fn, dynamic: tuple = ()):
     sig = inspect.signature(fn)
     compiled: dict = {}
 
+    def scoped(impl, *args, **kwargs):
+        with impl_scope(impl):
+            return fn(*args, **kwargs)
+
     @functools.wraps(fn)
     def sampler(*args, **kwargs):
-        if ctx.trace is not None:
-            return fn(*args, **kwargs)
         bound = sig.bind(*args, **kwargs)
+        impl = impl_of(bound.arguments.get("key"))
+        if ctx.trace is not None:
+            return scoped(impl, *args, **kwargs)
         names, values, statics = [], [], []
         for name, v in bound.arguments.items():
             if isinstance(v, PRNGKeyArray):
@@ -64,14 +72,14 @@ def eager_jit(fn, dynamic: tuple = ()):
             else:
                 statics.append((name, _static(v)))
         if not all(_traceable_dtype(v) for n, v in statics if n == "dtype" and v is not None):
-            return fn(*args, **kwargs)
+            return scoped(impl, *args, **kwargs)
         try:
-            key = (tuple(names), tuple(statics))
+            key = (tuple(names), tuple(statics), impl)
             f = compiled.get(key)
         except TypeError:  # an unhashable static value: no cache, run op by op
-            return fn(*args, **kwargs)
+            return scoped(impl, *args, **kwargs)
         if f is None:
             kw = dict(statics)
-            f = compiled[key] = jit(lambda *vals: fn(**kw, **dict(zip(names, vals))))
+            f = compiled[key] = jit(lambda *vals: scoped(impl, **kw, **dict(zip(names, vals))))
         return f(*values)
     return sampler

@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numpy as fnp
-from ..lax import while_loop
+from ..lax import map as lax_map, while_loop
 from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ..transforms.custom import custom_jvp
 from ..transforms.vmap import vmap
-from ._keys import canonical_shape, check_key, split_key
+from ._keys import canonical_shape, check_key, current_impl, impl_scope, split_key
 from ._samplers import (_as, _c, _check_shape, _finfo, _float_dtype, _normal_real, _shape_of, _shape_or_broadcast,
                         _two, _uniform, rademacher)
 
@@ -80,23 +80,28 @@ def _gamma_draws(key, a, log_space: bool):
     if n == 0:
         return fnp.zeros(shape, a.dtype)
     keys = split_key(key, (n,))
-    flat = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, S.reshape(a, (n,)))
+    one = lambda k, al: _gamma_one(k, al, log_space)
+    if current_impl() == "threefry2x32":
+        flat = vmap(one)(keys, S.reshape(a, (n,)))
+    else:  # JAX maps other keys one by one (vmap would draw rbg bits from the first key only)
+        flat = lax_map(lambda ka: one(*ka), (keys, S.reshape(a, (n,))))
     return S.reshape(flat, shape)
 
 
-def _random_gamma(key, a, log_space):
-    return _gamma_draws(key, a, log_space)
+def _random_gamma(key, a, log_space, impl):
+    with impl_scope(impl):  # the jvp may be traced after the sampler's call has returned
+        return _gamma_draws(key, a, log_space)
 
 
-_random_gamma = custom_jvp(_random_gamma, nondiff_argnums=(2,))
+_random_gamma = custom_jvp(_random_gamma, nondiff_argnums=(2, 3))
 
 
 @_random_gamma.defjvp
-def _random_gamma_jvp(log_space, primals, tangents):
+def _random_gamma_jvp(log_space, impl, primals, tangents):
     key, a = primals[0], fnp.asarray(primals[1])
     a_dot = tangents[1]
     # The rule is written with funcad ops (loops included), so higher orders differentiate it.
-    ans = _random_gamma(key, a, log_space)
+    ans = _random_gamma(key, a, log_space, impl)
     x = ans
     if log_space:  # d log x = dx / x; exp(log x) may round to 0, use the tiniest float then
         x = E.exp(x)
@@ -252,7 +257,7 @@ def _gamma(name, key, a, shape, dtype, method, log_space):
     a = fnp.broadcast_to(_as(a, dtype), shape)
     if method == "approximate":
         return _gamma_approx(key, a, log_space, dtype)
-    return _random_gamma(key, a, log_space)
+    return _random_gamma(key, a, log_space, current_impl())
 
 
 def gamma(key, a, shape=None, dtype=None, *, method: str = "exact"):

@@ -1,8 +1,10 @@
-"""Typed keys: arrays of threefry-2x32 keys whose shape hides the key words.
+"""Typed keys: arrays of PRNG keys whose shape hides the key words.
 
 `funcad.random.key(0)` is a `PRNGKeyArray` of shape () and dtype `key<fry>`
-over uint32[2] data, as JAX's typed keys are. It is a pytree with one leaf,
-the raw uint32[..., 2] data, so it flows through jit, vmap (batched along a
+over uint32[2] data, as JAX's typed keys are (`key<rbg>` and `key<urbg>` over
+uint32[4] for the 'rbg' and 'unsafe_rbg' implementations). It is a pytree
+with one leaf, the raw uint32[..., n] data (its implementation is the aux
+data), so it flows through jit, vmap (batched along a
 leading axis), scan carries and grad (whose gradient for a key is a float0
 array of the key's shape, as in JAX) without any special rule. Indexing,
 reshape, ravel, squeeze, transpose, len, iteration and == act on the key
@@ -14,20 +16,29 @@ import numpy as np
 
 from ..core.avals import float0
 from ..core.pytree import register_pytree_node
+from ..core import prng_settings
 from ..core.trace import Tracer
 
-__all__ = ["KeyDType", "PRNGKeyArray", "key_dtype", "resolve_impl"]
+__all__ = ["KeyDType", "PRNGKeyArray", "key_dtype", "key_shape", "resolve_impl"]
 
-_IMPL = "threefry2x32"
+# name -> (shape of one key's data, dtype tag), as JAX's implementations.
+_IMPLS = {"threefry2x32": ((2,), "fry"), "rbg": ((4,), "rbg"), "unsafe_rbg": ((4,), "urbg")}
 # JAX's other implementations: named so that asking for one gets a clear error, not "unknown".
-_OTHER_IMPLS = ("philox2x32", "philox4x32", "rbg", "unsafe_rbg", "threefry4x32")
+_OTHER_IMPLS = ("philox2x32", "philox4x32", "threefry4x32")
 
 
 class KeyDType:
-    """The dtype of threefry-2x32 key arrays, printed `key<fry>` as JAX prints it."""
+    """The dtype of key arrays of one implementation, printed `key<fry>` (or `key<rbg>`,
+    `key<urbg>`) as JAX prints it."""
 
-    name = "key<fry>"
-    impl = _IMPL
+    __slots__ = ("impl",)
+
+    def __init__(self, impl: str):
+        self.impl = impl
+
+    @property
+    def name(self) -> str:
+        return f"key<{_IMPLS[self.impl][1]}>"
 
     def __repr__(self) -> str:
         return self.name
@@ -35,36 +46,46 @@ class KeyDType:
     __str__ = __repr__
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, KeyDType) or other == self.name
+        return (other.impl == self.impl) if isinstance(other, KeyDType) else other == self.name
 
     def __hash__(self) -> int:
         return hash(self.name)
 
 
-_KEY_DTYPE = KeyDType()
+_KEY_DTYPES = {name: KeyDType(name) for name in _IMPLS}
 
 
 def resolve_impl(impl, dtype=None, who: str = "key") -> str:
-    """The implementation name from `impl=`/`dtype=`; only threefry2x32 exists in funcad."""
+    """The implementation name from `impl=`/`dtype=` (a name or a key dtype); None is the
+    configured default (`funcad.config.default_prng_impl`)."""
     if impl is not None and dtype is not None:
         raise ValueError(f"Cannot specify both `impl` and `dtype` arguments to funcad.random.{who}")
     spec = impl if impl is not None else dtype
-    if spec is None or isinstance(spec, KeyDType) or spec == _IMPL:
-        return _IMPL
+    if spec is None:
+        return prng_settings.default_impl
+    if isinstance(spec, KeyDType):
+        return spec.impl
+    if isinstance(spec, str) and spec in _IMPLS:
+        return spec
     if spec in _OTHER_IMPLS:
-        raise ValueError(f"PRNG implementation {spec!r} is not available in funcad; only "
-                         f"'{_IMPL}' (JAX's default) is. Leave impl=None.")
-    raise ValueError(f"unrecognized PRNG implementation {spec!r}. Did you mean '{_IMPL}'?")
+        raise ValueError(f"PRNG implementation {spec!r} is not available in funcad; use one of "
+                         f"{', '.join(map(repr, _IMPLS))}.")
+    raise ValueError(f"unrecognized PRNG implementation {spec!r}; funcad has "
+                     f"{', '.join(map(repr, _IMPLS))}.")
+
+
+def key_shape(impl: str) -> tuple:
+    """The shape of one key's uint32 data: (2,) for threefry2x32, (4,) for rbg/unsafe_rbg."""
+    return _IMPLS[impl][0]
 
 
 def key_dtype(impl_spec=None) -> KeyDType:
-    """The dtype of typed keys of an implementation (only threefry2x32).
+    """The dtype of typed keys of an implementation (default: the configured one).
 
-    >>> key_dtype()
-    key<fry>
+    >>> key_dtype(), key_dtype("rbg")
+    (key<fry>, key<rbg>)
     """
-    resolve_impl(impl_spec, who="key_dtype")
-    return _KEY_DTYPE
+    return _KEY_DTYPES[resolve_impl(impl_spec, who="key_dtype")]
 
 
 def _shape(x) -> tuple:
@@ -80,12 +101,13 @@ class PRNGKeyArray:
     ((4,), key<fry>, (3,))
     """
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "_impl")
     _hidden_ndim = 1  # the key words' axis: vmap counts negative axes without it
     __array_priority__ = 2000  # NumPy defers == to us
 
-    def __init__(self, data):
+    def __init__(self, data, impl: str = "threefry2x32"):
         self._data = data
+        self._impl = impl
 
     # -- array attributes (of the key axes) --------------------------------
     @property
@@ -94,7 +116,7 @@ class PRNGKeyArray:
 
     @property
     def dtype(self) -> KeyDType:
-        return _KEY_DTYPE
+        return _KEY_DTYPES[self._impl]
 
     @property
     def ndim(self) -> int:
@@ -106,11 +128,11 @@ class PRNGKeyArray:
 
     @property
     def itemsize(self) -> int:
-        return 8
+        return 4 * key_shape(self._impl)[0]
 
     @property
     def nbytes(self) -> int:
-        return 8 * self.size
+        return self.itemsize * self.size
 
     def __len__(self) -> int:
         if not self.shape:
@@ -128,7 +150,7 @@ class PRNGKeyArray:
         if any(isinstance(i, PRNGKeyArray) for i in idx):
             raise TypeError("key arrays cannot be used as indices")
         # The trailing full slice keeps the key words whatever idx holds (..., None, masks).
-        return PRNGKeyArray(self._data[idx + (slice(None),)])
+        return PRNGKeyArray(self._data[idx + (slice(None),)], self._impl)
 
     def reshape(self, *shape, order: str = "C") -> "PRNGKeyArray":
         from .. import numpy as fnp
@@ -142,7 +164,7 @@ class PRNGKeyArray:
         if int(np.prod(shape, dtype=np.int64)) != self.size:
             raise TypeError(f"cannot reshape key array of shape {self.shape} (size {self.size}) "
                             f"into shape {shape} (size {int(np.prod(shape, dtype=np.int64))})")
-        return PRNGKeyArray(fnp.reshape(self._data, shape + (2,)))
+        return PRNGKeyArray(fnp.reshape(self._data, shape + key_shape(self._impl)), self._impl)
 
     def ravel(self) -> "PRNGKeyArray":
         return self.reshape(-1)
@@ -164,14 +186,14 @@ class PRNGKeyArray:
         from .. import numpy as fnp
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes
         axes = tuple(range(self.ndim))[::-1] if not axes else tuple(a % self.ndim for a in axes)
-        return PRNGKeyArray(fnp.transpose(self._data, axes + (self.ndim,)))
+        return PRNGKeyArray(fnp.transpose(self._data, axes + (self.ndim,)), self._impl)
 
     @property
     def T(self) -> "PRNGKeyArray":
         return self.transpose()
 
     def copy(self) -> "PRNGKeyArray":
-        return PRNGKeyArray(self._data)
+        return PRNGKeyArray(self._data, self._impl)
 
     def block_until_ready(self) -> "PRNGKeyArray":
         if hasattr(self._data, "block_until_ready"):
@@ -184,6 +206,9 @@ class PRNGKeyArray:
         if not isinstance(other, PRNGKeyArray):
             raise TypeError(f"{name} requires two key arrays; got a key array and "
                             f"{type(other).__name__}. Compare key data with funcad.random.key_data.")
+        if other._impl != self._impl:
+            raise TypeError(f"{name} of keys of different implementations: {self.dtype} and "
+                            f"{other.dtype}")
         return fnp.all(fnp.equal(self._data, other._data), axis=-1)
 
     def __eq__(self, other):
@@ -210,12 +235,12 @@ class PRNGKeyArray:
     __str__ = __repr__
 
 
-def _unflatten(_, children):
+def _unflatten(impl, children):
     (data,) = children
     # A cotangent of key data is float0; JAX's gradient for a key has the key's own shape.
     if isinstance(getattr(data, "dtype", None), np.dtype) and data.dtype == float0:
         return np.zeros(_shape(data)[:-1], float0)
-    return PRNGKeyArray(data)
+    return PRNGKeyArray(data, impl)
 
 
-register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), None), _unflatten)
+register_pytree_node(PRNGKeyArray, lambda k: ((k._data,), k._impl), _unflatten)

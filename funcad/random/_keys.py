@@ -1,31 +1,64 @@
-"""Raw threefry-2x32 keys (uint32[..., 2]) and the random bits they name.
+"""Raw keys (uint32[..., n]) of JAX's three implementations and the random bits they name.
 
-The definitions are JAX's (with `jax_threefry_partitionable` on, its
-default): a seed's two key words are its high and low 32 bits; `split` and
-`random_bits` hash the 64-bit counters 0, 1, 2, ... of the output positions
-(high word, low word) under the key; `fold_in` hashes the counter pair
-(0, data). Everything is written with funcad's primitives, so keys flow
-through jit, vmap, scan carries and grad like any uint32 array.
+The definitions are JAX's. threefry2x32 (uint32[2] keys): a seed's two key
+words are its high and low 32 bits. With `threefry_partitionable` on (JAX's
+default) `split` and `random_bits` hash the 64-bit counters 0, 1, 2, ... of the
+output positions (high word, low word); off, they hash one flat uint32 iota cut
+in two halves (JAX's older scheme). `fold_in` hashes the counter pair (0, data).
+rbg and unsafe_rbg (uint32[4] keys, two threefry half-keys): bits come from
+XLA's `rng_bit_generator`; rbg splits and folds each half-key as threefry does,
+unsafe_rbg derives new keys from the generator's own output.
+
+Samplers see key data only: the implementation is set for the extent of a call
+by `impl_scope` (the public samplers do it from their key argument), and
+`split_key`/`random_bits` read it. Everything is written with funcad's
+primitives, so keys flow through jit, vmap, scan carries and grad like any
+uint32 array.
 """
 from __future__ import annotations
 
+import contextlib
 import operator
+import threading
 from typing import Sequence
 
 import numpy as np
 
+from ..core import prng_settings
 from ..core.avals import aval_of
 from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ..primitives.bits import shift_left, shift_right_logical, threefry2x32
-from ._keyarray import PRNGKeyArray, key_dtype, resolve_impl
+from ..primitives.rng import rng_bit_generator_p
+from ._keyarray import PRNGKeyArray, key_dtype, key_shape, resolve_impl
 
 __all__ = ["PRNGKey", "key", "split", "fold_in", "clone", "key_data", "key_impl", "key_dtype",
            "wrap_key_data", "bits"]
 
 _U32 = np.dtype(np.uint32)
 _UINT = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32, 64: np.dtype(np.uint64)}
+_scope = threading.local()
+
+
+@contextlib.contextmanager
+def impl_scope(impl: str):
+    """Raw key data inside the block belongs to `impl`."""
+    prev = getattr(_scope, "impl", None)
+    _scope.impl = impl
+    try:
+        yield
+    finally:
+        _scope.impl = prev
+
+
+def current_impl() -> str:
+    return getattr(_scope, "impl", None) or prng_settings.default_impl
+
+
+def impl_of(key) -> str:
+    """The implementation of a typed key; raw keys are the current one's."""
+    return key._impl if isinstance(key, PRNGKeyArray) else current_impl()
 
 
 def _aval(x):
@@ -37,16 +70,19 @@ def _is_arraylike(x) -> bool:
 
 
 def check_key(name: str, key, allow_batched: bool = False):
-    """The uint32[..., 2] data of `key` (a raw or typed key); JAX's errors for anything else."""
+    """The uint32[..., n] data of `key` (a raw or typed key); JAX's errors for anything else."""
+    impl = impl_of(key)
     if isinstance(key, PRNGKeyArray):
         key = key._data
     elif not _is_arraylike(key):
         raise TypeError(f"unexpected PRNG key type {type(key)}; {name} needs a key from "
-                        "funcad.random.PRNGKey(seed) (a uint32 array of shape (2,))")
-    a = _aval(key)
-    if a.ndim < 1 or a.shape[-1:] != (2,):
-        raise TypeError(f"{name}: invalid PRNG key data: expected key_data.shape to end with (2,); "
-                        f"got shape={a.shape}. Make keys with funcad.random.PRNGKey(seed) or split.")
+                        "funcad.random.PRNGKey(seed) or funcad.random.key(seed)")
+    a, kshape = _aval(key), key_shape(impl)
+    if a.ndim < 1 or a.shape[-1:] != kshape:
+        raise TypeError(f"{name}: invalid PRNG key data: expected key_data.shape to end with "
+                        f"{kshape} for impl={impl!r}; got shape={a.shape}. Make keys with "
+                        "funcad.random.PRNGKey(seed) or split (raw keys belong to "
+                        "funcad.config.default_prng_impl).")
     if a.dtype != _U32:
         raise TypeError(f"{name}: invalid PRNG key data: expected key_data.dtype = uint32; got "
                         f"dtype={a.dtype}. Make keys with funcad.random.PRNGKey(seed) or split.")
@@ -69,22 +105,34 @@ def canonical_shape(shape) -> tuple:
     return dims
 
 
+def _word(key, i):
+    return S.reshape(S.slice(key, (i,), (i + 1,)), ())
+
+
 def key_words(key):
-    """The two uint32 words of a single key, as 0-d arrays (or tracers)."""
-    k1 = S.reshape(S.slice(key, (0,), (1,)), ())
-    k2 = S.reshape(S.slice(key, (1,), (2,)), ())
-    return k1, k2
+    """The two uint32 words of a single threefry key, as 0-d arrays (or tracers)."""
+    return _word(key, 0), _word(key, 1)
+
+
+def _shape_of(x):
+    return tuple(x.shape) if isinstance(x, Tracer) else np.shape(x)
 
 
 def _stack_pair(a, b):
-    shape = np.shape(a) if not isinstance(a, Tracer) else a.shape
+    shape = _shape_of(a)
     expand = lambda x: S.reshape(x, tuple(shape) + (1,))
     return S.concatenate([expand(a), expand(b)], len(shape))
 
 
+def _size(shape) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+# ---------------------------------------------------------- threefry2x32 ----
+
 def _counters(shape):
     """High and low uint32 words of the uint64 counters 0..n-1 laid out in `shape`."""
-    n = int(np.prod(shape, dtype=np.int64))
+    n = _size(shape)
     if n < 2 ** 32:
         lo = S.reshape(S.iota(_U32, (n,), 0), tuple(shape))
         return np.zeros((), _U32), lo
@@ -102,8 +150,35 @@ def _hash_counters(key, shape):
     return threefry2x32(k1, k2, hi, lo)
 
 
-def random_bits(key, bit_width: int, shape) -> "np.ndarray":
-    """Unsigned integers of `bit_width` bits in `shape`, JAX's bits for this key."""
+def _hash_flat(key, counts, n: int):
+    """JAX's threefry_2x32 of n flat uint32 counts: the two halves (zero-padded to even
+    length) are hashed as pairs and the outputs joined back in order."""
+    if n == 0:
+        return np.zeros((0,), _U32)
+    if n % 2:
+        counts = S.concatenate([counts, np.zeros((1,), _U32)], 0)
+    m = (n + 1) // 2
+    k1, k2 = key_words(key)
+    a, b = threefry2x32(k1, k2, S.slice(counts, (0,), (m,)), S.slice(counts, (m,), (2 * m,)))
+    out = S.concatenate([a, b], 0)
+    return S.slice(out, (0,), (n,)) if n % 2 else out
+
+
+def _tf_split(key, shape: tuple):
+    if prng_settings.threefry_partitionable:
+        b1, b2 = _hash_counters(key, shape)
+        return _stack_pair(b1, b2)
+    n = 2 * _size(shape)
+    return S.reshape(_hash_flat(key, S.iota(_U32, (n,), 0), n), tuple(shape) + (2,))
+
+
+def _tf_fold_in(key, data):
+    k1, k2 = key_words(key)
+    a, b = threefry2x32(k1, k2, np.zeros((), _U32), data)
+    return _stack_pair(a, b)
+
+
+def _tf_bits_partitionable(key, bit_width: int, shape):
     b1, b2 = _hash_counters(key, shape)
     dtype = _UINT[bit_width]
     if bit_width == 64:
@@ -113,62 +188,154 @@ def random_bits(key, bit_width: int, shape) -> "np.ndarray":
     return out if bit_width == 32 else E.convert_element_type(out, dtype)
 
 
+_BLOCK = 2 ** 32 - 1  # counts per hashed block in the older scheme (a uint32 iota's reach)
+
+
+def _tf_bits_original(key, bit_width: int, shape):
+    size = _size(shape)
+    words = -(-bit_width * size // 32)
+    nblocks, rem = divmod(words, _BLOCK)
+    if not nblocks:
+        bits = _hash_flat(key, S.iota(_U32, (rem,), 0), rem)
+    else:  # more than 2**32 - 1 words: one split key per block, as JAX
+        keys = _tf_split(key, (nblocks + 1,))
+        sub = lambda i: S.reshape(S.slice(keys, (i, 0), (i + 1, 2)), (2,))
+        parts = [_hash_flat(sub(i), S.iota(_U32, (_BLOCK,), 0), _BLOCK) for i in range(nblocks)]
+        parts.append(_hash_flat(sub(nblocks), S.iota(_U32, (rem,), 0), rem))
+        bits = S.concatenate(parts, 0)
+    dtype = _UINT[bit_width]
+    if bit_width == 64:
+        hi = E.convert_element_type(S.slice(bits, (0,), (size,)), dtype)
+        lo = E.convert_element_type(S.slice(bits, (size,), (2 * size,)), dtype)
+        bits = E.bitwise_or(shift_left(hi, np.uint64(32)), lo)
+    elif bit_width < 32:  # each word's pieces, lowest first (a little-endian view)
+        per = 32 // bit_width
+        shifts = np.arange(per, dtype=_U32).reshape(1, per) * np.uint32(bit_width)
+        pieces = shift_right_logical(S.reshape(bits, (words, 1)), shifts)
+        pieces = E.bitwise_and(pieces, np.array(np.iinfo(dtype).max, _U32))
+        flat = S.reshape(pieces, (words * per,))
+        bits = E.convert_element_type(S.slice(flat, (0,), (size,)), dtype)
+    return S.reshape(bits, tuple(shape))
+
+
+def _tf_bits(key, bit_width, shape):
+    if prng_settings.threefry_partitionable:
+        return _tf_bits_partitionable(key, bit_width, shape)
+    return _tf_bits_original(key, bit_width, shape)
+
+
+# ------------------------------------------------------ rbg, unsafe_rbg ----
+
+def _halves(key):
+    return S.slice(key, (0,), (2,)), S.slice(key, (2,), (4,))
+
+
+def _rbg_split(key, shape):
+    h0, h1 = _halves(key)
+    return S.concatenate([_tf_split(h0, shape), _tf_split(h1, shape)], len(shape))
+
+
+def _rbg_fold_in(key, data):
+    h0, h1 = _halves(key)
+    return S.concatenate([_tf_fold_in(h0, data), _tf_fold_in(h1, data)], 0)
+
+
+def _rbg_bits(key, bit_width, shape):
+    _, bits = rng_bit_generator_p.bind(key, shape=tuple(shape), dtype=_UINT[bit_width], algorithm=0)
+    return bits
+
+
+def _urbg_split(key, shape):
+    # Ten draws of the generator per new key, every tenth kept: its output is the hash.
+    num = _size(shape)
+    _, keys = rng_bit_generator_p.bind(key, shape=(10 * num, 4), dtype=_U32, algorithm=0)
+    return S.reshape(S.slice(keys, (0, 0), (10 * num, 4), (10, 1)), tuple(shape) + (4,))
+
+
+def _urbg_fold_in(key, data):
+    _, bits = rng_bit_generator_p.bind(_rbg_seed(data), shape=(10, 4), dtype=_U32, algorithm=0)
+    return E.bitwise_xor(key, S.reshape(S.slice(bits, (9, 0), (10, 4)), (4,)))
+
+
+def _rbg_seed(seed):
+    half = _tf_seed(seed)
+    return S.concatenate([half, half], 0)
+
+
+# ------------------------------------------------------------- dispatch ----
+
+_SPLIT = {"threefry2x32": _tf_split, "rbg": _rbg_split, "unsafe_rbg": _urbg_split}
+_FOLD_IN = {"threefry2x32": _tf_fold_in, "rbg": _rbg_fold_in, "unsafe_rbg": _urbg_fold_in}
+_BITS = {"threefry2x32": _tf_bits, "rbg": _rbg_bits, "unsafe_rbg": _rbg_bits}
+
+
+def random_bits(key, bit_width: int, shape) -> "np.ndarray":
+    """Unsigned integers of `bit_width` bits in `shape`, JAX's bits for this key."""
+    return _BITS[current_impl()](key, bit_width, tuple(shape))
+
+
 def split_key(key, shape: tuple):
-    b1, b2 = _hash_counters(key, shape)
-    return _stack_pair(b1, b2)
+    """New key data (*shape, n) from one key's data, as JAX's split."""
+    return _SPLIT[current_impl()](key, tuple(shape))
 
 
 # ------------------------------------------------------------------ public ----
 
-def _rewrap(like, data):
+def _rewrap(like, data, impl):
     """New keys typed like the keys they came from: typed in, typed out."""
-    return PRNGKeyArray(data) if isinstance(like, PRNGKeyArray) else data
+    return PRNGKeyArray(data, impl) if isinstance(like, PRNGKeyArray) else data
 
 
 def PRNGKey(seed, *, impl=None) -> "np.ndarray":
-    """A raw key (uint32[2]) from an integer seed, JAX's words for every seed: the high
-    and low 32 bits of the seed as a 64-bit integer (Python ints are int64).
+    """A raw key from an integer seed (uint32[2] for threefry2x32, JAX's default; uint32[4]
+    for rbg and unsafe_rbg), JAX's words for every seed: the high and low 32 bits of the
+    seed as a 64-bit integer (Python ints are int64), twice for rbg.
 
     >>> PRNGKey(42)
     Array([ 0, 42], dtype=uint32)
     """
-    resolve_impl(impl, who="PRNGKey")
-    return _seed_words("PRNGKey", seed)
+    return _seed_data("PRNGKey", seed, resolve_impl(impl, who="PRNGKey"))
 
 
 def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
-    """A typed key (shape (), dtype key<fry>) from an integer seed; its data is PRNGKey(seed).
+    """A typed key (shape (), dtype key<fry>, or key<rbg>/key<urbg>) from an integer seed;
+    its data is PRNGKey(seed, impl=impl).
 
     >>> key(42)
     Array((), dtype=key<fry>) overlaying:
     [ 0 42]
     """
-    resolve_impl(impl, dtype, who="key")
-    return PRNGKeyArray(_seed_words("key", seed))
+    impl = resolve_impl(impl, dtype, who="key")
+    return PRNGKeyArray(_seed_data("key", seed, impl), impl)
 
 
 def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> PRNGKeyArray:
-    """Typed keys over uint32[..., 2] key data (the inverse of `key_data`).
+    """Typed keys over uint32[..., n] key data (the inverse of `key_data`).
 
     >>> wrap_key_data(np.array([0, 42], np.uint32)).shape
     ()
     """
-    resolve_impl(impl, dtype, who="wrap_key_data")
+    impl = resolve_impl(impl, dtype, who="wrap_key_data")
     if isinstance(key_bits_array, PRNGKeyArray):
         raise TypeError("wrap_key_data requires a uint32 array of key data, but was given a key "
                         "array; it is already wrapped")
     if not _is_arraylike(key_bits_array):
         key_bits_array = np.asarray(key_bits_array)
-    a = _aval(key_bits_array)
-    if a.ndim < 1 or a.shape[-1:] != (2,):
-        raise TypeError(f"invalid PRNG key data: expected key_data.shape to end with (2,); got "
-                        f"shape={a.shape} for impl='threefry2x32'")
+    a, kshape = _aval(key_bits_array), key_shape(impl)
+    if a.ndim < 1 or a.shape[-1:] != kshape:
+        raise TypeError(f"invalid PRNG key data: expected key_data.shape to end with {kshape}; got "
+                        f"shape={a.shape} for impl={impl!r}")
     if a.dtype != _U32:
         raise TypeError(f"invalid PRNG key data: expected key_data.dtype = uint32; got dtype={a.dtype}")
-    return PRNGKeyArray(key_bits_array)
+    return PRNGKeyArray(key_bits_array, impl)
 
 
-def _seed_words(name, seed):
+def _seed_data(name, seed, impl):
+    words = _tf_seed(_check_seed(name, seed))
+    return S.concatenate([words, words], 0) if impl != "threefry2x32" else words
+
+
+def _check_seed(name, seed):
     if isinstance(seed, PRNGKeyArray):
         raise TypeError(f"{name} accepts a scalar seed, but was given a PRNG key.")
     if isinstance(seed, bool) or isinstance(seed, (np.ndarray, np.generic)) and seed.dtype == np.bool_:
@@ -178,13 +345,19 @@ def _seed_words(name, seed):
     if not _is_arraylike(seed):
         seed = np.asarray(seed)
     a = _aval(seed)
-    if a.dtype == _U32 and a.shape[-1:] == (2,):
+    if a.dtype == _U32 and a.shape[-1:] in ((2,), (4,)):
         raise TypeError(f"{name} accepts a scalar seed, but was given a PRNG key.")
     if a.ndim:
         raise TypeError(f"{name} accepts a scalar seed, but was given an array of shape {a.shape} "
                         "!= (). Use funcad.vmap for batching")
     if a.dtype.kind not in "iu":
         raise TypeError(f"PRNG key seed must be an integer; got {a.str_short()} {seed!r}")
+    return seed
+
+
+def _tf_seed(seed):
+    """A threefry key's two words from an integer seed: its high and low 32 bits."""
+    a = _aval(seed)
     if a.dtype.itemsize == 8:
         hi = E.convert_element_type(shift_right_logical(seed, np.array(32, a.dtype)), _U32)
     else:
@@ -194,13 +367,16 @@ def _seed_words(name, seed):
 
 
 def split(key, num: int | Sequence[int] = 2):
-    """`num` new keys (or a shape of keys) from one: uint32[*num, 2].
+    """`num` new keys (or a shape of keys) from one: uint32[*num, n] (typed keys of shape num
+    for a typed key).
 
     >>> split(PRNGKey(0)).shape
     (2, 2)
     """
+    impl = impl_of(key)
     data = check_key("split", key)
-    return _rewrap(key, split_key(data, canonical_shape(num)))
+    with impl_scope(impl):
+        return _rewrap(key, split_key(data, canonical_shape(num)), impl)
 
 
 def fold_in(key, data):
@@ -209,6 +385,7 @@ def fold_in(key, data):
     >>> fold_in(PRNGKey(0), 3).dtype
     dtype('uint32')
     """
+    impl = impl_of(key)
     keys, key = key, check_key("fold_in", key)
     if np.ndim(data) if not isinstance(data, Tracer) else data.ndim:
         raise TypeError("fold_in accepts a scalar, but was given an array of shape "
@@ -221,9 +398,7 @@ def fold_in(key, data):
     elif not isinstance(data, Tracer):
         data = np.asarray(data)
     data = E.convert_element_type(data, _U32)
-    k1, k2 = key_words(key)
-    a, b = threefry2x32(k1, k2, np.zeros((), _U32), data)
-    return _rewrap(keys, _stack_pair(a, b))
+    return _rewrap(keys, _FOLD_IN[impl](key, data), impl)
 
 
 def clone(key):
@@ -232,11 +407,11 @@ def clone(key):
     >>> clone(PRNGKey(1))
     array([0, 1], dtype=uint32)
     """
-    return _rewrap(key, check_key("clone", key, allow_batched=True))
+    return _rewrap(key, check_key("clone", key, allow_batched=True), impl_of(key))
 
 
 def key_data(keys):
-    """The uint32[..., 2] data of typed keys; raw keys are their own data.
+    """The uint32[..., n] data of typed keys; raw keys are their own data.
 
     >>> key_data(key(7))
     array([0, 7], dtype=uint32)
@@ -245,9 +420,13 @@ def key_data(keys):
 
 
 def key_impl(keys) -> str:
-    """The name of the keys' PRNG implementation: always 'threefry2x32'."""
+    """The name of the keys' PRNG implementation ('threefry2x32', 'rbg' or 'unsafe_rbg').
+
+    >>> key_impl(key(0, impl="rbg"))
+    'rbg'
+    """
     check_key("key_impl", keys, allow_batched=True)
-    return "threefry2x32"
+    return impl_of(keys)
 
 
 def bits(key, shape=(), dtype=None):
@@ -256,9 +435,10 @@ def bits(key, shape=(), dtype=None):
     >>> bits(PRNGKey(0), (2,), np.uint32).dtype
     dtype('uint32')
     """
+    impl = impl_of(key)
     key = check_key("bits", key)
     dtype = np.dtype(np.uint64 if dtype is None else dtype)
     if dtype.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    return random_bits(key, dtype.itemsize * 8, canonical_shape(shape))
-
+    with impl_scope(impl):
+        return random_bits(key, dtype.itemsize * 8, canonical_shape(shape))

@@ -156,7 +156,8 @@ def normal(key, shape=(), dtype=None):
 
 def _two(key, n=2):
     keys = split_key(key, (n,))
-    return [S.reshape(S.slice(keys, (i, 0), (i + 1, 2)), (2,)) for i in range(n)]
+    w = _aval(keys).shape[-1]  # the key data's width: 2 (threefry) or 4 (rbg)
+    return [S.reshape(S.slice(keys, (i, 0), (i + 1, w)), (w,)) for i in range(n)]
 
 
 def _nextafter(x, up: bool):

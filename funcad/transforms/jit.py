@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core.arguments import int_tuple, merge_static, resolve_static_args, split_static
 from ..core.avals import aval_of
-from ..core import x64 as _x64
+from ..core import prng_settings as _prng, x64 as _x64
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import flatten_fun, tree_flatten, tree_unflatten
@@ -279,8 +279,9 @@ class Jitted:
         # backend None means the default one; the caches are dropped when it changes.
         # debug_nans: traces made with it on record source lines (caches are shared).
         # x64: argument dtypes are canonicalised differently in each mode.
+        # The PRNG settings change what funcad.random traces (in JAX's jit key too).
         key = (in_tree, tuple(_leaf_key(x) for x in leaves), tuple(statics), self.backend,
-               ctx.debug_nans, _x64.enabled)
+               ctx.debug_nans, _x64.enabled, _prng.default_impl, _prng.threefry_partitionable)
         return leaves, key, in_tree, static_pos
 
     def _trace(self, args, kwargs, leaves, in_tree, static_pos, parent=None):

@@ -27,6 +27,11 @@ __all__ = ["optimize", "count_eqns", "register_call", "register_effect",
 
 PIPELINE = (inline, fold, simplify, cse, dce)
 
+# A stateful draw: each equation is its own draw, never folded into a constant or merged.
+from ...primitives.rng import rng_uniform_p as _rng_uniform_p  # noqa: E402
+
+register_effect(_rng_uniform_p)
+
 
 def optimize(closed: ClosedJaxpr, max_rounds: int = 4) -> ClosedJaxpr:
     """A jaxpr computing the same values with fewer equations.

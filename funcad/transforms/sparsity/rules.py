@@ -21,7 +21,7 @@ from ...core.trace import abstract_eval_rules, call_rules, impl_rules
 from ...primitives import convolution as _conv, decompositions as _dec, eig as _eig, fft as _fft  # noqa: F401
 from ...primitives import schur as _schur, tridiagonal as _tridiagonal  # noqa: F401
 from ...primitives import sharding as _sh, special as _special, triangular as _tri  # noqa: F401
-from ...primitives import collectives as _collectives  # noqa: F401
+from ...primitives import collectives as _collectives, rng as _rng  # noqa: F401
 from ...primitives import callback as _callback  # noqa: F401
 from .. import shard_map as _shard_map  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
@@ -69,7 +69,7 @@ def zero(eqn, ins, n):
 
 _register("sign floor ceil round stop_gradient is_finite not and or xor eq ne lt le gt ge "
           "argmax argmin iota threefry2x32 bitcast_convert_type clz population_count "
-          "shift_left shift_right_arithmetic shift_right_logical", zero)
+          "shift_left shift_right_arithmetic shift_right_logical rng_bit_generator rng_uniform", zero)
 
 # ------------------------------------------------------------- elementwise ----
 
@@ -318,7 +318,7 @@ _register("custom_lin debug_print", dense)
 _register("pure_callback", dense)
 # conv_general_dilated: sound but dense for now; a window-exact rule is future work.
 _register("conv_general_dilated", dense)
-NO_FOLD.update(_PRIMS[p] for p in ("custom_lin", "debug_print"))
+NO_FOLD.update(_PRIMS[p] for p in ("custom_lin", "debug_print", "rng_uniform"))
 
 
 def identity(eqn, ins, n):
