@@ -27,9 +27,11 @@ from __future__ import annotations
 import re
 from typing import Callable, NamedTuple, Sequence
 
+import ml_dtypes
 import numpy as np
 
 from ..core import avals as _avals
+from ..core import narrow as _narrow
 from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import MissingRuleError, UnsupportedError
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, literal_value
@@ -330,7 +332,7 @@ def convert(ctx, x: Value, dtype) -> Value:
 
 
 def _compare_type(dtype) -> str:
-    kind = np.dtype(dtype).kind
+    kind = _narrow.kind(dtype)
     return {"f": "FLOAT", "c": "FLOAT", "i": "SIGNED"}.get(kind, "UNSIGNED")
 
 
@@ -364,10 +366,14 @@ def reduction_identity(kind: str, dtype):
         return 0 if kind == "add" else 1
     if dtype == np.bool_:
         return kind == "min"
-    if dtype.kind in "fc":  # complex: (-inf, -inf) lies below every number in (real, imag) order
+    k = _narrow.kind(dtype)
+    if k in "fc":  # complex: (-inf, -inf) lies below every number in (real, imag) order
         inf = -np.inf if kind == "max" else np.inf
-        return complex(inf, inf) if dtype.kind == "c" else inf
-    info = np.iinfo(dtype)
+        if k == "f" and not np.isinf(np.array(inf).astype(dtype)):  # float8 formats without inf
+            info = ml_dtypes.finfo(dtype)
+            return info.min if kind == "max" else info.max
+        return complex(inf, inf) if k == "c" else inf
+    info = ml_dtypes.iinfo(dtype)
     return info.min if kind == "max" else info.max
 
 

@@ -113,7 +113,7 @@ _XLA_TYPES = {"bfloat16": "BF16", "float8_e4m3fn": "F8E4M3FN", "float8_e5m2": "F
               "float8_e4m3fnuz": "F8E4M3FNUZ", "float8_e5m2fnuz": "F8E5M2FNUZ",
               "float8_e4m3b11fnuz": "F8E4M3B11FNUZ", "float8_e3m4": "F8E3M4", "float8_e4m3": "F8E4M3",
               "float8_e8m0fnu": "F8E8M0FNU", "float4_e2m1fn": "F4E2M1FN", "float6_e2m3fn": "F6E2M3FN",
-              "float6_e3m2fn": "F6E3M2FN", "int4": "S4", "uint4": "U4", "int2": "S2", "uint2": "U2"}
+              "float6_e3m2fn": "F6E3M2FN", "int4": "S4", "uint4": "U4"}
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,6 +1,7 @@
 """Reductions with NumPy's axis/keepdims/dtype conventions."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from ..core.narrow import kind as _kind
 
@@ -52,14 +53,25 @@ def _sum_dtype(x):
     return d
 
 
+_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+
+def _upcast_sum(prim_fn, a, axis, keepdims, dtype):
+    # JAX accumulates float16/bfloat16 sums and products in float32 and rounds once.
+    d = np.dtype(dtype)
+    if d in _HALF:
+        return cast(_reduce(prim_fn, a, axis, keepdims, np.float32), d)
+    return _reduce(prim_fn, a, axis, keepdims, d)
+
+
 def sum(a, axis=None, dtype=None, keepdims=False):
     a = asarray_or_tracer(a)
-    return _reduce(R.reduce_sum, a, axis, keepdims, dtype or _sum_dtype(a))
+    return _upcast_sum(R.reduce_sum, a, axis, keepdims, dtype or _sum_dtype(a))
 
 
 def prod(a, axis=None, dtype=None, keepdims=False):
     a = asarray_or_tracer(a)
-    return _reduce(R.reduce_prod, a, axis, keepdims, dtype or _sum_dtype(a))
+    return _upcast_sum(R.reduce_prod, a, axis, keepdims, dtype or _sum_dtype(a))
 
 
 def max(a, axis=None, keepdims=False):
@@ -97,6 +109,8 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     d = _mean_dtype(a, dtype)
     shape = aval_of(a).shape
     n = _count(shape, _norm_axes(len(shape), axis))
+    if d in _HALF:  # in float32, rounded once (JAX's)
+        return cast(E.div(sum(a, axis, np.float32, keepdims), np.array(n, np.float32)), d)
     return E.div(sum(a, axis, d, keepdims), np.array(n, d))
 
 

@@ -782,7 +782,10 @@ def _convert_impl(x, *, new_dtype, weak_type=False):
     x = np.asarray(x)
     if _kind(x.dtype) == "c" and _kind(np.dtype(new_dtype)) != "c":
         x = x.real
-    return x.astype(new_dtype)
+    try:
+        return x.astype(new_dtype)
+    except TypeError:  # ml_dtypes has no direct cast between two narrow integer types
+        return x.astype(np.int64).astype(new_dtype)
 
 
 convert_element_type_p = new_primitive("convert_element_type", _convert_impl, _convert_aval)
