@@ -24,10 +24,7 @@ FLOATS = ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8
 _OLD_JAXLIB = not hasattr(xla._load().PrimitiveType, "F6E2M3FN")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _x64():
-    with jax.enable_x64(True):
-        yield
+jax.config.update("jax_enable_x64", True)
 
 
 def _bits(x):
@@ -257,3 +254,23 @@ def test_vmap_in_bfloat16():
     x = np.random.default_rng(4).normal(size=(3, 4)).astype(ml_dtypes.bfloat16)
     got = funcad.vmap(lambda r: fnp.sum(r * r))(x)
     assert _bits(got) == _bits(jax.vmap(lambda r: jnp.sum(r * r))(jnp.asarray(x)))
+
+
+@pytest.mark.parametrize("pet", [np.float32, ml_dtypes.bfloat16])
+def test_scaled_matmul_matches_jax(pet):
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=(2, 3, 64)).astype(ml_dtypes.float8_e4m3fn)
+    b = rng.normal(size=(2, 5, 64)).astype(ml_dtypes.float8_e4m3fn)
+    sa = rng.uniform(0.5, 4, (2, 3, 2)).astype(ml_dtypes.float8_e8m0fnu)
+    sb = rng.uniform(0.5, 4, (2, 5, 2)).astype(ml_dtypes.float8_e8m0fnu)
+    ref = _bits(jax.nn.scaled_matmul(a, b, sa, sb, pet))
+    assert _bits(funcad.nn.scaled_matmul(a, b, sa, sb, pet)) == ref
+    assert _bits(funcad.jit(funcad.nn.scaled_matmul, static_argnums=4)(a, b, sa, sb, pet)) == ref
+
+
+def test_scaled_matmul_errors():
+    with pytest.raises(ValueError, match="matching batch"):
+        funcad.nn.scaled_matmul(np.ones((1, 2, 4)), np.ones((1, 2, 8)), np.ones((1, 2, 1)),
+                                np.ones((1, 2, 1)))
+    with pytest.raises(ValueError, match="3-d"):
+        funcad.nn.scaled_matmul(np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 1)), np.ones((2, 1)))
