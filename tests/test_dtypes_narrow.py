@@ -60,7 +60,11 @@ def test_names_are_the_ml_dtypes_scalar_types():
 
 @pytest.mark.parametrize("a", NARROW, ids=str)
 def test_promotion_table_matches_jax(a):
+    if not hasattr(jnp, a.name):
+        pytest.skip(f"the installed jax has no {a.name} (the oracle lacks it)")
     for b in NARROW + STANDARD:
+        if not hasattr(jnp, b.name) and b in NARROW:
+            continue
         assert _ours_promote(a, b) == _jax_promote(a, b), (a, b)
         assert _ours_promote(b, a) == _jax_promote(b, a), (b, a)
 
@@ -258,6 +262,8 @@ def test_vmap_in_bfloat16():
 
 @pytest.mark.parametrize("pet", [np.float32, ml_dtypes.bfloat16])
 def test_scaled_matmul_matches_jax(pet):
+    if tuple(int(p) for p in jax.__version__.split(".")[:2]) < (0, 7):
+        pytest.skip("jax < 0.7 has no CPU path for scaled_matmul (the oracle lacks it)")
     rng = np.random.default_rng(5)
     a = rng.normal(size=(2, 3, 64)).astype(ml_dtypes.float8_e4m3fn)
     b = rng.normal(size=(2, 5, 64)).astype(ml_dtypes.float8_e4m3fn)
