@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import narrow as _narrow
 from .eager import EagerArray
 from .errors import FuncadTypeError
 
@@ -21,7 +22,10 @@ def short_dtype(dtype) -> str:
     dtype = np.dtype(dtype)
     if dtype == float0:
         return "float0"
-    return _SHORT.get(dtype.name, dtype.name)
+    s = _SHORT.get(dtype.name)
+    if s is None:  # JAX's abbreviation: f8_e4m3fn, i4, u2
+        s = dtype.name.replace("float", "f").replace("uint", "u").replace("int", "i")
+    return s
 
 
 class ShapedArray:
@@ -85,7 +89,7 @@ def aval_of(x) -> ShapedArray:
     if aval is not None:
         return aval
     if isinstance(x, (np.ndarray, np.generic)):
-        if x.dtype.kind in "OSUV" and x.dtype != float0:
+        if x.dtype.kind in "OSUV" and x.dtype != float0 and x.dtype not in _narrow.KINDS:
             raise FuncadTypeError(f"arrays of dtype {x.dtype} are not supported; "
                                   "funcad works with numeric and boolean arrays")
         return ShapedArray(x.shape, x.dtype)
@@ -101,7 +105,7 @@ def aval_of(x) -> ShapedArray:
 def _promotion_stand_in(aval: ShapedArray):
     # NumPy 2 treats Python scalars as weak, exactly NEP 50: let it decide.
     if aval.weak_type:
-        return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[aval.dtype.kind]
+        return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[_narrow.kind(aval.dtype)]
     return aval.dtype
 
 
@@ -112,7 +116,9 @@ _PROMOTED: dict = {}
 def result_type(*avals: ShapedArray):
     """NEP 50 result dtype of avals and whether it is weak: (dtype, weak)."""
     weak = all(a.weak_type for a in avals)
-    if weak:
+    if any(a.dtype in _narrow.KINDS for a in avals):  # JAX's lattice; NumPy has no rule
+        d, weak = _narrow.promote_narrow([(a.dtype, a.weak_type) for a in avals])
+    elif weak:
         # All weak: the widest kind wins at the default precision.
         d = np.result_type(*[a.dtype for a in avals])
     else:
@@ -122,8 +128,8 @@ def result_type(*avals: ShapedArray):
 
 def tangent_dtype(dtype) -> np.dtype:
     dtype = np.dtype(dtype)
-    return dtype if dtype.kind in "fc" else float0
+    return dtype if _narrow.kind(dtype) in "fc" else float0
 
 
 def is_float(dtype) -> bool:
-    return np.dtype(dtype).kind in "fc"
+    return _narrow.kind(dtype) in "fc"

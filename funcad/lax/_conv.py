@@ -7,6 +7,8 @@ from typing import Sequence
 
 import numpy as np
 
+from ..core.narrow import kind as _kind
+
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
@@ -122,12 +124,12 @@ def _preferred(x, y, preferred_element_type):
     want, have = np.dtype(preferred_element_type), aval_of(x).dtype
     if have == want:
         return x, y
-    if not (have.kind in "iu" and want.kind == "f"):
-        if (have.kind in "iu") != (want.kind in "iu") or (have.kind == "f") != (want.kind == "f"):
+    if not (_kind(have) in "iu" and _kind(want) == "f"):
+        if (_kind(have) in "iu") != (_kind(want) in "iu") or (_kind(have) == "f") != (_kind(want) == "f"):
             raise FuncadTypeError(f"preferred_element_type {want} does not fit inputs of dtype {have}: "
                                   "allowed are (integer, integer), (integer, float), (float, float), "
                                   "(complex, complex)")
-        if have.kind == "i" and want.kind != "i":
+        if _kind(have) == "i" and _kind(want) != "i":
             raise FuncadTypeError(f"preferred_element_type {want} must be signed like the inputs ({have})")
     if want.itemsize < have.itemsize:
         raise FuncadTypeError(f"preferred_element_type {want} must not be narrower than the inputs ({have})")

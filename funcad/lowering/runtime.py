@@ -51,6 +51,10 @@ class Executable:
             self.layout = packing.plan(closed.in_avals, [
                 h and packing.packable(a, d) for h, a, d in zip(host, closed.in_avals, flags)])
         self.device = xla.get_device(backend)
+        for d in {v.aval.dtype for v in (*closed.jaxpr.invars, *closed.jaxpr.outvars,
+                                         *(o for e in closed.jaxpr.eqns for o in e.outvars))
+                  if hasattr(v, "aval")}:
+            xla.check_dtype(d)
         lowered = lower_jaxpr(closed, name, donated, self.layout,
                               platform="cpu" if self.device.platform == "cpu" else "gpu")
         self.text = lowered.text

@@ -27,11 +27,13 @@ from __future__ import annotations
 import re
 from typing import Callable, NamedTuple, Sequence
 
+import ml_dtypes
 import numpy as np
 
 from ..core import avals as _avals
+from ..core import narrow as _narrow
 from ..core.avals import ShapedArray, aval_of, float0
-from ..core.errors import MissingRuleError
+from ..core.errors import MissingRuleError, UnsupportedError
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, literal_value
 from ..core.trace import Tracer, lowering_rules  # noqa: F401  (the table lives beside the others)
 
@@ -46,7 +48,13 @@ class Value(NamedTuple):
 _DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
            "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
            "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
-           "complex64": "complex<f32>", "complex128": "complex<f64>"}
+           "complex64": "complex<f32>", "complex128": "complex<f64>",
+           # the narrow dtypes of ml_dtypes (funcad/core/narrow.py)
+           "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2", "float8_e4m3fnuz": "f8E4M3FNUZ",
+           "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e4m3b11fnuz": "f8E4M3B11FNUZ",
+           "float8_e3m4": "f8E3M4", "float8_e4m3": "f8E4M3", "float8_e8m0fnu": "f8E8M0FNU",
+           "float4_e2m1fn": "f4E2M1FN", "float6_e2m3fn": "f6E2M3FN", "float6_e3m2fn": "f6E3M2FN",
+           "int4": "i4", "uint4": "ui4", "int2": "i2", "uint2": "ui2"}
 
 
 def mlir_dtype(dtype) -> str:
@@ -56,6 +64,11 @@ def mlir_dtype(dtype) -> str:
     try:
         return _DTYPES[dtype.name]
     except KeyError:
+        if dtype.name in ("int1", "uint1"):  # XLA takes i1 for its bool (pred) buffers
+            raise UnsupportedError(
+                f"{dtype} arrays cannot be passed through XLA (jaxlib transfers 1-bit integers "
+                "as bool buffers, which XLA rejects, in JAX too); use them eagerly, or convert "
+                "with .astype('int8') or .astype(bool) before jit") from None
         raise MissingRuleError(f"dtype {dtype} cannot be lowered to StableHLO") from None
 
 
@@ -326,7 +339,7 @@ def convert(ctx, x: Value, dtype) -> Value:
 
 
 def _compare_type(dtype) -> str:
-    kind = np.dtype(dtype).kind
+    kind = _narrow.kind(dtype)
     return {"f": "FLOAT", "c": "FLOAT", "i": "SIGNED"}.get(kind, "UNSIGNED")
 
 
@@ -360,10 +373,14 @@ def reduction_identity(kind: str, dtype):
         return 0 if kind == "add" else 1
     if dtype == np.bool_:
         return kind == "min"
-    if dtype.kind in "fc":  # complex: (-inf, -inf) lies below every number in (real, imag) order
+    k = _narrow.kind(dtype)
+    if k in "fc":  # complex: (-inf, -inf) lies below every number in (real, imag) order
         inf = -np.inf if kind == "max" else np.inf
-        return complex(inf, inf) if dtype.kind == "c" else inf
-    info = np.iinfo(dtype)
+        if k == "f" and not np.isinf(np.array(inf).astype(dtype)):  # float8 formats without inf
+            info = ml_dtypes.finfo(dtype)
+            return info.min if kind == "max" else info.max
+        return complex(inf, inf) if k == "c" else inf
+    info = ml_dtypes.iinfo(dtype)
     return info.min if kind == "max" else info.max
 
 

@@ -107,6 +107,26 @@ def _load():
     return _xc
 
 
+# XLA's element type for each narrow dtype of ml_dtypes; older jaxlibs lack some (jaxlib
+# 0.6 has no float6 types).
+_XLA_TYPES = {"bfloat16": "BF16", "float8_e4m3fn": "F8E4M3FN", "float8_e5m2": "F8E5M2",
+              "float8_e4m3fnuz": "F8E4M3FNUZ", "float8_e5m2fnuz": "F8E5M2FNUZ",
+              "float8_e4m3b11fnuz": "F8E4M3B11FNUZ", "float8_e3m4": "F8E3M4", "float8_e4m3": "F8E4M3",
+              "float8_e8m0fnu": "F8E8M0FNU", "float4_e2m1fn": "F4E2M1FN", "float6_e2m3fn": "F6E2M3FN",
+              "float6_e3m2fn": "F6E3M2FN", "int4": "S4", "uint4": "U4"}
+
+
+@functools.lru_cache(maxsize=None)
+def check_dtype(dtype) -> None:
+    """Raise a BackendError if the installed jaxlib's XLA has no element type for `dtype`."""
+    name = _XLA_TYPES.get(np.dtype(dtype).name)
+    if name is not None and not hasattr(_load().PrimitiveType, name):
+        raise BackendError(
+            f"jit cannot compile {np.dtype(dtype)} arrays with the installed jaxlib "
+            f"{jaxlib_version()}: its XLA has no {name} element type. Upgrade jaxlib (0.12 has it), "
+            "or compute eagerly, or convert to float32 before jit.")
+
+
 # ----------------------------------------------------------------- backends ----
 
 _ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu"}

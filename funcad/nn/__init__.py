@@ -10,11 +10,12 @@ from ._activations import (celu, elu, gelu, glu, hard_sigmoid, hard_silu, hard_s
                            squareplus, swish, tanh)
 from ._attention import dot_product_attention
 from ._functions import log_softmax, logmeanexp, logsumexp, one_hot, softmax, standardize
+from ._scaled import scaled_matmul
 from . import initializers
 
 __all__ = ["celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu",
            "hard_swish", "hard_tanh", "identity", "leaky_relu", "log1mexp", "log_sigmoid",
-           "log_softmax", "logmeanexp", "logsumexp", "mish", "one_hot", "relu", "relu6", "selu",
+           "log_softmax", "logmeanexp", "logsumexp", "mish", "one_hot", "relu", "relu6", "scaled_matmul", "selu",
            "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "sparse_sigmoid",
            "squareplus", "standardize", "swish", "tanh"]
 

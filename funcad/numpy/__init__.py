@@ -57,23 +57,12 @@ float16, float32, float64 = _np.float16, _np.float32, _np.float64
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint32, uint64 = _np.uint8, _np.uint32, _np.uint64
 complex64, complex128, bool_ = _np.complex64, _np.complex128, _np.bool_
-ndarray, dtype, finfo, iinfo = _np.ndarray, _np.dtype, _np.finfo, _np.iinfo
-integer, floating, inexact, number, issubdtype = _np.integer, _np.floating, _np.inexact, _np.number, _np.issubdtype
-
-
-def result_type(*arrays_and_dtypes):
-    """numpy.result_type that also takes tracers (a weak-typed one counts as a Python scalar).
-
-    >>> result_type(float32, 2.0)
-    dtype('float32')
-    """
-    args = []
-    for a in arrays_and_dtypes:
-        if isinstance(a, _Tracer):
-            av = _aval_of(a)
-            a = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[av.dtype.kind] if av.weak_type else av.dtype
-        args.append(a)
-    return _np.result_type(*args)
+ndarray, dtype = _np.ndarray, _np.dtype
+integer, floating, inexact, number = _np.integer, _np.floating, _np.inexact, _np.number
+from ._narrow import (bfloat16, finfo, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e3m4,  # noqa: E402,F401
+                      float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
+                      float8_e5m2fnuz, float8_e8m0fnu, iinfo, int1, int2, int4, issubdtype,
+                      promote_types, result_type, uint1, uint2, uint4)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -168,8 +157,8 @@ from ._stats import *  # noqa: E402,F401,F403
 from ._ufuncs_more import *  # noqa: E402,F401,F403
 from ._ndarray import ndarray  # noqa: E402,F811  (isinstance true for tracers too, as jnp.ndarray)
 
-from . import _calculus, _complex, _construct, _dtype_names, _manip, _setops, _stats, _ufuncs_more  # noqa: E402
-__all__ = sorted(set(__all__).union(
+from . import _calculus, _complex, _construct, _dtype_names, _manip, _narrow, _setops, _stats, _ufuncs_more  # noqa: E402
+__all__ = sorted(set(__all__).union(_narrow.__all__,
     ["bitwise_count", "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift"],
     *(m.__all__ for m in (_calculus, _complex, _construct, _dtype_names, _manip, _setops, _stats,
                           _ufuncs_more))))

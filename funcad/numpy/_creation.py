@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from ..core.narrow import kind as _kind
 
 from ..core import x64
 from ..core.avals import aval_of
@@ -128,7 +129,7 @@ def _arange32(start, stop, step, dtype):
     if stop is None:
         start, stop = 0, start
     n = max(0, int(np.ceil((stop - start) / (1 if step is None else step))))
-    if dtype.kind not in "f" or dtype.itemsize < 4:
+    if _kind(dtype) not in "f" or dtype.itemsize < 4:
         return np.arange(start, stop, step, dtype=dtype)
     iota = np.arange(n, dtype=dtype)
     if step is not None:
@@ -174,7 +175,7 @@ def _linspace32(start, stop, num, endpoint, dtype, axis):
         out = start
     else:
         out = np.zeros(shape[:axis] + [0] + shape[axis:], cd)
-    if dtype.kind in "iu" and out.dtype.kind not in "iu":
+    if _kind(dtype) in "iu" and _kind(out.dtype) not in "iu":
         out = np.floor(out)
     return out.astype(dtype)
 

@@ -6,10 +6,11 @@ import builtins
 import numpy as np
 
 from ..core.errors import FuncadValueError
+from ..core.narrow import kind as _kind
 
 __all__ = ["bool", "int_", "uint", "uint16", "float_", "complex_", "single", "double", "csingle",
            "cdouble", "generic", "flexible", "character", "signedinteger", "unsignedinteger",
-           "complexfloating", "object_", "promote_types", "can_cast", "isdtype", "ComplexWarning",
+           "complexfloating", "object_", "can_cast", "isdtype", "ComplexWarning",
            "get_printoptions", "set_printoptions", "printoptions", "array_repr", "array_str",
            "save", "savez", "load"]
 
@@ -23,11 +24,6 @@ signedinteger, unsignedinteger, complexfloating, object_ = (np.signedinteger, np
 ComplexWarning = np.exceptions.ComplexWarning
 get_printoptions, set_printoptions, printoptions = np.get_printoptions, np.set_printoptions, np.printoptions
 save, savez, load = np.save, np.savez, np.load
-
-
-def promote_types(a, b) -> np.dtype:
-    """The dtype both a and b convert to without loss (NumPy's promotion table)."""
-    return np.promote_types(a, b)
 
 
 def can_cast(from_, to, casting: str = "safe") -> bool:
@@ -53,7 +49,7 @@ def isdtype(dtype, kind) -> bool:
         if isinstance(k, str):
             if k not in _KINDS:
                 raise FuncadValueError(f"isdtype: unknown kind {k!r}; use one of {', '.join(_KINDS)}")
-            if d.kind in _KINDS[k]:
+            if _kind(d) in _KINDS[k]:
                 return True
         elif d == np.dtype(k):
             return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from ..core.narrow import KINDS as _NARROW, kind as _kind
 
 from ..core.avals import ShapedArray, aval_of, result_type
 from ..core.eager import EagerArray
@@ -67,9 +68,10 @@ def promote(*xs):
                             break
                     else:
                         return list(xs)
-                dtype = np.result_type(*xs)
-                return [x if type(x) is not float and type(x) is not int and type(x) is not complex
-                        and type(x) is not bool and x.dtype == dtype else np.asarray(x, dtype) for x in xs]
+                if not any(type(x) not in _SCALARS and x.dtype in _NARROW for x in xs):
+                    dtype = np.result_type(*xs)
+                    return [x if type(x) is not float and type(x) is not int and type(x) is not complex
+                            and type(x) is not bool and x.dtype == dtype else np.asarray(x, dtype) for x in xs]
     xs = [asarray_or_tracer(x) for x in xs]
     if all(type(x) is np.ndarray or type(x) is EagerArray for x in xs) and all(x.dtype == xs[0].dtype for x in xs):
         return xs
@@ -88,11 +90,11 @@ def ufunc_dtype(ufunc, *dtypes):
 def to_inexact(x, ufunc=np.sin):
     """Integer/bool input to a float ufunc: convert the way NumPy would."""
     t = type(x)
-    if (t is np.ndarray or t is EagerArray) and x.dtype.kind in "fc" or t is float:  # the common cases, first
+    if (t is np.ndarray or t is EagerArray) and _kind(x.dtype) in "fc" or t is float:  # the common cases, first
         return x
     x = asarray_or_tracer(x)
     a = aval_of(x)
-    if a.dtype.kind in "fc":
+    if _kind(a.dtype) in "fc":
         return x
     return cast(x, ufunc_dtype(ufunc, a.dtype), a.weak_type)
 

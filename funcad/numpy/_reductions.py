@@ -1,7 +1,9 @@
 """Reductions with NumPy's axis/keepdims/dtype conventions."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
+from ..core.narrow import kind as _kind
 
 from ..core.avals import aval_of
 from ..core.eager import EagerArray
@@ -46,19 +48,30 @@ def _reduce(prim_fn, x, axis, keepdims, dtype=None):
 
 def _sum_dtype(x):
     d = x.dtype if type(x) in _ARRAYS else aval_of(x).dtype
-    if d == np.bool_ or (d.kind in "iu" and d.itemsize < np.dtype(np.int_).itemsize):
-        return np.dtype(np.int_) if d.kind != "u" else np.dtype(np.uint)
+    if d == np.bool_ or (_kind(d) in "iu" and d.itemsize < np.dtype(np.int_).itemsize):
+        return np.dtype(np.int_) if _kind(d) != "u" else np.dtype(np.uint)
     return d
+
+
+_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+
+def _upcast_sum(prim_fn, a, axis, keepdims, dtype):
+    # JAX accumulates float16/bfloat16 sums and products in float32 and rounds once.
+    d = np.dtype(dtype)
+    if d in _HALF:
+        return cast(_reduce(prim_fn, a, axis, keepdims, np.float32), d)
+    return _reduce(prim_fn, a, axis, keepdims, d)
 
 
 def sum(a, axis=None, dtype=None, keepdims=False):
     a = asarray_or_tracer(a)
-    return _reduce(R.reduce_sum, a, axis, keepdims, dtype or _sum_dtype(a))
+    return _upcast_sum(R.reduce_sum, a, axis, keepdims, dtype or _sum_dtype(a))
 
 
 def prod(a, axis=None, dtype=None, keepdims=False):
     a = asarray_or_tracer(a)
-    return _reduce(R.reduce_prod, a, axis, keepdims, dtype or _sum_dtype(a))
+    return _upcast_sum(R.reduce_prod, a, axis, keepdims, dtype or _sum_dtype(a))
 
 
 def max(a, axis=None, keepdims=False):
@@ -88,7 +101,7 @@ def _mean_dtype(a, dtype):
     if dtype is not None:
         return np.dtype(dtype)
     d = aval_of(a).dtype
-    return d if d.kind in "fc" else np.dtype(np.float64)
+    return d if _kind(d) in "fc" else np.dtype(np.float64)
 
 
 def mean(a, axis=None, dtype=None, keepdims=False):
@@ -96,6 +109,8 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     d = _mean_dtype(a, dtype)
     shape = aval_of(a).shape
     n = _count(shape, _norm_axes(len(shape), axis))
+    if d in _HALF:  # in float32, rounded once (JAX's)
+        return cast(E.div(sum(a, axis, np.float32, keepdims), np.array(n, np.float32)), d)
     return E.div(sum(a, axis, d, keepdims), np.array(n, d))
 
 
@@ -106,10 +121,10 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     shape = aval_of(a).shape
     n = _count(shape, _norm_axes(len(shape), axis))
     centered = subtract(a, mean(a, axis, d, keepdims=True))
-    if d.kind == "c":  # |x - mean|², real as NumPy's and JAX's
+    if _kind(d) == "c":  # |x - mean|², real as NumPy's and JAX's
         re, im = E.real(centered), E.imag(centered)
         sq, d = E.add(E.mul(re, re), E.mul(im, im)), aval_of(re).dtype
-    elif d.kind == "f":
+    elif _kind(d) == "f":
         sq = E.mul(centered, centered)
     else:
         sq = E.mul(centered, E.div(centered, np.ones((), d)))
@@ -182,7 +197,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         a = _where(not_equal(b, 0), a, -np.inf)
     else:
         a = to_inexact(a)
-    if aval_of(a).dtype.kind != "f":
+    if _kind(aval_of(a).dtype) != "f":
         from ..core.errors import FuncadTypeError
         raise FuncadTypeError(f"logsumexp needs real inputs, got {aval_of(a).str_short()}")
     masked = a if where is None else _where(where, a, -np.inf)

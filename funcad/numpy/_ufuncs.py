@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from ..core.narrow import kind as _kind
 
 from ..core.avals import aval_of
 from ..core.eager import plain, wrap
@@ -54,7 +55,7 @@ def log10(x):
 
 def round(x, decimals=0):
     x = asarray_or_tracer(x)
-    if aval_of(x).dtype.kind in "iub":
+    if _kind(aval_of(x).dtype) in "iub":
         return x
     if decimals == 0:
         return E.round(x)
@@ -83,7 +84,7 @@ def positive(x):
 
 def absolute(x):
     x = asarray_or_tracer(x)
-    return x if aval_of(x).dtype.kind in "ub" else E.abs(x)
+    return x if _kind(aval_of(x).dtype) in "ub" else E.abs(x)
 
 
 abs = absolute
@@ -104,7 +105,7 @@ def reciprocal(x):
 
 def isfinite(x):
     x = asarray_or_tracer(x)
-    if aval_of(x).dtype.kind not in "fc":
+    if _kind(aval_of(x).dtype) not in "fc":
         return E.eq(x, x)
     return E.is_finite(x)
 
@@ -138,7 +139,7 @@ def _as_bool(x):
 def _binary(prim_fn, name, ufunc=None):
     def f(x, y):
         x, y = promote(x, y)
-        if ufunc is not None and aval_of(x).dtype.kind in "biu":
+        if ufunc is not None and _kind(aval_of(x).dtype) in "biu":
             d = ufunc_dtype(ufunc, aval_of(x).dtype, aval_of(x).dtype)
             x, y = cast(x, d), cast(y, d)
         return prim_fn(x, y)
@@ -183,12 +184,12 @@ def power(x, y):
     """x ** y; an integer Python exponent becomes integer_pow (exact, as in JAX)."""
     if type(y) is int and not isinstance(x, bool):
         x = asarray_or_tracer(x)
-        if aval_of(x).dtype.kind in "fc" or y >= 0:
+        if _kind(aval_of(x).dtype) in "fc" or y >= 0:
             return E.integer_pow(x, y)
     x, y = promote(x, y)
-    if aval_of(x).dtype.kind in "iub":
+    if _kind(aval_of(x).dtype) in "iub":
         d = aval_of(x).dtype
-        if aval_of(y).dtype.kind in "iu" and isinstance(y, np.ndarray) and isinstance(x, np.ndarray):
+        if _kind(aval_of(y).dtype) in "iu" and isinstance(y, np.ndarray) and isinstance(x, np.ndarray):
             return wrap(np.power(plain(x), plain(y)))  # both concrete: NumPy's exact integer power
         # Traced integers: computed in float64, exact up to 2**53.
         x, y = cast(x, np.float64), cast(y, np.float64)
@@ -218,7 +219,7 @@ mod = remainder
 
 def floor_divide(x, y):
     x, y = promote(x, y)
-    if aval_of(x).dtype.kind in "iu":
+    if _kind(aval_of(x).dtype) in "iu":
         q = E.div(x, y)
         zero = np.zeros((), aval_of(x).dtype)
         adjust = E.bitwise_and(E.ne(E.rem(x, y), zero), E.ne(E.lt(x, zero), E.lt(y, zero)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray
+from ..core.narrow import bit_width, is_narrow
 from ..core.errors import FuncadTypeError
 from ..core.trace import batch_rules, lowering_rules
 from ..lowering.stablehlo import (binary, broadcast, broadcast_operands, compare, elementwise_rule,
@@ -158,30 +159,54 @@ def _bitcast_aval(x, *, new_dtype):
     old = x.dtype
     if old.kind == "b" or new_dtype.kind == "b":
         raise type_error("bitcast_convert_type", f"cannot bitcast to or from bool (to {new_dtype})", x)
-    if old.itemsize == new_dtype.itemsize:
+    w_old, w_new = bit_width(old), bit_width(new_dtype)
+    if w_old == w_new:
         return ShapedArray(x.shape, new_dtype)
-    if old.itemsize > new_dtype.itemsize:
-        return ShapedArray(x.shape + (old.itemsize // new_dtype.itemsize,), new_dtype)
-    ratio = new_dtype.itemsize // old.itemsize
+    if max(w_old, w_new) % min(w_old, w_new):
+        raise type_error("bitcast_convert_type", f"{old} ({w_old} bits) and {new_dtype} ({w_new} "
+                         "bits) do not divide each other", x)
+    if w_old > w_new:
+        return ShapedArray(x.shape + (w_old // w_new,), new_dtype)
+    ratio = w_new // w_old
     if not x.shape or x.shape[-1] != ratio:
         raise type_error("bitcast_convert_type", f"to the wider {new_dtype} the last axis must have "
                          f"size {ratio} (the number of {old} words in one {new_dtype})", x)
     return ShapedArray(x.shape[:-1], new_dtype)
 
 
+def _bit_patterns(x):
+    """Each element's bits as an unsigned integer (a narrow dtype's sit in the low bits)."""
+    return x.view(np.dtype(f"u{x.dtype.itemsize}")).astype(np.uint64)
+
+
+def _from_bit_patterns(p, dtype):
+    return p.astype(np.dtype(f"u{dtype.itemsize}")).view(dtype)
+
+
 def _bitcast_impl(x, *, new_dtype):
     x = np.asarray(x)
     new_dtype = np.dtype(new_dtype)
-    if x.dtype.itemsize == new_dtype.itemsize:
-        return x.view(new_dtype)  # (ascontiguousarray would make a 0-d array 1-d)
-    x = np.ascontiguousarray(x)
-    out_shape = _bitcast_aval(ShapedArray(x.shape, x.dtype), new_dtype=new_dtype).shape
-    return x.reshape(-1).view(new_dtype).reshape(out_shape)
+    if not (is_narrow(x.dtype) or is_narrow(new_dtype)):
+        if x.dtype.itemsize == new_dtype.itemsize:
+            return x.view(new_dtype)  # (ascontiguousarray would make a 0-d array 1-d)
+        x = np.ascontiguousarray(x)
+        out_shape = _bitcast_aval(ShapedArray(x.shape, x.dtype), new_dtype=new_dtype).shape
+        return x.reshape(-1).view(new_dtype).reshape(out_shape)
+    # Sub-byte words, packed as XLA packs them: the first element in the lowest bits.
+    w_old, w_new = bit_width(x.dtype), bit_width(new_dtype)
+    p = _bit_patterns(np.ascontiguousarray(x))
+    if w_old > w_new:
+        shifts = np.arange(w_old // w_new, dtype=np.uint64) * np.uint64(w_new)
+        p = (p[..., None] >> shifts) & np.uint64((1 << w_new) - 1)
+    elif w_old < w_new:
+        shifts = np.arange(w_new // w_old, dtype=np.uint64) * np.uint64(w_old)
+        p = np.bitwise_or.reduce(p << shifts, axis=-1)
+    return _from_bit_patterns(p, new_dtype)
 
 
 def _bitcast_batch(vals, dims, *, axis_size, new_dtype):
     (x,), (d,) = vals, dims
-    same = np.dtype(new_dtype).itemsize == np.dtype(x.dtype).itemsize
+    same = bit_width(new_dtype) == bit_width(x.dtype)
     if same:
         return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
     return bitcast_convert_type_p.bind(moveaxis0(x, d, axis_size), new_dtype=new_dtype), 0

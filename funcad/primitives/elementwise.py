@@ -7,6 +7,7 @@ place, `unbroadcast`.
 from __future__ import annotations
 
 import numpy as np
+from ..core.narrow import kind as _kind
 
 import builtins
 
@@ -38,7 +39,7 @@ sp = _LazyScipySpecial()
 
 def _unary_aval(name, kinds):
     def rule(x, **_):
-        if x.dtype.kind not in kinds:
+        if _kind(x.dtype) not in kinds:
             want = {"fc": "a float or complex", "f": "a float", "c": "a complex",
                     "biu": "an integer or boolean", "fciu": "a numeric", "b": "a boolean"}.get(kinds, kinds)
             raise type_error(name, f"it needs {want} array; cast with .astype(...)", x)
@@ -191,11 +192,11 @@ defjvp(cbrt_p, lambda t, ans, x: mul(t, mul(const(x, 1 / 3), integer_pow(ans, -2
 
 
 def _abs_lowering(ctx, x):
-    return x if x.aval.dtype.kind == "u" else ctx.op1("stablehlo.abs", [x], ctx.out_aval)
+    return x if _kind(x.aval.dtype) == "u" else ctx.op1("stablehlo.abs", [x], ctx.out_aval)
 
 
 def _abs_jvp(t, ans, x):
-    if dtype_of(x).kind == "c":
+    if _kind(dtype_of(x)) == "c":
         # d|x| = Re(conj(x) dx) / |x|, taken as 0 at x == 0 (as JAX).
         a = convert_element_type(ans, dtype_of(x))
         safe = select_n(eq(a, const(a, 0)), a, full(shape_of(a), 1, dtype_of(a)))
@@ -211,14 +212,14 @@ defjvp(abs_p, _abs_jvp)
 
 
 def _sign_lowering(ctx, x):
-    if x.aval.dtype.kind == "u":  # 0 or 1
+    if _kind(x.aval.dtype) == "u":  # 0 or 1
         zero = ctx.full(0, x.aval.dtype, x.aval.shape)
         return convert(ctx, compare(ctx, x, zero, "NE"), x.aval.dtype)
     return ctx.op1("stablehlo.sign", [x], x.aval)
 
 
 def _sign_jvp(t, ans, x):
-    if dtype_of(x).kind != "c":
+    if _kind(dtype_of(x)) != "c":
         return None  # piecewise constant
     # sign(x) = exp(i·angle(x)): d sign = i·sign(x)·dθ with dθ = Im(conj(sign x)·dx) / |x|,
     # which is 0 at x == 0 (as JAX).
@@ -273,7 +274,7 @@ defjvp(digamma_p, lambda t, ans, x: mul(t, polygamma(1, x)))
 
 def _is_finite_lowering(ctx, x):
     out = ctx.out_aval
-    if x.aval.dtype.kind != "c":
+    if _kind(x.aval.dtype) != "c":
         return ctx.op1("stablehlo.is_finite", [x], out)
     # XLA's is_finite takes floats only: both parts finite.
     part = ShapedArray(x.aval.shape, _REAL_OF[x.aval.dtype])
@@ -297,7 +298,7 @@ defzero(not_p)
 
 def _integer_pow_impl(x, y):
     x = np.asarray(x)
-    if y < 0 and x.dtype.kind in "iu":
+    if y < 0 and _kind(x.dtype) in "iu":
         raise ValueError("integer_pow of an integer array to a negative power")
     return x ** y if y >= 0 else 1 / x ** -y
 
@@ -350,12 +351,12 @@ _REAL_OF = {c: f for f, c in _COMPLEX_OF.items()}
 
 def _real_of(aval):
     """The aval with a complex dtype replaced by its real part's dtype."""
-    return aval.update(dtype=_REAL_OF[aval.dtype]) if aval.dtype.kind == "c" else aval
+    return aval.update(dtype=_REAL_OF[aval.dtype]) if _kind(aval.dtype) == "c" else aval
 
 
 def _complex_dtype(dtype) -> np.dtype:
     dtype = np.dtype(dtype)
-    return dtype if dtype.kind == "c" else _COMPLEX_OF.get(dtype, np.dtype(np.complex128))
+    return dtype if _kind(dtype) == "c" else _COMPLEX_OF.get(dtype, np.dtype(np.complex128))
 
 
 real_p = unop("real", np.real, "c", hlo="stablehlo.real", py="np.real({0})",
@@ -372,7 +373,7 @@ deflinear(imag_p, lambda ct, x: [complex(zeros_like(ct), neg(ct))])
 def _conj_lowering(ctx, x):
     out = ctx.out_aval
     part = ShapedArray(out.shape, _REAL_OF[out.dtype])
-    if x.aval.dtype.kind == "c":
+    if _kind(x.aval.dtype) == "c":
         re, im = ctx.op1("stablehlo.real", [x], part), ctx.op1("stablehlo.imag", [x], part)
         im = ctx.op1("stablehlo.negate", [im], part)
     else:
@@ -382,7 +383,7 @@ def _conj_lowering(ctx, x):
 
 def _conj_transpose(ct, x):
     # Of a real input (promoted to complex by conj), the real part, as JAX.
-    return [conj(ct) if x.aval.dtype.kind == "c" else real(ct)]
+    return [conj(ct) if _kind(x.aval.dtype) == "c" else real(ct)]
 
 
 # As in JAX, conj of a real array is complex (funcad.numpy.conj keeps reals real).
@@ -437,7 +438,7 @@ def _binary_aval(name, kinds="fciub", out_dtype=None):
         if x.dtype != y.dtype:
             raise type_error(name, "operands must have one dtype; funcad.numpy promotes them, "
                              "funcad.lax does not (cast one with .astype)", x, y)
-        if x.dtype.kind not in kinds:
+        if _kind(x.dtype) not in kinds:
             raise type_error(name, f"dtype {x.dtype} is not supported here", x, y)
         try:
             shape = broadcast_shapes(x.shape, y.shape)
@@ -471,7 +472,7 @@ def _polygamma_impl(m, x):
 
 def _int_div(x, y):
     x, y = np.asarray(x), np.asarray(y)
-    if x.dtype.kind in "iu":
+    if _kind(x.dtype) in "iu":
         # C (and XLA) integer division truncates toward zero.
         with np.errstate(divide="ignore"):
             q = np.floor_divide(x, y)
@@ -485,7 +486,7 @@ def _rem(x, y):
 
 
 def _div_source(eqn, a):
-    if eqn.outvars[0].aval.dtype.kind in "fc":
+    if _kind(eqn.outvars[0].aval.dtype) in "fc":
         return f"{a[0]} / {a[1]}"
     return f"np.trunc({a[0]} / {a[1]}).astype({a[0]}.dtype)"
 
@@ -503,7 +504,7 @@ def _minmax_lowering(op, bool_op, direction):
     real_rule = elementwise_rule(op, bool_op)
 
     def rule(ctx, x, y):
-        if x.aval.dtype.kind != "c":
+        if _kind(x.aval.dtype) != "c":
             return real_rule(ctx, x, y)
         # XLA orders complex numbers by real part only; NumPy lexicographically, NaNs first.
         (x, y), shape = broadcast_operands(ctx, x, y)
@@ -654,7 +655,7 @@ for _p in (and_p, or_p, xor_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
 def _select_n_aval(which, *cases):
     if not cases:
         raise type_error("select_n", "needs at least one case", which)
-    if which.dtype.kind not in "bi":
+    if _kind(which.dtype) not in "bi":
         raise type_error("select_n", "the selector must be boolean or integer", which)
     if which.dtype == np.bool_ and len(cases) > 2:
         raise type_error("select_n", "a boolean selector picks from at most 2 cases", which, *cases)
@@ -779,9 +780,12 @@ def _convert_aval(x, *, new_dtype, weak_type=False):
 
 def _convert_impl(x, *, new_dtype, weak_type=False):
     x = np.asarray(x)
-    if x.dtype.kind == "c" and np.dtype(new_dtype).kind != "c":
+    if _kind(x.dtype) == "c" and _kind(np.dtype(new_dtype)) != "c":
         x = x.real
-    return x.astype(new_dtype)
+    try:
+        return x.astype(new_dtype)
+    except TypeError:  # ml_dtypes has no direct cast between two narrow integer types
+        return x.astype(np.int64).astype(new_dtype)
 
 
 convert_element_type_p = new_primitive("convert_element_type", _convert_impl, _convert_aval)
@@ -799,7 +803,7 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):
     (x,), (t,) = primals, tangents
     ans = convert_element_type(x, new_dtype, weak_type)
-    if t is None or np.dtype(new_dtype).kind not in "fc" or dtype_of(x).kind not in "fc":
+    if t is None or _kind(np.dtype(new_dtype)) not in "fc" or _kind(dtype_of(x)) not in "fc":
         return ans, None
     return ans, convert_element_type(t, new_dtype, weak_type)
 
@@ -813,7 +817,7 @@ def _convert_lowering(ctx, x, *, new_dtype, weak_type=False):
     src = x.aval.dtype
     if new_dtype == src:
         return x
-    if src.kind == "c" and new_dtype.kind != "c":  # NumPy keeps the real part
+    if _kind(src) == "c" and _kind(new_dtype) != "c":  # NumPy keeps the real part
         x = ctx.op1("stablehlo.real", [x], ShapedArray(x.aval.shape, np.finfo(src).dtype))
     if new_dtype == np.bool_:  # nonzero -> True, whatever the source type
         return compare(ctx, x, ctx.full(0, x.aval.dtype, x.aval.shape), "NE")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray
+from ..core.narrow import KINDS as NARROW_KINDS
 from ..core.trace import batch_rules, lowering_rules, transpose_rules
 from ..lowering.stablehlo import compare, convert, ints
 from ._base import defjvp, defpython, is_undefined, new_primitive, shape_of, type_error
@@ -31,6 +32,10 @@ def _dot_impl(x, y, *, dimension_numbers):
     (xc, yc), (xb, yb) = dimension_numbers
     if type(x) is not np.ndarray or type(y) is not np.ndarray:
         x, y = np.asarray(x), np.asarray(y)
+    if x.dtype in NARROW_KINDS:  # as XLA on CPU: accumulate in float32 (int64), round once
+        wide = np.float32 if NARROW_KINDS[x.dtype] == "f" else np.int64
+        return _dot_impl(x.astype(wide), y.astype(wide),
+                         dimension_numbers=dimension_numbers).astype(x.dtype)
     if not xb and len(xc) == 1 and x.ndim <= 2 and y.ndim <= 2 and xc[0] == x.ndim - 1 and yc[0] == 0:
         return np.dot(x, y)  # the common matrix case: BLAS directly
     xf, yf = _free(x.ndim, xc, xb), _free(y.ndim, yc, yb)

@@ -5,6 +5,7 @@ from functools import wraps
 from typing import Any, Callable, Sequence
 
 from ..core.avals import aval_of, float0, tangent_dtype
+from ..core.narrow import kind as _kind
 from ..core.errors import FuncadTypeError
 from ..core.arguments import argnums_partial
 from ..core.ir import ClosedJaxpr
@@ -179,7 +180,7 @@ def _check_diff_inputs(leaves, name, holomorphic, allow_int, forward=False):
     complex ones (integers with allow_int); forward mode (jacfwd) real ones only."""
     for x in leaves:
         a = aval_of(x)
-        k = a.dtype.kind
+        k = _kind(a.dtype)
         if holomorphic:
             if k != "c":
                 raise FuncadTypeError(f"{name} with holomorphic=True needs complex inputs, got "
@@ -200,7 +201,7 @@ def _check_diff_outputs(leaves, name, holomorphic, forward=False):
     """JAX's output rules: holomorphic needs complex outputs; reverse mode needs real ones."""
     for x in leaves:
         a = aval_of(x)
-        k = a.dtype.kind
+        k = _kind(a.dtype)
         if holomorphic:
             if k != "c":
                 raise FuncadTypeError(f"{name} with holomorphic=True needs complex outputs, but the "
