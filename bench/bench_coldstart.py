@@ -8,8 +8,10 @@
 2. mlp: import, then the first call (trace + compile + run) of jit(grad) of the
    784-512-512-10 MLP loss at batch 128, float32, on the same NumPy data
 
-Each process is timed from outside (interpreter start to exit); the MLP
-processes also report their first call alone. funcad and JAX runs alternate,
+Each process is timed from outside (interpreter start to exit), in wall time
+and in CPU time (user + system, all threads: steadier than wall time on a busy
+machine); the MLP processes also report their first call, with and without
+funcad's deferred import of jax/jaxlib. funcad and JAX runs alternate,
 so a change in the machine's load hits both alike, and the medians are
 printed. Bytecode is written and one untimed run of each warms the caches
 first, as on a user's machine after the first import (an environment with
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,11 +44,18 @@ sys.path.insert(0, {bench!r})
 from _models import mlp_data, mlp_loss
 import {m} as F, {m}.numpy as N
 params, x, y = mlp_data()
-t = time.perf_counter()
+t0 = time.perf_counter()
+{load}
+t1 = time.perf_counter()
 F.jit(F.grad(mlp_loss(N)))(params, x, y)[-1][0].block_until_ready()
-print(time.perf_counter() - t)
+t2 = time.perf_counter()
+print(t2 - t0, t2 - t1)
 """
-MLP = {m: _MLP.format(bench=str(ROOT / "bench"), m=m) for m in ("funcad", "jax")}
+# funcad imports jax/jaxlib on its first jitted call; the MLP program times that
+# import apart (the first call is then trace + lower + compile + run, as JAX's).
+MLP = {"funcad": _MLP.format(bench=str(ROOT / "bench"), m="funcad",
+                             load="from funcad.lowering import xla; xla._load()"),
+       "jax": _MLP.format(bench=str(ROOT / "bench"), m="jax", load="pass")}
 
 
 def _env() -> dict:
@@ -55,25 +65,32 @@ def _env() -> dict:
     return env
 
 
-def run_once(code: str, env: dict) -> tuple[float, str]:
-    """Wall seconds of one fresh `python -c code`, and its stdout."""
+def run_once(code: str, env: dict) -> tuple[float, float, str]:
+    """Wall seconds and CPU seconds (user + system, all threads) of one fresh
+    `python -c code`, and its stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
                          text=True, cwd=ROOT)
-    return time.perf_counter() - t, out.stdout
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, out.stdout
 
 
 def side_by_side(progs: dict, runs: int, env: dict) -> dict:
-    """Per program name: (process times, reported first-call times), alternating the programs."""
+    """Per program name: (wall times, CPU times, and the last two numbers each
+    printed) of its processes, the programs alternating."""
     for code in progs.values():
         run_once(code, env)  # write bytecode, warm the file cache
-    res = {name: ([], []) for name in progs}
+    res = {name: ([], [], [], []) for name in progs}
     for _ in range(runs):
         for name, code in progs.items():
-            t, out = run_once(code, env)
-            res[name][0].append(t)
-            if out.strip():
-                res[name][1].append(float(out.split()[-1]))
+            wall, cpu, out = run_once(code, env)
+            res[name][0].append(wall)
+            res[name][1].append(cpu)
+            for i, v in enumerate(out.split()[-2:]):
+                res[name][2 + i].append(float(v))
     return res
 
 
@@ -84,17 +101,20 @@ def main() -> None:
     env = _env()
     rows = []
     tiny = side_by_side(TINY, args.runs, env)
-    rows.append(("cold start, tiny jit (whole process)", tiny["funcad"][0], tiny["jax"][0], 1.2))
+    rows.append(("tiny jit, whole process: wall", tiny["funcad"][0], tiny["jax"][0], 1.2))
+    rows.append(("tiny jit, whole process: CPU", tiny["funcad"][1], tiny["jax"][1], None))
     mlp = side_by_side(MLP, args.runs, env)
-    rows.append(("cold start, MLP jit(grad) (whole process)", mlp["funcad"][0], mlp["jax"][0], None))
-    rows.append(("  of which the first call: trace+compile+run", mlp["funcad"][1], mlp["jax"][1], None))
+    rows.append(("MLP jit(grad), whole process: wall", mlp["funcad"][0], mlp["jax"][0], None))
+    rows.append(("MLP jit(grad), whole process: CPU", mlp["funcad"][1], mlp["jax"][1], None))
+    rows.append(("MLP first call, with funcad's jax import", mlp["funcad"][2], mlp["jax"][2], None))
+    rows.append(("MLP first call: trace+lower+compile+run", mlp["funcad"][3], mlp["jax"][3], None))
 
-    print(f"{'benchmark (median of ' + str(args.runs) + ' runs)':46s} {'funcad':>9s} {'jax':>9s} "
+    print(f"{'cold start (median of ' + str(args.runs) + ' runs)':40s} {'funcad':>9s} {'jax':>9s} "
           f"{'ratio':>6s} {'target':>7s}")
     for name, a, b, target in rows:
         ma, mb = statistics.median(a), statistics.median(b)
         flag = "" if target is None else ("<=" + str(target) + (" ok" if ma / mb <= target else " SLOW"))
-        print(f"{name:46s} {ma * 1e3:6.0f} ms {mb * 1e3:6.0f} ms {ma / mb:6.2f} {flag:>7s}")
+        print(f"{name:40s} {ma * 1e3:6.0f} ms {mb * 1e3:6.0f} ms {ma / mb:6.2f} {flag:>7s}")
     import jax
     print(f"jax {jax.__version__}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
 
