@@ -2,17 +2,20 @@
 
     .venv/bin/python bench/bench_jit.py
 
-1. steady state: jit(grad(mlp_loss)), MLP 784-512-512-10, batch 128, float32
-   (target: within 1.1x of JAX)
+1. steady state: jit(grad(mlp_loss)), MLP 784-512-512-10, batch 128, float32;
+   jit(hessian) of a 200-d Rosenbrock; jit(vmap(grad)) per-example logistic
+   gradients over 1000x100, float32 (target: within 1.1x of JAX)
 2. dispatch latency of a tiny jitted function, f32[4] -> x * 2 + 1, with a
    device-resident input and with a NumPy input (target: within 2x of JAX)
 3. time to first result (trace + lower + compile + run) of the MLP gradient
    (target: within 1.5x of JAX)
+4. cold start, a whole fresh process (target: within 1.2x of JAX)
 Times are the best of several repeats; results are synchronised.
 """
 from __future__ import annotations
 
 import gc
+import statistics
 import time
 import sys
 from pathlib import Path
@@ -69,6 +72,31 @@ def main():
                                  lambda: theirs(j_params, j_x, j_y)[-1][0].block_until_ready(), number=10)
     rows.append(("jit(grad(mlp)) step, f32 784-512-512-10 b128", t_ours, t_theirs, 1.1))
 
+    # small compiled programs (issue 12): a Hessian and per-example gradients ---
+    def rosen(np_):
+        return lambda v: np_.sum(100.0 * (v[1:] - v[:-1] ** 2) ** 2 + (1 - v[:-1]) ** 2)
+    r = np.linspace(-1, 1, 200, dtype=np.float32)
+    ours, theirs = funcad.jit(funcad.hessian(rosen(fnp))), jax.jit(jax.hessian(rosen(jnp)))
+    dr, jr = funcad.device_put(r), jax.device_put(r)
+    np.testing.assert_allclose(np.asarray(ours(dr)), np.asarray(theirs(jr)), rtol=1e-4, atol=1e-3)
+    t_ours, t_theirs = best_pair(lambda: ours(dr).block_until_ready(),
+                                 lambda: theirs(jr).block_until_ready(), number=50)
+    rows.append(("jit(hessian) Rosenbrock 200-d f32", t_ours, t_theirs, 1.1))
+
+    def logistic(np_):
+        return lambda w, xi, yi: np_.log1p(np_.exp(-yi * (xi @ w)))
+    rng = np.random.default_rng(0)
+    lw = rng.standard_normal(100).astype(np.float32)
+    lx = rng.standard_normal((1000, 100)).astype(np.float32)
+    ly = np.sign(rng.standard_normal(1000)).astype(np.float32)
+    ours = funcad.jit(funcad.vmap(funcad.grad(logistic(fnp)), in_axes=(None, 0, 0)))
+    theirs = jax.jit(jax.vmap(jax.grad(logistic(jnp)), in_axes=(None, 0, 0)))
+    dl, jl = [funcad.device_put(a) for a in (lw, lx, ly)], [jax.device_put(a) for a in (lw, lx, ly)]
+    np.testing.assert_allclose(np.asarray(ours(*dl)), np.asarray(theirs(*jl)), rtol=1e-4, atol=1e-6)
+    t_ours, t_theirs = best_pair(lambda: ours(*dl).block_until_ready(),
+                                 lambda: theirs(*jl).block_until_ready(), number=50)
+    rows.append(("jit(vmap(grad)) per-example logistic 1000x100", t_ours, t_theirs, 1.1))
+
     # 2. dispatch ------------------------------------------------------------
     tiny = funcad.jit(lambda v: v * 2.0 + 1.0)
     jtiny = jax.jit(lambda v: v * 2.0 + 1.0)
@@ -110,18 +138,11 @@ def main():
     rows.append(("first result: trace+lower+compile mlp grad", t_ours, t_theirs, 1.5))
 
     # 4. cold start: a whole process, import to first jitted result ------------
-    def cold(code, repeat=3):
-        import subprocess
-        times = []
-        for _ in range(repeat):
-            t = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
-            times.append(time.perf_counter() - t)
-        return min(times)
-    prog = ("import numpy as np; import {m} as F; import {m}.numpy as N; "
-            "print(F.jit(lambda x: N.tanh(x) * 2.0 + 1.0)(np.ones(3, np.float32)))")
-    rows.append(("cold start: python -c import + first jit call", cold(prog.format(m="funcad")),
-                 cold(prog.format(m="jax")), 1.2))
+    # (bench_coldstart.py has more runs and the MLP's cold start)
+    from bench_coldstart import TINY, _env, side_by_side
+    cold = side_by_side(TINY, 5, _env())
+    rows.append(("cold start: python -c import + first jit call (median)",
+                 statistics.median(cold["funcad"][0]), statistics.median(cold["jax"][0]), 1.2))
 
     print(f"{'benchmark':48s} {'funcad':>11s} {'jax':>11s} {'ratio':>6s} {'target':>7s}")
     for name, a, b, target in rows:

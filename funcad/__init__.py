@@ -20,7 +20,6 @@ from .lowering.runtime import device_put
 from .lowering.array import Array
 from .lowering.xla import BackendError
 from .lowering.python_source import to_python
-from . import viz  # noqa: F401  (graphviz is imported only when drawing)
 from . import config, debug, distributed  # noqa: F401  (settings; debug.print and debug_nans)
 from .core.errors import MissingRuleError, NaNError, UnsupportedError
 from ._helpers import (block_until_ready, default_backend, default_prng_impl, device_count, device_get, devices,
@@ -49,7 +48,7 @@ __version__ = "0.1.0"
 # User namespaces, and the sparse-Jacobian transforms (they need scipy.sparse), load on
 # first attribute access, as attributes of `funcad` like JAX's, so `import funcad` (and a
 # process's cold start) pays only for what the program touches.
-_LAZY = frozenset({"random", "nn", "scipy"})
+_LAZY = frozenset({"random", "nn", "scipy", "viz"})
 _SPARSE = frozenset({"SparseMatrix", "hessian_sparsity", "jacobian_sparsity", "sparse_hessian",
                      "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev"})
 

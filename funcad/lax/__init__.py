@@ -4,7 +4,6 @@ from ..primitives import linalg as _linalg, reductions as _reductions, special a
 from ..primitives import structural as _structural
 from ._checked import checked as _checked
 from ._control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
-from . import linalg  # noqa: F401,E402  (funcad.lax.linalg, as in JAX)
 
 # The functions funcad.lax takes from the primitive modules, by module: the one
 # list to extend when a primitive is added. Each is wrapped so that it checks
@@ -39,9 +38,21 @@ __all__ = sorted([n for names in _FROM_PRIMITIVES.values() for n in names.split(
                  + ["cond", "fori_loop", "map", "scan", "switch", "while_loop", "select"])
 
 
+# funcad.lax.linalg (as in JAX) loads on first attribute access (PEP 562), so that a
+# program that never touches it does not pay for importing it; `dir()` lists it.
+_LAZY_SUBMODULES = frozenset({"linalg"})
+
+
 def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
     from ..core.errors import unsupported_name
     raise unsupported_name(__name__, name, globals(), None)
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_SUBMODULES)
 
 
 from ._more import *  # noqa: E402,F401,F403  (compositions: *_in_dim, reduce, reduce_window, ...)

@@ -1,8 +1,11 @@
 """PJRT plumbing through jaxlib: clients, compilation, transfers, execution.
 
 jax and jaxlib are used here only as device plumbing (public
-`jax.extend.backend` and `jaxlib.xla_client`); funcad traces and lowers by
-itself. They are imported on first use, so `import funcad` stays light.
+`jax.local_devices` and the devices' clients, `jaxlib.xla_client`, and on
+GPUs `jax.extend.backend.get_compile_options`); funcad traces and lowers by
+itself. They are imported on first use, so `import funcad` stays light; a CPU
+program never imports `jax.extend` (whose import loads Pallas, tens of
+milliseconds of every cold start).
 
 jaxlib's Python surface changes between releases, so the supported range is
 declared (`SUPPORTED_JAXLIB`, the same as pyproject.toml's) and tested at both
@@ -50,7 +53,6 @@ from ..core.errors import FuncadError
 SUPPORTED_JAXLIB = ((0, 6, 0), (0, 13, 0))
 
 _xc = None    # jaxlib.xla_client, once loaded
-_jeb = None   # jax.extend.backend
 _SA = None    # jax.core.ShapedArray: the aval type jaxlib's C++ side expects
 _COPY = None  # HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 _jax = None   # the jax module (public device_put fallback)
@@ -92,14 +94,13 @@ def _unsupported(what: str, err: BaseException | None = None) -> BackendError:
 
 
 def _load():
-    global _xc, _jeb, _SA, _COPY, _jax
+    global _xc, _SA, _COPY, _jax
     if _xc is None:
         try:
             import jax
             import jax.core
-            import jax.extend.backend as jeb
             from jaxlib import xla_client
-            _jeb, _SA, _jax = jeb, jax.core.ShapedArray, jax
+            _SA, _jax = jax.core.ShapedArray, jax
             _COPY = xla_client.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
         except (ImportError, AttributeError) as e:
             raise _unsupported("its Python API lacks what funcad needs", e) from None
@@ -144,10 +145,10 @@ def gpu_available() -> bool:
     """Whether a CUDA (or ROCm) PJRT plugin with at least one device is present."""
     _load()
     try:
-        client = _jeb.get_backend("gpu")
+        devices = _jax.local_devices(backend="gpu")
     except RuntimeError:
         return False
-    return client.platform in ("gpu", "cuda", "rocm") and bool(client.local_devices())
+    return bool(devices) and devices[0].client.platform in ("gpu", "cuda", "rocm")
 
 
 def set_default_backend(backend: str | None) -> None:
@@ -200,7 +201,7 @@ def get_client(backend: str):
     if backend == "gpu" and not gpu_available():
         raise BackendError("backend='gpu' was requested, but no CUDA GPU and PJRT plugin are "
                            "available (install jax[cuda12]); use backend='cpu'")
-    return _jeb.get_backend(backend)
+    return _jax.local_devices(backend=backend)[0].client
 
 
 def get_device(backend: str | None = None):
@@ -300,12 +301,19 @@ _stack_lock = threading.Lock()  # threading.stack_size is process-wide
 
 
 def _compile_options(device, client):
-    """Single-device compile options: jax's own defaults where this jax exports
-    them (jax.extend.backend.get_compile_options, jax >= 0.7), else built
-    directly with the same replica, partition and device settings."""
-    get = getattr(_jeb, "get_compile_options", None)
-    if get is not None:
-        return get(num_replicas=1, num_partitions=1, device_assignment=[device], backend=client)
+    """Single-device compile options. On GPUs, jax's own defaults where this jax
+    exports them (jax.extend.backend.get_compile_options, jax >= 0.7: they carry
+    the CUDA data directory and effort levels); else, and always on the CPU, built
+    directly with the same replica, partition and device settings. (On the CPU
+    both give the same optimized HLO, checked on jaxlib 0.12; building them
+    directly spares the cold start the import of jax.extend.)"""
+    if device.platform != "cpu":
+        try:
+            from jax.extend.backend import get_compile_options as get
+        except ImportError:  # jax 0.6
+            get = None
+        if get is not None:
+            return get(num_replicas=1, num_partitions=1, device_assignment=[device], backend=client)
     options = _xc.CompileOptions()
     options.num_replicas = options.executable_build_options.num_replicas = 1
     options.num_partitions = options.executable_build_options.num_partitions = 1

@@ -11,7 +11,6 @@ import numpy as _np
 
 from ..core.trace import Tracer as _Tracer
 from ..core.avals import aval_of as _aval_of, float0
-from . import fft, linalg
 from ._creation import (arange, array, asarray, astype, empty, empty_like, eye, full, full_like,
                         identity, linspace, ones, ones_like, zeros, zeros_like)
 from ..core.eager import eager_result as _eager_result
@@ -139,9 +138,21 @@ __all__ = ["abs", "frompyfunc", "ufunc", "absolute", "acos", "acosh", "add", "al
            "zeros", "zeros_like"]
 
 
+# Submodules loaded on first attribute access (PEP 562), so that a program that never
+# touches them does not pay for importing them (cold start); `dir()` lists them.
+_LAZY_SUBMODULES = frozenset({"fft", "linalg"})
+
+
 def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
     from ..core.errors import unsupported_name
     raise unsupported_name("funcad.numpy", name, globals(), _np)
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_SUBMODULES)
 
 
 from ._bits import (bitwise_count, bitwise_left_shift, bitwise_right_shift, left_shift,  # noqa: E402
