@@ -194,7 +194,7 @@ def _transpose_lhs(g, x, y, dn, pet, configs, swap_ans=False):
         yq, ys = _quantize(y3, configs[1])
         out = scaled_matmul(gq, yq, gs, ys, pet)
     else:
-        out = dot_general(g3, y3, (((2,), (1,)), ((0,), (0,))), preferred_element_type=pet)
+        out = dot_general(g3, y3, (((2,), (2,)), ((0,), (0,))), preferred_element_type=pet)
     out = reshape(out, _out_shape(_shape(g), _shape(y), (ans_y, ans_b), (yk, yb)))
     return transpose(out, out_axes)
 
@@ -228,7 +228,8 @@ def _make(dn, pet, configs):
                    * np.asarray(ml_dtypes.finfo(cf[0].scale_type).max).astype(lhs.dtype))
             g_lhs = where(_abs(lhs) <= asarray(cf[0].global_scale) * lim, g_lhs, 0)
             g_rhs = where(_abs(rhs) <= asarray(cf[1].global_scale) * lim, g_rhs, 0)
-        return g_lhs, g_rhs, None
+        # The cotangent has the output's dtype; each input's has the input's (as JAX).
+        return g_lhs.astype(lhs.dtype), g_rhs.astype(rhs.dtype), None
 
     f.defvjp(fwd, bwd)
     return f
