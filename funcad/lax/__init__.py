@@ -85,6 +85,9 @@ from ._scatter import *  # noqa: E402,F401,F403  (gather and the scatters with d
 from ._scatter import __all__ as _scatter_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_scatter_all))
+from ._scaled_dot import scaled_dot  # noqa: E402,F401
+
+__all__ = sorted(set(__all__) | {"scaled_dot"})
 from ._solvers import custom_linear_solve, custom_root  # noqa: E402,F401
 
 __all__ = sorted(set(__all__) | {"custom_linear_solve", "custom_root"})

@@ -11,11 +11,13 @@ from ._activations import (celu, elu, gelu, glu, hard_sigmoid, hard_silu, hard_s
 from ._attention import dot_product_attention
 from ._functions import log_softmax, logmeanexp, logsumexp, one_hot, softmax, standardize
 from ._scaled import scaled_matmul
+from ._scaled_dot import get_scaled_dot_general_config, scaled_dot_general
 from . import initializers
 
-__all__ = ["celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu",
+__all__ = ["celu", "dot_product_attention", "elu", "gelu", "get_scaled_dot_general_config", "glu", "hard_sigmoid", "hard_silu",
            "hard_swish", "hard_tanh", "identity", "leaky_relu", "log1mexp", "log_sigmoid",
-           "log_softmax", "logmeanexp", "logsumexp", "mish", "one_hot", "relu", "relu6", "scaled_matmul", "selu",
+           "log_softmax", "logmeanexp", "logsumexp", "mish", "one_hot", "relu", "relu6", "scaled_dot_general", "scaled_matmul",
+           "selu",
            "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "sparse_sigmoid",
            "squareplus", "standardize", "swish", "tanh"]
 
