@@ -41,7 +41,8 @@ def test_preset_vs_jax(preset, dtype):
         else:
             assert not isinstance(got, Exception), (mode, got)
             assert got.dtype == want.dtype
-            np.testing.assert_array_equal(got, want)
+            # bit for bit on jax 0.12; older XLA sums float64 in another order (ulps)
+            np.testing.assert_allclose(got, want, rtol=8 * np.finfo(want.dtype).eps, atol=0)
 
 
 def test_preset_enum_and_name_agree_and_casts_matter():
