@@ -101,3 +101,7 @@ from ._rng import *  # noqa: E402,F401,F403  (rng_bit_generator, RandomAlgorithm
 from ._rng import __all__ as _rng_all  # noqa: E402
 
 __all__ = sorted(set(__all__) | set(_rng_all))
+
+from ..primitives.dot_algorithm import (AccuracyMode, DotAlgorithm, DotAlgorithmPreset,  # noqa: E402
+                                        Tolerance)
+__all__ = sorted(set(__all__) | {"AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "Tolerance"})

@@ -14,6 +14,7 @@ from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ..primitives.convolution import ConvDimensionNumbers
+from ..primitives.dot_algorithm import DotAlgorithmPreset, is_algorithm
 from ..primitives.convolution import conv_general_dilated as _bind
 from ..primitives.linalg import dot_general
 
@@ -103,18 +104,32 @@ _PRECISIONS = {"default": "DEFAULT", "fastest": "DEFAULT", "bfloat16": "DEFAULT"
                "tensorfloat32": "HIGH", "bfloat16_3x": "HIGH", "highest": "HIGHEST", "float32": "HIGHEST"}
 
 
-def _precision(precision):
-    """None, or a (lhs, rhs) pair of 'DEFAULT'/'HIGH'/'HIGHEST' (StableHLO's names)."""
-    if precision is None:
-        return None
-    if isinstance(precision, (tuple, list)) and len(precision) == 2:
-        return tuple(_precision(p)[0] for p in precision)
+def canonical_precision(precision):
+    """JAX's PrecisionLike as dot_general's param: None, a (lhs, rhs) pair of
+    'DEFAULT'/'HIGH'/'HIGHEST' (StableHLO's names), a DotAlgorithmPreset (also by
+    name) or a DotAlgorithm."""
+    if precision is None or is_algorithm(precision):
+        return precision
+    if isinstance(precision, (tuple, list)) and len(precision) == 2 and not is_algorithm(precision):
+        pair = [canonical_precision(p) for p in precision]
+        if all(isinstance(p, tuple) for p in pair):
+            return tuple(p[0] for p in pair)
     name = getattr(precision, "name", precision)
     if isinstance(name, str) and name.lower() in _PRECISIONS:
         p = _PRECISIONS[name.lower()]
         return (p, p)
+    if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
+        return DotAlgorithmPreset[precision]
     raise FuncadValueError(f"precision must be None, one of {sorted(_PRECISIONS)} (or a Precision enum), "
-                           f"or a pair of them, got {precision!r}")
+                           "a pair of them, a lax.DotAlgorithmPreset or its name, or a lax.DotAlgorithm; "
+                           f"got {precision!r}")
+
+
+def _precision(precision):
+    """A convolution's precision_config: None or a (lhs, rhs) pair. As in JAX, a
+    convolution takes a dot algorithm and computes by default."""
+    p = canonical_precision(precision)
+    return ("DEFAULT", "DEFAULT") if is_algorithm(p) else p
 
 
 def _preferred(x, y, preferred_element_type):

@@ -279,21 +279,38 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     """General tensor contraction (XLA's DotGeneral): ((lhs_contract, rhs_contract),
     (lhs_batch, rhs_batch)); the output is batch dims, lhs free dims, rhs free dims.
     `precision` takes None, a Precision, a string or a pair (CPU computes each exactly in
-    the operand dtype); `preferred_element_type` sets the accumulation and output dtype.
+    the operand dtype), or a DotAlgorithmPreset (or its name) or DotAlgorithm, whose
+    operand and accumulation types are applied as XLA's CPU backend applies them;
+    `preferred_element_type` sets the accumulation and output dtype.
 
     >>> dot_general(np.ones((2, 3)), np.ones((3, 4)), (((1,), (0,)), ((), ()))).shape
     (2, 4)
     """
     from ..primitives.linalg import dot_general as _dot
-    from ._conv import _precision, _preferred
-    _precision(precision)  # validate
+    from ._conv import _preferred, canonical_precision
+    precision = canonical_precision(precision)
     if out_sharding is not None:
         raise FuncadValueError("dot_general: out_sharding is for explicit-sharding meshes, which funcad "
                                "does not have; use lax.with_sharding_constraint on the result")
     x, y = _arr(lhs), _arr(rhs)
     if preferred_element_type is not None:
-        x, y = _preferred(x, y, preferred_element_type)
-    return _dot(x, y, dimension_numbers)
+        x, y = _preferred(_algorithm_cast(x, precision, preferred_element_type),
+                          _algorithm_cast(y, precision, preferred_element_type), preferred_element_type)
+    return _dot(x, y, dimension_numbers, precision)
+
+
+def _algorithm_cast(x, precision, preferred_element_type):
+    """Round an operand to the algorithm's input type before it is widened to
+    preferred_element_type: JAX casts the original operand (a float16 one to bfloat16
+    for BF16_BF16_F32), so the widening must not skip that rounding."""
+    from ..primitives.dot_algorithm import DotAlgorithmPreset, compute_types
+    if not isinstance(precision, DotAlgorithmPreset):
+        return x
+    dt = aval_of(x).dtype
+    lt = compute_types(precision, dt, dt, preferred_element_type)[0]
+    if lt == dt or lt.itemsize > dt.itemsize:  # widening loses nothing
+        return x
+    return E.convert_element_type(E.convert_element_type(x, lt), dt)
 
 
 def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,

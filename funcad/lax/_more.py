@@ -471,8 +471,12 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None):
     """Vector/matrix products (lhs's last axis against rhs's first); with
-    dimension_numbers it is dot_general."""
-    from ..primitives.linalg import dot_general
+    dimension_numbers it is dot_general. `precision` as in dot_general.
+
+    >>> dot(np.ones((2, 3)), np.ones(3), precision="F64_F64_F64").tolist()
+    [3.0, 3.0]
+    """
+    from ._extra import dot_general
     x, y = _arr(lhs), _arr(rhs)
     if aval_of(x).dtype != aval_of(y).dtype:
         from ..numpy._dtypes import promote
@@ -482,22 +486,19 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
             raise FuncadValueError(f"dot: expected 1-d or 2-d operands, got {aval_of(x).str_short()} and "
                                    f"{aval_of(y).str_short()}; use dot_general for higher ranks")
         dimension_numbers = (((len(_shape(x)) - 1,), (0,)), ((), ()))
-    out = dot_general(x, y, dimension_numbers)
-    if preferred_element_type is not None:
-        out = E.convert_element_type(out, np.dtype(preferred_element_type))
-    return out
+    return dot_general(x, y, dimension_numbers, precision, preferred_element_type)
 
 
 def batch_matmul(lhs, rhs, precision=None):
     """Batched matrix product over matching leading dimensions."""
-    from ..primitives.linalg import dot_general
+    from ._extra import dot_general
     x, y = _arr(lhs), _arr(rhs)
     nd = len(_shape(x))
     if nd < 2 or len(_shape(y)) != nd or _shape(x)[:-2] != _shape(y)[:-2]:
         raise FuncadValueError(f"batch_matmul: operands need equal rank >= 2 and equal batch dims, got "
                                f"{aval_of(x).str_short()} and {aval_of(y).str_short()}")
     b = tuple(range(nd - 2))
-    return dot_general(x, y, (((nd - 1,), (nd - 2,)), (b, b)))
+    return dot_general(x, y, (((nd - 1,), (nd - 2,)), (b, b)), precision)
 
 
 def tile(operand, reps):

@@ -15,12 +15,31 @@ from ._shape import ndim, reshape, shape, transpose
 _MATMUL_2D = (((1,), (0,)), ((), ()))
 
 
-def matmul(a, b):
-    """Matrix product with NumPy's broadcasting of batch dimensions."""
+def _prepare(a, b, precision, preferred_element_type):
+    """Promoted operands and the canonical precision; preferred_element_type widens
+    the operands as lax.dot_general does (with a dot algorithm's rounding first)."""
+    from ..lax._conv import _preferred, canonical_precision
+    from ..lax._extra import _algorithm_cast
     a, b = promote(a, b)
+    precision = canonical_precision(precision)
+    if preferred_element_type is not None:
+        a, b = _preferred(_algorithm_cast(a, precision, preferred_element_type),
+                          _algorithm_cast(b, precision, preferred_element_type), preferred_element_type)
+    return a, b, precision
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+    """Matrix product with NumPy's broadcasting of batch dimensions; `precision` and
+    `preferred_element_type` as in lax.dot_general.
+
+    >>> import funcad.numpy as fnp
+    >>> fnp.matmul(fnp.ones((2, 3)), fnp.ones(3), precision="F32_F32_F32").tolist()
+    [3.0, 3.0]
+    """
+    a, b, p = _prepare(a, b, precision, preferred_element_type)
     sa, sb = shape(a), shape(b)
     na, nb = len(sa), len(sb)
-    if na == 2 and nb == 2 and sa[1] == sb[0]:  # the common case, with its dimension numbers made
+    if p is None and na == 2 and nb == 2 and sa[1] == sb[0]:  # the common case, dimension numbers made
         return dot_general_p.bind(a, b, dimension_numbers=_MATMUL_2D)
     if na == 0 or nb == 0:
         raise FuncadValueError("matmul: input operand does not have enough dimensions (scalars are not allowed)")
@@ -31,55 +50,57 @@ def matmul(a, b):
             f"first operand ({ka}) must equal the {'first' if nb == 1 else 'second-to-last'} dimension "
             f"of the second ({kb})")
     if na == 1 and nb == 1:
-        return dot_general(a, b, (((0,), (0,)), ((), ())))
+        return dot_general(a, b, (((0,), (0,)), ((), ())), p)
     if na == 1:
-        return dot_general(a, b, (((0,), (nb - 2,)), ((), ()))) if nb == 2 else \
-            _batched(reshape(a, (1,) + shape(a)), b, squeeze_lhs=True)
+        return dot_general(a, b, (((0,), (nb - 2,)), ((), ())), p) if nb == 2 else \
+            _batched(reshape(a, (1,) + shape(a)), b, squeeze_lhs=True, precision=p)
     if nb == 1:
-        return dot_general(a, b, (((na - 1,), (0,)), ((), ())))
+        return dot_general(a, b, (((na - 1,), (0,)), ((), ())), p)
     if na == 2 and nb == 2:
-        return dot_general(a, b, (((1,), (0,)), ((), ())))
-    return _batched(a, b)
+        return dot_general(a, b, (((1,), (0,)), ((), ())), p)
+    return _batched(a, b, precision=p)
 
 
-def _batched(a, b, squeeze_lhs=False):
+def _batched(a, b, squeeze_lhs=False, precision=None):
     from ._shape import broadcast_to
     sa, sb = shape(a), shape(b)
     batch = np.broadcast_shapes(sa[:-2], sb[:-2])
     a = broadcast_to(a, batch + sa[-2:])
     b = broadcast_to(b, batch + sb[-2:])
     nbat = len(batch)
-    out = dot_general(a, b, (((nbat + 1,), (nbat,)), (tuple(range(nbat)), tuple(range(nbat)))))
+    out = dot_general(a, b, (((nbat + 1,), (nbat,)), (tuple(range(nbat)), tuple(range(nbat)))), precision)
     if squeeze_lhs:
         out = reshape(out, batch + (shape(out)[-1],))
     return out
 
 
-def dot(a, b):
-    a, b = promote(a, b)
+def dot(a, b, *, precision=None, preferred_element_type=None):
+    """numpy.dot; `precision` and `preferred_element_type` as in lax.dot_general."""
+    a, b, p = _prepare(a, b, precision, preferred_element_type)
     sa, sb = shape(a), shape(b)
     na, nb = len(sa), len(sb)
-    if na == 2 and nb == 2 and sa[1] == sb[0]:  # the common case, with its dimension numbers made
+    if p is None and na == 2 and nb == 2 and sa[1] == sb[0]:  # the common case, dimension numbers made
         return dot_general_p.bind(a, b, dimension_numbers=_MATMUL_2D)
     if na == 0 or nb == 0:
         return E.mul(a, b)
     if nb == 1 or nb == 2:
-        return dot_general(a, b, (((na - 1,), (0 if nb == 1 else nb - 2,)), ((), ())))
-    return dot_general(a, b, (((na - 1,), (nb - 2,)), ((), ())))
+        return dot_general(a, b, (((na - 1,), (0 if nb == 1 else nb - 2,)), ((), ())), p)
+    return dot_general(a, b, (((na - 1,), (nb - 2,)), ((), ())), p)
 
 
-def vdot(a, b):
+def vdot(a, b, *, precision=None, preferred_element_type=None):
     """The dot product of the flattened arrays, conjugating a (as numpy.vdot)."""
     from ._complex import conj
     from ._shape import ravel
-    return dot(conj(ravel(a)), ravel(b))
+    return dot(conj(ravel(a)), ravel(b), precision=precision, preferred_element_type=preferred_element_type)
 
 
-def inner(a, b):
-    a, b = promote(a, b)
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    """numpy.inner; `precision` and `preferred_element_type` as in lax.dot_general."""
+    a, b, p = _prepare(a, b, precision, preferred_element_type)
     if ndim(a) == 0 or ndim(b) == 0:
         return E.mul(a, b)
-    return dot_general(a, b, (((ndim(a) - 1,), (ndim(b) - 1,)), ((), ())))
+    return dot_general(a, b, (((ndim(a) - 1,), (ndim(b) - 1,)), ((), ())), p)
 
 
 def outer(a, b):
@@ -88,8 +109,9 @@ def outer(a, b):
     return dot_general(reshape(a, (-1, 1)), reshape(b, (1, -1)), (((1,), (0,)), ((), ())))
 
 
-def tensordot(a, b, axes=2):
-    a, b = promote(a, b)
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    """numpy.tensordot; `precision` and `preferred_element_type` as in lax.dot_general."""
+    a, b, p = _prepare(a, b, precision, preferred_element_type)
     if np.ndim(axes) == 0:
         n = int(axes)
         ax_a = tuple(range(ndim(a) - n, ndim(a)))
@@ -98,7 +120,7 @@ def tensordot(a, b, axes=2):
         ax_a, ax_b = axes
         ax_a = tuple(canonical_axis(i, ndim(a), 'tensordot', a) for i in np.atleast_1d(ax_a))
         ax_b = tuple(canonical_axis(i, ndim(b), 'tensordot', b) for i in np.atleast_1d(ax_b))
-    return dot_general(a, b, ((ax_a, ax_b), ((), ())))
+    return dot_general(a, b, ((ax_a, ax_b), ((), ())), p)
 
 
 def einsum(subscripts, *operands, out=None, optimize="auto", precision=None, preferred_element_type=None):
@@ -112,7 +134,8 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None, pre
     no_out(out, "einsum")
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_to_str(subscripts, operands)
-    res = _einsum_str(subscripts, *operands)
+    from ..lax._conv import canonical_precision
+    res = _einsum_str(subscripts, *operands, precision=canonical_precision(precision))
     if preferred_element_type is not None:
         from ._dtypes import cast
         res = cast(res, np.dtype(preferred_element_type))
@@ -148,7 +171,7 @@ def _sublist_to_str(first, rest):
     return spec, ops
 
 
-def _einsum_str(subscripts, *operands):
+def _einsum_str(subscripts, *operands, precision=None):
     from ._reductions import sum as _sum
     from ._shape import diagonal
     operands = promote(*operands)
@@ -199,7 +222,7 @@ def _einsum_str(subscripts, *operands):
         batch = [c for c in shared if c in keep2]
         dn = ((tuple(spec.index(c) for c in contract), tuple(s2.index(c) for c in contract)),
               (tuple(spec.index(c) for c in batch), tuple(s2.index(c) for c in batch)))
-        acc = dot_general(acc, x2, dn)
+        acc = dot_general(acc, x2, dn, precision)
         spec = "".join(batch) + "".join(c for c in spec if c not in shared) + "".join(c for c in s2 if c not in shared)
     if sorted(spec) != sorted(out):
         raise FuncadValueError(f"einsum: output subscript '{out}' does not match the operands")

@@ -7,6 +7,7 @@ from ..core.avals import ShapedArray
 from ..core.narrow import KINDS as NARROW_KINDS
 from ..core.trace import batch_rules, lowering_rules, transpose_rules
 from ..lowering.stablehlo import compare, convert, ints
+from . import dot_algorithm as algo
 from ._base import defjvp, defpython, is_undefined, new_primitive, shape_of, type_error
 from .structural import moveaxis0, transpose
 
@@ -15,7 +16,7 @@ def _free(nd, contract, batch):
     return [i for i in range(nd) if i not in contract and i not in batch]
 
 
-def _dot_aval(x, y, *, dimension_numbers):
+def _dot_aval(x, y, *, dimension_numbers, precision=None):
     (xc, yc), (xb, yb) = dimension_numbers
     ok = (x.dtype == y.dtype and len(xc) == len(yc) and len(xb) == len(yb)
           and all(0 <= i < x.ndim for i in xc + xb) and all(0 <= i < y.ndim for i in yc + yb)
@@ -28,10 +29,16 @@ def _dot_aval(x, y, *, dimension_numbers):
     return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
 
 
-def _dot_impl(x, y, *, dimension_numbers):
+def _dot_impl(x, y, *, dimension_numbers, precision=None):
     (xc, yc), (xb, yb) = dimension_numbers
     if type(x) is not np.ndarray or type(y) is not np.ndarray:
         x, y = np.asarray(x), np.asarray(y)
+    if algo.is_algorithm(precision):  # NumPy computes as XLA's CPU does: by the casts
+        algo.check_cpu(precision)
+        lt, rt, acc = algo.compute_types(precision, x.dtype, y.dtype, x.dtype)
+        out = _dot_impl(x.astype(lt).astype(acc), y.astype(rt).astype(acc),
+                        dimension_numbers=dimension_numbers)
+        return out.astype(x.dtype)
     if x.dtype in NARROW_KINDS:  # as XLA on CPU: accumulate in float32 (int64), round once
         wide = np.float32 if NARROW_KINDS[x.dtype] == "f" else np.int64
         return _dot_impl(x.astype(wide), y.astype(wide),
@@ -51,18 +58,23 @@ def _dot_impl(x, y, *, dimension_numbers):
 dot_general_p = new_primitive("dot_general", _dot_impl, _dot_aval)
 
 
-def dot_general(x, y, dimension_numbers):
+def dot_general(x, y, dimension_numbers, precision=None):
+    """`precision`: None, a (lhs, rhs) pair of 'DEFAULT'/'HIGH'/'HIGHEST', a
+    DotAlgorithmPreset or a DotAlgorithm (a param only when not None)."""
     (xc, yc), (xb, yb) = dimension_numbers
     dn = ((tuple(map(int, xc)), tuple(map(int, yc))), (tuple(map(int, xb)), tuple(map(int, yb))))
-    return dot_general_p.bind(x, y, dimension_numbers=dn)
+    if precision is None:
+        return dot_general_p.bind(x, y, dimension_numbers=dn)
+    return dot_general_p.bind(x, y, dimension_numbers=dn, precision=precision)
 
 
+# As in JAX, the derivatives keep the precision (an algorithm rounds the tangents too).
 defjvp(dot_general_p,
-       lambda t, ans, x, y, *, dimension_numbers: dot_general(t, y, dimension_numbers),
-       lambda t, ans, x, y, *, dimension_numbers: dot_general(x, t, dimension_numbers))
+       lambda t, ans, x, y, *, dimension_numbers, precision=None: dot_general(t, y, dimension_numbers, precision),
+       lambda t, ans, x, y, *, dimension_numbers, precision=None: dot_general(x, t, dimension_numbers, precision))
 
 
-def _transpose_operand(ct, other, dims, nd, other_nd, ct_first):
+def _transpose_operand(ct, other, dims, nd, other_nd, ct_first, precision=None):
     """Cotangent of one operand of dot_general; `ct_first` says it is the lhs."""
     (xc, yc), (xb, yb) = dims
     if not ct_first:  # view the rhs as the lhs of the swapped product
@@ -74,18 +86,18 @@ def _transpose_operand(ct, other, dims, nd, other_nd, ct_first):
         ct_yfree = list(range(nb + len(x_free), nb + len(x_free) + len(y_free)))
     else:
         ct_yfree = list(range(nb, nb + len(y_free)))
-    res = dot_general(ct, other, ((ct_yfree, y_free), (list(range(nb)), list(yb))))
+    res = dot_general(ct, other, ((ct_yfree, y_free), (list(range(nb)), list(yb))), precision)
     layout = list(xb) + x_free + [xc[list(yc).index(j)] for j in sorted(yc)]
     perm = [layout.index(k) for k in range(nd)]
     return res if perm == list(range(nd)) else transpose(res, perm)
 
 
-def _dot_transpose(ct, x, y, *, dimension_numbers):
+def _dot_transpose(ct, x, y, *, dimension_numbers, precision=None):
     cx = cy = None
     if is_undefined(x):
-        cx = _transpose_operand(ct, y, dimension_numbers, len(shape_of(x)), len(shape_of(y)), True)
+        cx = _transpose_operand(ct, y, dimension_numbers, len(shape_of(x)), len(shape_of(y)), True, precision)
     if is_undefined(y):
-        cy = _transpose_operand(ct, x, dimension_numbers, len(shape_of(y)), len(shape_of(x)), False)
+        cy = _transpose_operand(ct, x, dimension_numbers, len(shape_of(y)), len(shape_of(x)), False, precision)
     return [cx, cy]
 
 
@@ -96,26 +108,28 @@ def _shift0(axes):
     return tuple(a + 1 for a in axes)
 
 
-def _dot_batch(vals, dims, *, axis_size, dimension_numbers):
+def _dot_batch(vals, dims, *, axis_size, dimension_numbers, precision=None):
     (xc, yc), (xb, yb) = dimension_numbers
     x, y = vals
     dx, dy = dims
     if dx is not None and dy is not None:
         x, y = moveaxis0(x, dx, axis_size), moveaxis0(y, dy, axis_size)
         dn = ((_shift0(xc), _shift0(yc)), ((0,) + _shift0(xb), (0,) + _shift0(yb)))
-        return dot_general(x, y, dn), 0
+        return dot_general(x, y, dn, precision), 0
     if dx is not None:
         x = moveaxis0(x, dx, axis_size)
-        return dot_general(x, y, ((_shift0(xc), yc), (_shift0(xb), yb))), len(xb)
+        return dot_general(x, y, ((_shift0(xc), yc), (_shift0(xb), yb)), precision), len(xb)
     y = moveaxis0(y, dy, axis_size)
     x_free = len(shape_of(x)) - len(xc) - len(xb)
-    return dot_general(x, y, ((xc, _shift0(yc)), (xb, _shift0(yb)))), len(xb) + x_free
+    return dot_general(x, y, ((xc, _shift0(yc)), (xb, _shift0(yb))), precision), len(xb) + x_free
 
 
-def _dot_lowering(ctx, x, y, *, dimension_numbers):
+def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None):
     (xc, yc), (xb, yb) = dimension_numbers
     dn = (f"#stablehlo.dot<lhs_batching_dimensions = {ints(xb)}, rhs_batching_dimensions = {ints(yb)}, "
           f"lhs_contracting_dimensions = {ints(xc)}, rhs_contracting_dimensions = {ints(yc)}>")
+    if precision is not None and x.aval.dtype != np.bool_:
+        return _dot_lowering_precise(ctx, x, y, dn, precision)
     if x.aval.dtype == np.bool_:  # XLA has no boolean dot: count in int32, then test != 0
         x8, y8 = convert(ctx, x, np.int32), convert(ctx, y, np.int32)
         out = ctx.op1("stablehlo.dot_general", [x8, y8], ShapedArray(ctx.out_aval.shape, np.int32),
@@ -124,9 +138,42 @@ def _dot_lowering(ctx, x, y, *, dimension_numbers):
     return ctx.op1("stablehlo.dot_general", [x, y], ctx.out_aval, f"dot_dimension_numbers = {dn}")
 
 
+def _dot_lowering_precise(ctx, x, y, dn, precision):
+    """JAX's lowering of a precision: a Precision pair is only an attribute; an
+    algorithm casts the operands, accumulates in its type and converts back."""
+    out = ctx.out_aval
+    acc_aval, attrs = out, ""
+    pair = ("DEFAULT", "DEFAULT") if algo.is_algorithm(precision) else precision
+    if algo.is_algorithm(precision):
+        if ctx.module.platform == "cpu":
+            algo.check_cpu(precision)
+        lt, rt, acc = algo.compute_types(precision, x.aval.dtype, y.aval.dtype, out.dtype)
+        x = x if lt == x.aval.dtype else convert(ctx, x, lt)
+        y = y if rt == y.aval.dtype else convert(ctx, y, rt)
+        acc_aval = ShapedArray(out.shape, acc)
+        attr = precision._attr(lt, rt)
+        if attr is not None:
+            attrs = f", algorithm = {attr}"
+    prec = ", ".join(f"#stablehlo<precision {p}>" for p in pair)
+    res = ctx.op1("stablehlo.dot_general", [x, y], acc_aval,
+                  f"dot_dimension_numbers = {dn}, precision_config = [{prec}]{attrs}")
+    return res if acc_aval.dtype == out.dtype else convert(ctx, res, out.dtype)
+
+
 def _dot_source(eqn, a):
     (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
     nx, ny = eqn.inputs[0].aval.ndim, eqn.inputs[1].aval.ndim
+    prec = eqn.params.get("precision")
+    if algo.is_algorithm(prec):  # the casts of the algorithm, as the impl makes them
+        dt = eqn.inputs[0].aval.dtype
+        lt, rt, acc = algo.compute_types(prec, dt, eqn.inputs[1].aval.dtype, dt)
+        a = [f"{a[0]}.astype('{lt}').astype('{acc}')", f"{a[1]}.astype('{rt}').astype('{acc}')"]
+        inner = _dot_source_plain(eqn, a, nx, ny, xc, yc, xb, yb)
+        return f"{inner}.astype('{dt}')"
+    return _dot_source_plain(eqn, a, nx, ny, xc, yc, xb, yb)
+
+
+def _dot_source_plain(eqn, a, nx, ny, xc, yc, xb, yb):
     if not xb and xc == (nx - 1,) and yc == (0,) and nx <= 2 and ny <= 2:
         return f"np.dot({a[0]}, {a[1]})"
     letters = iter("abcdefghijklmnopqrstuvwxyz")
