@@ -132,6 +132,7 @@ class LoweringContext:
         self.lines: list[str] = []
         self.indent = indent
         self.out_avals: list = []
+        self.token: str | None = None   # chains the block's host-callback effects (effects.py)
 
     @property
     def out_aval(self) -> ShapedArray:
