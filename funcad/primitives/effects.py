@@ -20,32 +20,65 @@ from ..core.avals import ShapedArray
 from ..core.errors import FuncadValueError, UnsupportedError
 from ..core.trace import abstract_eval_rules, batch_rules, impl_rules, jvp_rules, lowering_rules
 from ..core.trace import Primitive, transpose_rules
+from ..lowering.stablehlo import Value, block_token, tensor_type, token_effects
 from .callback import _checked
 
 __all__ = ["debug_callback_p", "io_callback_p"]
 
 
 class _PerEntry:
-    """`callback` called once per batch entry, in order: the batched arguments carry the
-    batch on axis 0 (`batched[i]`), the others are passed whole to every call. With
-    `result_avals` (an io callback) the entries' results are stacked on a new axis 0."""
+    """`callback` called once per batch entry, in JAX's order, with the arguments of each.
 
-    def __init__(self, callback, batched, result_avals=None):
-        self.callback, self.batched, self.result_avals = callback, tuple(batched), result_avals
+    `levels` holds, per vmap level (the first vmapped first), which arguments that level
+    batches. An argument carries its levels' axes leading, the last vmapped outermost (each
+    batch rule moves its axis to 0). As JAX, which unrolls the first vmapped level outermost,
+    the loop over the first level is the outer one. With `result_avals` (an io callback) the
+    entries' results come back stacked on the leading axes, the last level's first."""
+
+    def __init__(self, callback, levels, result_avals=None):
+        self.callback, self.levels, self.result_avals = callback, tuple(levels), result_avals
+
+    def nested(self, batched) -> _PerEntry:
+        """This with one more (outer) vmap level, batching the arguments `batched`."""
+        return _PerEntry(self.callback, self.levels + (tuple(batched),), self.result_avals)
 
     def __call__(self, *args):
-        n = next(np.shape(a)[0] for a, b in zip(args, self.batched) if b)
-        rows = []
-        for k in range(n):
-            row = [a[k] if b else a for a, b in zip(args, self.batched)]
-            if self.result_avals is None:
-                self.callback(*row)
-            else:
-                rows.append(_checked(self.callback, self.result_avals, row, "io_callback"))
+        outs = {}
+        self._loop(0, list(args), (), outs)
         if self.result_avals is None:
             return ()
-        return tuple(np.stack([r[i] for r in rows]) if rows else np.zeros((0,) + av.shape, av.dtype)
-                     for i, av in enumerate(self.result_avals))
+        sizes = [0] * len(self.levels)
+        for idx in outs:
+            sizes = [max(s, i + 1) for s, i in zip(sizes, idx)]
+        res = []
+        for i, av in enumerate(self.result_avals):
+            r = np.zeros(tuple(reversed(sizes)) + av.shape, av.dtype)
+            for idx, vals in outs.items():
+                r[tuple(reversed(idx))] = vals[i]
+            res.append(r)
+        return tuple(res)
+
+    def _loop(self, level, args, idx, outs):
+        if level == len(self.levels):
+            if self.result_avals is None:
+                self.callback(*args)
+            else:
+                outs[idx] = _checked(self.callback, self.result_avals, args, "io_callback")
+            return
+        batched = self.levels[level]
+        # after the older levels' axes are sliced off, this level's axis follows the newer ones'
+        axes = [sum(lv[k] for lv in self.levels[level + 1:]) for k in range(len(args))]
+        n = next(np.shape(a)[ax] for a, b, ax in zip(args, batched, axes) if b)
+        for j in range(n):
+            row = [np.take(a, j, axis=ax) if b else a for a, b, ax in zip(args, batched, axes)]
+            self._loop(level + 1, row, idx + (j,), outs)
+
+
+def _per_entry(callback, dims, result_avals=None) -> _PerEntry:
+    batched = [d is not None for d in dims]
+    if isinstance(callback, _PerEntry):
+        return callback.nested(batched)
+    return _PerEntry(callback, [batched], result_avals)
 
 
 def _batched_args(vals, dims):
@@ -57,7 +90,6 @@ def _batched_args(vals, dims):
 
 def _lower_effect(ctx, operands, fn, out_avals):
     """The host call of `fn` on `operands` with side effects, threaded on the block's token."""
-    from ..lowering.stablehlo import Value, tensor_type
     if ctx.module.platform != "cpu":
         raise UnsupportedError("funcad's debug.callback and io_callback run under jit on the CPU "
                                "only; jit the program for the CPU backend or call it eagerly")
@@ -66,10 +98,7 @@ def _lower_effect(ctx, operands, fn, out_avals):
                                "over several devices in funcad; call them outside it")
     index = ctx.module.add_host_callback(lambda token, *args: (token, *fn(*args)))
     indent = " " * ctx.indent
-    token = getattr(ctx, "token", None)
-    if token is None:  # the block's first effect starts its chain
-        token = ctx.module.fresh()
-        ctx.lines.append(f'{indent}{token} = "stablehlo.after_all"() : () -> !stablehlo.token')
+    token = block_token(ctx)
     res = ctx.module.fresh()
     n = len(out_avals) + 1
     ins = ", ".join([token] + [v.name for v in operands])
@@ -104,7 +133,7 @@ def _debug_jvp(primals, tangents, **params):
 
 def _debug_batch(vals, dims, *, axis_size, callback, ordered, partitioned):
     args, _ = _batched_args(vals, dims)
-    return debug_callback_p.bind(*args, callback=_PerEntry(callback, [d is not None for d in dims]),
+    return debug_callback_p.bind(*args, callback=_per_entry(callback, dims),
                                  ordered=ordered, partitioned=partitioned), []
 
 
@@ -147,7 +176,7 @@ def _io_batch(vals, dims, *, axis_size, callback, result_avals, sharding, ordere
         raise FuncadValueError("Cannot `vmap` ordered IO callback. Use ordered=False (each batch "
                                "entry is then called back in turn) or call it outside vmap.")
     args, n = _batched_args(vals, dims)
-    per_entry = _PerEntry(callback, [d is not None for d in dims], result_avals)
+    per_entry = _per_entry(callback, dims, result_avals)
     avals = tuple(ShapedArray((n,) + a.shape, a.dtype) for a in result_avals)
     outs = io_callback_p.bind(*args, callback=per_entry, result_avals=avals, sharding=sharding,
                               ordered=ordered)
@@ -165,3 +194,4 @@ jvp_rules[io_callback_p] = _io_jvp
 transpose_rules[io_callback_p] = _io_transpose
 batch_rules[io_callback_p] = _io_batch
 lowering_rules[io_callback_p] = _io_lower
+token_effects.update((debug_callback_p, io_callback_p))  # XLA keeps them in program order
