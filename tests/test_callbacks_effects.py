@@ -126,8 +126,17 @@ def _outcome(L, program):
     return leaves, L.log
 
 
+# Compared with JAX 0.12 (the newest supported): jax 0.6 has no two-call form and does not
+# call back from a scan body under grad; and jaxlib 0.6's XLA does not keep the order of
+# callbacks across a loop's boundary (funcad orders them with an optimization_barrier on
+# the block's token, which XLA honours since then; within one block the order holds there too).
+NEEDS_NEW_JAX = {"two_call_form", "grad_scan", "callbacks_around_loop"}
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_calls_match_jax(name):
+    if name in NEEDS_NEW_JAX and jax.__version_info__ < (0, 12):
+        pytest.skip(f"jax {jax.__version__} differs from the JAX 0.12 behaviour funcad follows")
     ours, theirs = libs()
     our_out, our_log = _outcome(ours, PROGRAMS[name])
     their_out, their_log = _outcome(theirs, PROGRAMS[name])

@@ -167,10 +167,6 @@ def _io_jvp(primals, tangents, **params):
                            "stop_gradient its arguments.")
 
 
-def _io_transpose(cts, *args, **params):
-    raise FuncadValueError("IO callbacks do not support transpose.")
-
-
 def _io_batch(vals, dims, *, axis_size, callback, result_avals, sharding, ordered):
     if ordered:
         raise FuncadValueError("Cannot `vmap` ordered IO callback. Use ordered=False (each batch "
@@ -191,7 +187,6 @@ def _io_lower(ctx, *args, callback, result_avals, sharding, ordered):
 impl_rules[io_callback_p] = _io_impl
 abstract_eval_rules[io_callback_p] = lambda *avals, result_avals, **params: list(result_avals)
 jvp_rules[io_callback_p] = _io_jvp
-transpose_rules[io_callback_p] = _io_transpose
 batch_rules[io_callback_p] = _io_batch
 lowering_rules[io_callback_p] = _io_lower
 token_effects.update((debug_callback_p, io_callback_p))  # XLA keeps them in program order
