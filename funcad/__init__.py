@@ -20,7 +20,7 @@ from .lowering.runtime import device_put
 from .lowering.array import Array
 from .lowering.xla import BackendError
 from .lowering.python_source import to_python
-from . import config, debug, distributed  # noqa: F401  (settings; debug.print and debug_nans)
+from . import config, debug, distributed, experimental  # noqa: F401  (settings; debug.print and debug_nans)
 from .core.errors import MissingRuleError, NaNError, UnsupportedError
 from ._helpers import (block_until_ready, default_backend, default_prng_impl, device_count, device_get, devices,
                        disable_jit, enable_x64, ensure_compile_time_eval, eval_shape, local_device_count,

@@ -6,6 +6,10 @@ and linearize the primal values are printed, under vmap the batched values
 compiled program and are printed after each call, in program order. The
 implementation is in funcad/transforms/debugging.py.
 
+`callback(fn, *args, ordered=False, partitioned=False, **kwargs)` calls `fn` with the
+values, as `jax.debug.callback` (funcad/_effect_callbacks.py): once per batch entry
+under vmap, with primal values under grad, once per iteration in loops, also under jit.
+
 `visualize_array_sharding(arr)`, `visualize_sharding(shape, sharding)` and
 `inspect_array_sharding(value, callback=)` show how arrays are laid out over
 devices (funcad/_sharding_viz.py).
@@ -19,7 +23,8 @@ x = 0.0
 >>> _ = funcad.jit(f)(1.0)
 x = 1.0
 """
+from ._effect_callbacks import debug_callback as callback
 from ._sharding_viz import inspect_array_sharding, visualize_array_sharding, visualize_sharding
 from .transforms.debugging import print  # noqa: A004
 
-__all__ = ["inspect_array_sharding", "print", "visualize_array_sharding", "visualize_sharding"]
+__all__ = ["callback", "inspect_array_sharding", "print", "visualize_array_sharding", "visualize_sharding"]

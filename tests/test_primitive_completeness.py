@@ -55,7 +55,7 @@ NO_PYTHON = {
     # for a program that prints is not supported.
     "debug_print",
     # A call of the user's Python function: NumPy source cannot name it.
-    "pure_callback",
+    "pure_callback", "debug_callback", "io_callback",
     # See NO_BATCH.
     "custom_lin",
     # Per-device programs over a mesh and their collectives: a NumPy program has no
@@ -73,8 +73,9 @@ LINEAR = {
     "ppermute", "all_to_all", "shard_map", "reduce_precision",
     # linear_solve is linear in b (its transpose solves with the transposed operator).
     "linear_solve",
-    # Higher-order primitives transpose their bodies; debug_print passes cotangents by.
-    "jit", "checkpoint", "cond", "while", "scan", "debug_print",
+    # Higher-order primitives transpose their bodies; debug_print and debug_callback
+    # pass cotangents by.
+    "jit", "checkpoint", "cond", "while", "scan", "debug_print", "debug_callback",
 }
 # Higher-order primitives need a partial-evaluation rule (reverse mode stages their
 # unknown part as one equation).

@@ -132,6 +132,7 @@ class LoweringContext:
         self.lines: list[str] = []
         self.indent = indent
         self.out_avals: list = []
+        self.token: str | None = None   # chains the block's host-callback effects (effects.py)
 
     @property
     def out_aval(self) -> ShapedArray:
@@ -232,12 +233,58 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, consts, args: Sequence[
                 f"under jit. Run the function without jit, or register a rule for `{eqn.prim.name}` "
                 "beside its definition (funcad.core.trace.lowering_rules).")
         ctx.out_avals = [v.aval for v in eqn.outvars]
-        outs = rule(ctx, *[read(a) for a in eqn.inputs], **eqn.params)
+        ins = [read(a) for a in eqn.inputs]
+        inner_effects = token_effects and eqn.params and _has_token_effect(eqn.params)
+        if inner_effects and ctx.token is not None:  # a loop or cond runs after earlier effects
+            ins = tie_to_token(ctx, ins)
+        outs = rule(ctx, *ins, **eqn.params)
         outs = list(outs) if eqn.prim.multiple_results else [outs]
+        if inner_effects:  # ... and before later ones
+            tie_to_token(ctx, outs)
         for v, o in zip(eqn.outvars, outs):
             # Weak types and float0 do not exist in StableHLO; keep the jaxpr's aval.
             env[id(v)] = Value(o.name, v.aval)
     return [read(a) for a in jaxpr.outvars]
+
+
+# ------------------------------------------------------------------ effects ----
+
+# Primitives whose lowering threads the block's token (LoweringContext.token): host
+# callbacks with side effects (primitives/effects.py). XLA orders them by that chain.
+token_effects: set = set()
+
+
+def _has_token_effect(params: dict) -> bool:
+    for v in params.values():
+        for x in (v if isinstance(v, (tuple, list)) else (v,)):
+            j = x.jaxpr if isinstance(x, ClosedJaxpr) else x
+            if isinstance(j, Jaxpr) and any(e.prim in token_effects or
+                                            (e.params and _has_token_effect(e.params)) for e in j.eqns):
+                return True
+    return False
+
+
+def block_token(ctx: LoweringContext) -> str:
+    """The name of the block's current effect token (a new chain if it has none)."""
+    if ctx.token is None:
+        ctx.token = ctx.module.fresh()
+        ctx.lines.append(" " * ctx.indent + f'{ctx.token} = "stablehlo.after_all"() : () -> !stablehlo.token')
+    return ctx.token
+
+
+def tie_to_token(ctx: LoweringContext, values: Sequence[Value]) -> list[Value]:
+    """`values` passed with the block's token through one optimization_barrier, so what
+    uses the results runs after the token's effects, and the new token (set on ctx) after
+    `values` are computed: a loop or cond holding effects is ordered among the others."""
+    token = block_token(ctx)
+    res = ctx.module.fresh()
+    n = len(values) + 1
+    types = ", ".join(["!stablehlo.token"] + [tensor_type(v.aval) for v in values])
+    ins = ", ".join([token] + [v.name for v in values])
+    ctx.lines.append(" " * ctx.indent + (res if n == 1 else f"{res}:{n}") +
+                     f' = "stablehlo.optimization_barrier"({ins}) : ({types}) -> ({types})')
+    ctx.token = res if n == 1 else f"{res}#0"
+    return [Value(f"{res}#{i + 1}", v.aval) for i, v in enumerate(values)]
 
 
 def lower_closed_call(ctx: LoweringContext, closed: ClosedJaxpr, args: Sequence[Value]) -> list[Value]:

@@ -18,21 +18,21 @@ VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_a
                 "legacy_vectorized", None)
 
 
-def _checked(callback, result_avals, args):
+def _checked(callback, result_avals, args, name: str = "pure_callback"):
     """callback(*args) as a tuple of NumPy arrays of exactly the declared shapes/dtypes."""
     outs = callback(*[np.asarray(a) for a in args])
     outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
     if len(outs) != len(result_avals):
-        raise FuncadValueError(f"pure_callback: the callback returned {len(outs)} values, but "
+        raise FuncadValueError(f"{name}: the callback returned {len(outs)} values, but "
                                f"result_shape_dtypes declares {len(result_avals)}")
     res = []
     for i, (o, a) in enumerate(zip(outs, result_avals)):
         o = np.asarray(o)
         if o.shape != a.shape:
-            raise FuncadValueError(f"pure_callback: result {i} of the callback has shape {o.shape}, "
+            raise FuncadValueError(f"{name}: result {i} of the callback has shape {o.shape}, "
                                    f"but result_shape_dtypes declares {a.shape}")
         if o.dtype != a.dtype:
-            raise FuncadTypeError(f"pure_callback: result {i} of the callback has dtype {o.dtype}, "
+            raise FuncadTypeError(f"{name}: result {i} of the callback has dtype {o.dtype}, "
                                   f"but result_shape_dtypes declares {a.dtype}; convert it with "
                                   ".astype in the callback")
         res.append(o)

@@ -31,6 +31,12 @@ PIPELINE = (inline, fold, simplify, cse, dce)
 from ...primitives.rng import rng_uniform_p as _rng_uniform_p  # noqa: E402
 
 register_effect(_rng_uniform_p)
+# Host callbacks with side effects (debug.callback, io_callback): each call must happen.
+from ...primitives.effects import debug_callback_p as _debug_callback_p  # noqa: E402
+from ...primitives.effects import io_callback_p as _io_callback_p  # noqa: E402
+
+register_effect(_debug_callback_p)
+register_effect(_io_callback_p)
 
 
 def optimize(closed: ClosedJaxpr, max_rounds: int = 4) -> ClosedJaxpr:

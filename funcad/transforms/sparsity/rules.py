@@ -27,6 +27,7 @@ from .. import shard_map as _shard_map  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
 from .. import custom_calls as _custom_calls, debugging as _debugging, jit as _jit  # noqa: F401
 from .. import linear_solve as _linear_solve  # noqa: F401  (a call: its body is the solve)
+from ...primitives import effects as _effects  # noqa: F401  (debug_callback, io_callback)
 from ._interp import (BODY_PRIMS, NO_FOLD, Val, apply, dep_rules, empty, group, pick, propagate,
                       stack, union)
 
@@ -314,11 +315,12 @@ def dense(eqn, ins, n):
 
 
 _register("custom_lin debug_print", dense)
-# pure_callback: the user's Python function is opaque.
-_register("pure_callback", dense)
+# The callbacks: the user's Python function is opaque (and never run by the analysis).
+_register("pure_callback debug_callback io_callback", dense)
 # conv_general_dilated: sound but dense for now; a window-exact rule is future work.
 _register("conv_general_dilated", dense)
-NO_FOLD.update(_PRIMS[p] for p in ("custom_lin", "debug_print", "rng_uniform"))
+NO_FOLD.update(_PRIMS[p] for p in ("custom_lin", "debug_print", "rng_uniform", "debug_callback",
+                                    "io_callback"))
 
 
 def identity(eqn, ins, n):

@@ -1,0 +1,8 @@
+"""funcad.experimental: JAX's `jax.experimental` names that funcad has.
+
+`io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False, **kwargs)`
+calls an impure Python function from inside transformed code (funcad/_effect_callbacks.py).
+"""
+from .._effect_callbacks import io_callback
+
+__all__ = ["io_callback"]
