@@ -93,11 +93,13 @@ def defjvp(prim: Primitive, *fns) -> None:
     """
     def rule(primals, tangents, **params):
         ans = prim.bind(*primals, **params)
+        # accuracy= applies to the primal op only (as in JAX); the tangent is computed plainly
+        tangent_params = {k: v for k, v in params.items() if k != "accuracy"} if "accuracy" in params else params
         out = None
         for fn, t in zip(fns, tangents):
             if fn is None or t is None:
                 continue
-            c = fn(t, ans, *primals, **params)
+            c = fn(t, ans, *primals, **tangent_params)
             out = c if out is None else _add_tangents(out, c)
         return ans, out
     jvp_rules[prim] = rule

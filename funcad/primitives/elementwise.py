@@ -13,9 +13,10 @@ import builtins
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, FuncadValueError
-from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
+from ..core.trace import batch_rules, impl_rules, jvp_rules, lowering_rules, transpose_rules
 from ..lowering.stablehlo import (binary, broadcast_operands, compare, compare_rule, convert,
                                   elementwise_rule, select)
+from .dot_algorithm import AccuracyMode, accuracy_attr, check_accuracy
 from ._base import (broadcast_shapes, broadcast_to, const, defjvp, deflinear, defpython, defzero,
                     dtype_of, full, is_undefined, new_primitive, shape_of, type_error, unbroadcast,
                     zeros_like)
@@ -180,7 +181,7 @@ defjvp(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(const(x, 1), ans))))
 
 sqrt_p = unop("sqrt", np.sqrt, hlo="stablehlo.sqrt", py="np.sqrt({0})")
 sqrt = _bind1(sqrt_p)
-defjvp(sqrt_p, lambda t, ans, x: div(t, mul(const(x, 2), ans)))
+defjvp(sqrt_p, lambda t, ans, x: mul(t, div(const(x, 0.5), ans)))  # JAX's rounding
 
 rsqrt_p = unop("rsqrt", lambda x: np.reciprocal(np.sqrt(x)), hlo="stablehlo.rsqrt", py="1 / np.sqrt({0})")
 rsqrt = _bind1(rsqrt_p)
@@ -190,6 +191,70 @@ cbrt_p = unop("cbrt", np.cbrt, "f", hlo="stablehlo.cbrt", py="np.cbrt({0})")
 cbrt = _bind1(cbrt_p)
 defjvp(cbrt_p, lambda t, ans, x: mul(t, mul(const(x, 1 / 3), integer_pow(ans, -2))))
 
+
+
+# ---- accuracy= (JAX's result_accuracy) on the transcendental ops that take it ----
+# The param is bound only when given, so programs without it are unchanged. Eagerly it
+# changes nothing (NumPy has one implementation per op); under jit it becomes the op's
+# `result_accuracy` attribute, which XLA's CPU backend accepts and, like JAX's, ignores.
+# The jvp keeps it on the primal only (defjvp drops it for the tangent), as JAX does.
+def _accuracy_lowering(p, hlo):
+    plain = lowering_rules[p]
+
+    def rule(ctx, x, accuracy=None):
+        if accuracy is None:
+            return plain(ctx, x)
+        attrs = f"result_accuracy = {accuracy_attr(accuracy)}"
+        if p is exp2_p:  # exp(x · ln 2), as JAX emits it, with the accuracy on the exp
+            ln2 = ctx.full(np.log(2.0), x.aval.dtype, x.aval.shape)
+            x = binary(ctx, "stablehlo.multiply", x, ln2)
+        return ctx.op1(hlo, [x], ctx.out_aval, attrs)
+    return rule
+
+
+def _bind_accuracy(p):
+    def f(x, accuracy=None):
+        if accuracy is None:
+            return p.bind(x)
+        return p.bind(x, accuracy=check_accuracy(accuracy, p.name))
+    f.__name__ = p.name
+    return f
+
+
+for _p, _hlo in ((exp_p, "stablehlo.exponential"), (exp2_p, "stablehlo.exponential"),
+                 (expm1_p, "stablehlo.exponential_minus_one"), (log_p, "stablehlo.log"),
+                 (log1p_p, "stablehlo.log_plus_one"), (tanh_p, "stablehlo.tanh"),
+                 (logistic_p, "stablehlo.logistic"), (sin_p, "stablehlo.sine"), (cos_p, "stablehlo.cosine"),
+                 (tan_p, "stablehlo.tan"), (sqrt_p, "stablehlo.sqrt"), (rsqrt_p, "stablehlo.rsqrt"),
+                 (cbrt_p, "stablehlo.cbrt")):
+    _impl = impl_rules[_p]
+    impl_rules[_p] = (lambda impl: lambda x, accuracy=None: impl(x))(_impl)
+    lowering_rules[_p] = _accuracy_lowering(_p, _hlo)
+    globals()[_p.name] = _bind_accuracy(_p)
+def _accuracy_jvp(p, tangent):
+    """A jvp whose tangent uses the accuracy too (JAX's rules for sin, cos, expm1, and
+    tanh/logistic at HIGHEST): tangent(t, ans, x, accuracy)."""
+    def rule(primals, tangents, accuracy=None):
+        (x,), (t,) = primals, tangents
+        ans = p.bind(x) if accuracy is None else p.bind(x, accuracy=accuracy)
+        return ans, None if t is None else tangent(t, ans, x, accuracy)
+    jvp_rules[p] = rule
+
+
+_HIGHEST = AccuracyMode.HIGHEST
+_accuracy_jvp(sin_p, lambda t, ans, x, acc: mul(t, cos(x, acc)))
+_accuracy_jvp(cos_p, lambda t, ans, x, acc: neg(mul(t, sin(x, acc))))
+_accuracy_jvp(expm1_p, lambda t, ans, x, acc: mul(t, exp(x, acc)))
+# (1 + ans)(1 - ans) rather than 1 - ans²: exact near |ans| = 1, and JAX's rounding
+_accuracy_jvp(tanh_p, lambda t, ans, x, acc: mul(t, mul(const(x, 4), mul(logistic(mul(const(x, 2), x), acc),
+                                                                       logistic(mul(const(x, -2), x), acc))))
+              if acc is _HIGHEST else mul(t, mul(add(const(x, 1), ans), sub(const(x, 1), ans))))
+_accuracy_jvp(logistic_p, lambda t, ans, x, acc: mul(t, mul(ans, logistic(neg(x), acc))) if acc is _HIGHEST
+              else mul(t, mul(ans, sub(const(x, 1), ans))))
+
+
+ACCURACY_PRIMITIVES = frozenset({exp_p, exp2_p, expm1_p, log_p, log1p_p, tanh_p, logistic_p, sin_p, cos_p,
+                                 tan_p, sqrt_p, rsqrt_p, cbrt_p})
 
 def _abs_lowering(ctx, x):
     return x if _kind(x.aval.dtype) == "u" else ctx.op1("stablehlo.abs", [x], ctx.out_aval)
