@@ -23,7 +23,7 @@ import funcad
 import funcad.numpy as fnp
 from funcad.sharding import NamedSharding, PartitionSpec as P
 
-CHILD = os.environ.get("FUNCAD_SHARDING_CHILD") == "1"
+from tests.multidevice import CHILD, run_in_child  # noqa: E402
 HERE = os.path.abspath(__file__)
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -129,13 +129,7 @@ def test_initialize_errors():
 
 @pytest.mark.skipif(CHILD, reason="this is the child process")
 def test_sharding_pictures_suite():
-    env = dict(os.environ, FUNCAD_SHARDING_CHILD="1", FUNCAD_BACKEND="cpu", JAX_PLATFORMS="cpu",
-               XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", HERE], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
-    tail = proc.stdout[-6000:] + proc.stderr[-3000:]
-    assert proc.returncode == 0 and " passed" in proc.stdout, tail
+    run_in_child(__file__)
 
 
 child = pytest.mark.skipif(not CHILD, reason="runs in test_sharding_pictures_suite's subprocess")

@@ -8,30 +8,18 @@ doing the same on the same devices).
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-CHILD = os.environ.get("FUNCAD_SHARDING_CHILD") == "1"
+from tests.multidevice import CHILD, run_in_child  # noqa: E402
 N = 8
 
 
 def test_sharding_suite():
     if CHILD:
         pytest.skip("this is the child process")
-    env = dict(os.environ, FUNCAD_SHARDING_CHILD="1", FUNCAD_BACKEND="cpu", JAX_PLATFORMS="cpu",
-               XLA_FLAGS=(os.environ.get("XLA_FLAGS", "")
-                          + f" --xla_force_host_platform_device_count={N}").strip())
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", os.path.abspath(__file__)],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
-    tail = proc.stdout[-6000:] + proc.stderr[-3000:]
-    assert proc.returncode == 0, tail
-    assert " passed" in proc.stdout and "failed" not in proc.stdout, tail
+    run_in_child(__file__)
 
 
 child = pytest.mark.skipif(not CHILD, reason="runs in test_sharding_suite's subprocess")
