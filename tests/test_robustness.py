@@ -263,8 +263,8 @@ def test_config_reads_updates_and_overrides():
     with funcad.config.override(debug_nans=True, traceback_filtering=False):
         assert funcad.config.debug_nans is True and funcad.config.traceback_filtering == "off"
     assert funcad.config.debug_nans is False and funcad.config.traceback_filtering == "on"
-    assert set(funcad.config.values()) == {"debug_nans", "default_backend", "enable_x64", "jit_cache_size",
-                                           "traceback_filtering"}
+    assert set(funcad.config.values()) == {"debug_nans", "default_backend", "default_prng_impl", "enable_x64",
+                                           "jit_cache_size", "threefry_partitionable", "traceback_filtering"}
     with pytest.raises(AttributeError, match="debug_nans"):
         funcad.config.update("debug_nan", True)
     with pytest.raises(funcad.FuncadTypeError, match="True or False"):
