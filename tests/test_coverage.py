@@ -57,3 +57,13 @@ def test_scipy_special_and_stats_coverage():
         frac, missing = _coverage(ref, ours, names)
         print(f"\n{ours.__name__}: {len(names) - len(missing)}/{len(names)} = {frac:.1%}; missing: {' '.join(missing)}")
         assert frac >= floor, f"{ours.__name__} coverage fell to {frac:.1%}; missing: {missing}"
+
+
+def test_lax_names_funcad_leaves_out_say_what_to_use():
+    import pytest
+    from funcad import UnsupportedError
+    for name, hint in (("create_token", "ordered=True"), ("after_all", "ordered=True"), ("dce_sink", "return it"),
+                       ("pcast", "pvary"), ("pbroadcast", "pvary"), ("psum_scatter_start", "psum_scatter"),
+                       ("ragged_all_to_all", "all_to_all")):
+        with pytest.raises(UnsupportedError, match=hint):
+            getattr(flax, name)

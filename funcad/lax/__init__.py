@@ -43,11 +43,30 @@ __all__ = sorted([n for names in _FROM_PRIMITIVES.values() for n in names.split(
 _LAZY_SUBMODULES = frozenset({"linalg"})
 
 
+# jax.lax names that do not fit funcad, each with what to use instead (README lists them).
+_NOT_IN_FUNCAD = {
+    "create_token": "funcad orders side effects without tokens: use funcad.debug.callback(..., ordered=True) "
+                    "or funcad.experimental.io_callback(..., ordered=True) (infeed/outfeed, which tokens "
+                    "thread, are not supported)",
+    "after_all": "funcad orders side effects without tokens: use funcad.debug.callback(..., ordered=True) "
+                 "or funcad.experimental.io_callback(..., ordered=True)",
+    "dce_sink": "funcad's dead-code elimination keeps effects (debug.callback, io_callback) by itself; to keep "
+                "a value alive, return it",
+    "pcast": "funcad tracks device-varying axes inside shard_map itself; to mark a value as varying over an "
+             "axis use funcad.lax.pvary(x, axis_name)",
+    "pbroadcast": "funcad tracks device-varying axes inside shard_map itself; use funcad.lax.pvary(x, axis_name)",
+    "psum_scatter_start": "use funcad.lax.psum_scatter; XLA schedules the collective asynchronously itself",
+    "ragged_all_to_all": "use funcad.lax.all_to_all on blocks padded to equal size",
+}
+
+
 def __getattr__(name):
     if name in _LAZY_SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
-    from ..core.errors import unsupported_name
+    from ..core.errors import UnsupportedError, unsupported_name
+    if name in _NOT_IN_FUNCAD:
+        raise UnsupportedError(f"funcad.lax.{name} is not provided: {_NOT_IN_FUNCAD[name]}.")
     raise unsupported_name(__name__, name, globals(), None)
 
 
