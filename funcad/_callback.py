@@ -40,7 +40,7 @@ def _result_aval(x) -> ShapedArray:
 
 def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: Any,
                   sharding: Any = None, vmap_method: str | None = None, **kwargs: Any):
-    """Call the Python function `callback` on NumPy arrays, also under jit, vmap and
+    """Call the Python function `callback` on funcad arrays, also under jit, vmap and
     inside loops; `result_shape_dtypes` (a pytree of `ShapeDtypeStruct`s) declares what
     it returns. As in JAX the callback must be pure (it may be called any number of
     times, or not at all), has no derivative (wrap it in `custom_jvp`), and under vmap

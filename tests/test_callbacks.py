@@ -92,3 +92,17 @@ def test_errors():
         funcad.pure_callback(lambda x: np.ones(2, np.float32), spec, np.ones(2))
     with pytest.raises(Exception, match="shape"):
         funcad.jit(lambda x: funcad.pure_callback(lambda v: np.ones(3), spec, x))(np.ones(2))
+
+
+def test_callback_receives_funcad_arrays_as_jax_passes_jax_arrays():
+    seen = []
+
+    def cb(x):
+        seen.append((isinstance(x, funcad.Array), x.flags.writeable))
+        return x * 2
+
+    s = funcad.ShapeDtypeStruct((3,), np.float32)
+    x = np.ones(3, np.float32)
+    np.testing.assert_array_equal(funcad.pure_callback(cb, s, x), 2 * x)
+    np.testing.assert_array_equal(funcad.jit(lambda v: funcad.pure_callback(cb, s, v))(x), 2 * x)
+    assert seen == [(True, False), (True, False)]

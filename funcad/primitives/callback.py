@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray
+from ..core.eager import wrap
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.trace import batch_rules, jvp_rules, lowering_rules
 from ._base import new_primitive
@@ -20,7 +21,8 @@ VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_a
 
 def _checked(callback, result_avals, args, name: str = "pure_callback"):
     """callback(*args) as a tuple of NumPy arrays of exactly the declared shapes/dtypes."""
-    outs = callback(*[np.asarray(a) for a in args])
+    # funcad arrays (read-only, each its own copy, as JAX hands the callback jax.Arrays)
+    outs = callback(*[wrap(np.array(a)) for a in args])
     outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
     if len(outs) != len(result_avals):
         raise FuncadValueError(f"{name}: the callback returned {len(outs)} values, but "
