@@ -7,25 +7,37 @@ Allocating on demand lets them share it. Set before any backend starts; an
 explicit setting in the environment wins.
 """
 import os
+import re
 
 import pytest
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 
-# The default run must stay under 10 minutes on 2 cores. These checks take several
-# seconds each and repeat what faster tests cover (other rows, other modes of the same
-# function), so they run with `-m slow` only. Keys are "file::function" (every
-# parametrization) or "file::function[id]".
-SLOW = {
+# The default run must stay under 10 minutes on 2 cores. These checks take seconds each
+# and repeat what faster tests cover (other rows, other dtypes or modes of the same
+# function), so they run with `-m slow` only. Keys are "file::test" or "file::test[id]";
+# `*` matches any characters.
+SLOW = [
     "test_example_libraries.py::test_stax_layer_options_match_jax",
     "test_example_libraries.py::test_stax_vmap_per_example_matches_a_loop",
     "test_conv.py::test_fftconvolve_matches_jax_with_axes_complex_and_jit",
     "test_conv.py::test_complex_convolutions_match_jax",
     "test_scipy.py::test_gaussian_mixture_likelihood_grad_jit_vmap",
     "test_rng_bits.py::test_non_partitionable_matches_jax[threefry2x32]",
+    "test_rng_bits.py::test_samplers_match_jax[unsafe_rbg]",
+    "test_rng_bits.py::test_transforms_with_rbg_keys[unsafe_rbg]",
     "test_random_more.py::test_multinomial_matches_jax",
     "test_random_more.py::test_gamma_gradient_under_jit_vmap_and_edges",
+    "test_random_more.py::test_sampler_bits_match_jax[*-float64*]",
+    "test_random_more.py::test_docstring_examples[funcad.random._gamma]",
+    "test_random_more.py::test_orthogonal_and_multivariate_normal_match_jax[float64]",
+    "test_random_more.py::test_counting_moments",
+    "test_random_prng.py::test_float_samplers_bit_exact[*-float64]",
+    "test_scaled_dot.py::test_grad_with_bfloat16_output_matches_jax",
+    "test_scaled_dot.py::test_dimension_numbers_match_jax[multi]",
+    "test_scaled_dot.py::test_dimension_numbers_match_jax[middle]",
+    "test_ad.py::test_matches_jax[lax_zeta_q]",
     "test_control_flow.py::test_ode_fori_loop_matches_jax",
     "test_x32.py::test_op_table_rows_in_float32_mode_sample",
     "test_x32.py::test_random_init",
@@ -34,23 +46,25 @@ SLOW = {
     "test_special2.py::test_derivative_conventions_match_jax",
     "test_linalg_schur.py::test_tridiagonal_solve_derivatives_match_jax",
     "test_initializers.py::test_variance_scaling_modes_axes_and_jit",
-}
+]
 # Op-table rows whose jit, order-2 and complex checks compile or differentiate large
-# programs (matrix functions, hypergeometric series); their eager, vmap and order-1
-# checks stay in the default run.
-HEAVY_ROWS = {"scipy_linalg_expm", "scipy_linalg_expm_frechet", "c_scipy_linalg_expm_frechet",
-              "special2_hyp2f1_x", "special2_hyp2f1_abcx", "special2_expn", "scipy_linalg_polar",
-              "scipy_linalg_polar_tall", "scipy_linalg_polar_wide_left", "linalg_qdwh"}
+# programs (matrix functions, hypergeometric series, truncated normals); their eager,
+# vmap and order-1 checks stay in the default run.
+HEAVY_ROWS = {"scipy_linalg_expm", "scipy_linalg_expm_large", "scipy_linalg_expm_frechet",
+              "c_scipy_linalg_expm_frechet", "special2_hyp2f1_x", "special2_hyp2f1_abcx", "special2_expn",
+              "special_beta", "scipy_linalg_polar", "scipy_linalg_polar_tall", "scipy_linalg_polar_wide_left",
+              "linalg_qdwh", "stats_truncnorm_sf", "stats_truncnorm_logsf", "stats_truncnorm_cdf",
+              "stats_truncnorm_logcdf"}
 HEAVY_CHECKS = {"test_op_table_under_jit_matches_eager", "test_check_grads_order2",
                 "test_complex_row_matches_jax", "test_complex_row_finite_differences_order2"}
+_SLOW = re.compile("|".join(re.escape(k).replace(r"\*", ".*") for k in SLOW))
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m 'not slow' deselects
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        file = os.path.basename(str(item.fspath))
-        name = item.originalname if hasattr(item, "originalname") else item.name
+        name = getattr(item, "originalname", item.name)
         row = item.callspec.id.split("-")[0] if hasattr(item, "callspec") else None
-        if (f"{file}::{name}" in SLOW or f"{file}::{item.name}" in SLOW
-                or (name in HEAVY_CHECKS and row in HEAVY_ROWS)):
+        key = f"{os.path.basename(str(item.fspath))}::{item.name}"
+        if _SLOW.fullmatch(key) or _SLOW.fullmatch(key.split("[")[0]) or (name in HEAVY_CHECKS and row in HEAVY_ROWS):
             item.add_marker(pytest.mark.slow)

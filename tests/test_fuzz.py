@@ -23,7 +23,7 @@ from tests.fuzz import Program, Step, all_ops, compare, programs, run, table_ops
 
 LONG = os.environ.get("FUNCAD_FUZZ", "fast") == "long"
 _CHECKS = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
-FAST = settings(max_examples=15, deadline=None, derandomize=True, database=None,
+FAST = settings(max_examples=8, deadline=None, derandomize=True, database=None,
                 suppress_health_check=_CHECKS)
 SLOW = settings(max_examples=int(os.environ.get("FUNCAD_FUZZ_EXAMPLES", "1500")), deadline=None,
                 database=None, suppress_health_check=_CHECKS)
