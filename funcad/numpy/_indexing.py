@@ -102,7 +102,7 @@ def getitem(x, idx):
     # Apply the slices first, keeping the advanced dimensions whole.
     x = _basic(x, [slice(None) if d in adv_dims else i for d, i in enumerate(entries)])
     shape = aval_of(x).shape
-    arrays, inside = [], []
+    arrays = []
     for d in adv_dims:
         i = entries[d]
         a = i if isinstance(i, Tracer) else np.asarray(i)
@@ -110,16 +110,11 @@ def getitem(x, idx):
             raise FuncadIndexError(f"arrays used as indices must be of integer or boolean type, got {aval_of(a).dtype}")
         if isinstance(a, Tracer):
             a = _normalize_int(a, shape[d], d)
-            if not _is_int_scalar(i):
-                inside.append(E.bitwise_and(E.ge(a, np.int64(0)), E.lt(a, np.int64(shape[d]))))
         else:
             if a.size and shape[d] == 0:
                 raise FuncadIndexError(f"index out of bounds for axis {d} with size 0")
-            a = np.where(a < 0, a + shape[d], a)
-            if a.ndim and ((a < 0) | (a >= shape[d])).any():
-                inside.append((a >= 0) & (a < shape[d]))
             # Out-of-bounds entries clamp, as JAX's gather does (gather clamps traced ones).
-            a = np.clip(a, 0, max(shape[d] - 1, 0)).astype(np.int64)
+            a = np.clip(np.where(a < 0, a + shape[d], a), 0, max(shape[d] - 1, 0)).astype(np.int64)
         arrays.append(a)
     bshape = np.broadcast_shapes(*[aval_of(a).shape for a in arrays])
     from ._shape import broadcast_to, moveaxis, stack
@@ -127,26 +122,11 @@ def getitem(x, idx):
     rest = [d for d in range(len(shape)) if d not in adv_dims]
     xt = S.transpose(x, adv_dims + rest) if adv_dims + rest != list(range(len(shape))) else x
     out = I.gather(xt, idx)
-    if inside:
-        out = _no_gradient_outside(out, inside, bshape, len(rest))
     contiguous = adv_dims == list(range(adv_dims[0], adv_dims[0] + len(adv_dims)))
     if contiguous and adv_dims[0] > 0:
         nb = len(bshape)
         out = moveaxis(out, tuple(range(nb)), tuple(range(adv_dims[0], adv_dims[0] + nb)))
     return out
-
-
-def _no_gradient_outside(out, inside, bshape, nrest):
-    """`out` with no derivative where an array index was out of bounds: the value there is
-    the clamped entry's, as JAX's gather gives, and the derivative is zero, as JAX's scatter
-    transpose drops out-of-bounds updates."""
-    from ._shape import broadcast_to, reshape
-    from ._ufuncs import logical_and, where
-    ok = inside[0]
-    for m in inside[1:]:
-        ok = logical_and(ok, m)
-    ok = reshape(broadcast_to(ok, bshape), tuple(bshape) + (1,) * nrest)
-    return where(ok, out, E.stop_gradient(out))
 
 
 def _basic(x, entries):
@@ -385,8 +365,6 @@ class _IndexUpdateRef:
             wrap_negative_indices=True):
         """`x[idx]`; out-of-bounds indices clamp, or give `fill_value` with mode "fill"."""
         kind = _mode_kind(mode, _GET_MODES, "get")
-        if mode in (None, "promise_in_bounds") and wrap_negative_indices:
-            return getitem(self.x, self.idx)  # JAX's x[idx], derivative conventions included
         x, pos = self._positions(kind, wrap_negative_indices)
         from ._shape import ravel
         flat = ravel(x)
