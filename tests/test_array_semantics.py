@@ -74,8 +74,15 @@ def test_out_of_bounds_index_2d_mixed_and_vmap():
 def test_out_of_bounds_gradient_goes_to_the_clamped_entry():
     np.testing.assert_array_equal(funcad.grad(lambda x: x[10])(A5), [0, 0, 0, 0, 1.0])
     np.testing.assert_array_equal(funcad.grad(lambda x: x[-10] * 3)(A5), [3.0, 0, 0, 0, 0])
-    # The derivative of the clamped gather (JAX's scatter transpose drops such entries).
+    # The derivative of the clamped gather, in both modes. JAX's forward mode gives this
+    # too; its reverse mode gives 0 for the out-of-bounds entry (its scatter transpose
+    # drops it), so JAX's jacfwd and jacrev disagree there; funcad's agree with jacfwd.
     np.testing.assert_array_equal(funcad.grad(lambda x: x[np.array([10, 1])].sum())(A5), [0, 1.0, 0, 0, 1.0])
+    i = np.array([10, 1])
+    np.testing.assert_array_equal(funcad.jacfwd(lambda v: v[i])(np.arange(1.0, 6.0)),
+                                  jax.jacfwd(lambda v: v[i])(np.arange(1.0, 6.0)))
+    np.testing.assert_array_equal(funcad.jacrev(lambda v: v[i])(np.arange(1.0, 6.0)),
+                                  funcad.jacfwd(lambda v: v[i])(np.arange(1.0, 6.0)))
 
 
 def test_index_into_empty_axis_raises():
