@@ -258,15 +258,36 @@ def compile_text(mlir: str, backend: str | None = None, host_callbacks: tuple = 
 def _compile_with_callbacks(client, mlir: str, device, options, callbacks: list):
     """Compile a program that calls Python functions on the host. jaxlib 0.6's `compile`
     takes the text and the callbacks; later ones take them only with an MLIR module,
-    parsed here in jax's MLIR context (jaxlib's own bindings)."""
+    parsed here in an MLIR context of jaxlib's own bindings."""
     if not hasattr(client, "compile_and_load"):
         return client.compile(mlir, options, host_callbacks=callbacks)
-    from jax._src.interpreters import mlir as _jmlir
-    from jax._src.lib.mlir import ir
-    with _jmlir.make_ir_context():
+    from jaxlib.mlir import ir
+    with _mlir_context():
         module = ir.Module.parse(mlir)
         return client.compile_and_load(module, executable_devices=_xc.DeviceList((device,)),
                                        compile_options=options, host_callbacks=callbacks)
+
+
+@functools.lru_cache(maxsize=None)
+def _mlir_registry():
+    from jaxlib.mlir import ir
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)  # func, arith, ... as jaxlib's MLIR knows them
+    return registry
+
+
+def _mlir_context():
+    """An MLIR context of jaxlib's own bindings that parses funcad's StableHLO text
+    (the upstream dialects plus stablehlo and chlo)."""
+    from jaxlib.mlir import ir
+    from jaxlib.mlir.dialects import chlo, stablehlo
+    ctx = ir.Context()
+    ctx.append_dialect_registry(_mlir_registry())
+    ctx.load_all_available_dialects()
+    stablehlo.register_dialect(ctx)
+    chlo.register_dialect(ctx)
+    return ctx
 
 
 BIG_PROGRAM_LINES = 2000
