@@ -223,6 +223,14 @@ def test_ragged_dot_matches_jax_and_contracting_mode():
     jdn = jl.RaggedDotDimensionNumbers((((0,), (0,)), ((), ())), (0,), ())
     np.testing.assert_allclose(lax.ragged_dot_general(a, b, gs, dn),
                                jl.ragged_dot_general(a, b, gs.astype(np.int32), jdn), rtol=1e-12)
+    # a ragged batch dimension (JAX's third mode)
+    a, b, gs2 = rng.standard_normal((4, 3, 2)), rng.standard_normal((4, 2, 5)), np.array([1, 3])
+    dn = lax.RaggedDotDimensionNumbers((((2,), (1,)), ((0,), (0,))), (0,), ())
+    jdn = jl.RaggedDotDimensionNumbers((((2,), (1,)), ((0,), (0,))), (0,), ())
+    want = jl.ragged_dot_general(a, b, gs2.astype(np.int32), jdn)
+    np.testing.assert_allclose(lax.ragged_dot_general(a, b, gs2, dn), want, rtol=1e-12)
+    np.testing.assert_allclose(funcad.jit(lambda u, v: lax.ragged_dot_general(u, v, gs2, dn))(a, b), want,
+                               rtol=1e-12)
 
 
 # ------------------------------------------------------- implicit solves ----

@@ -43,7 +43,7 @@ __all__ = sorted([n for names in _FROM_PRIMITIVES.values() for n in names.split(
 _LAZY_SUBMODULES = frozenset({"linalg"})
 
 
-# jax.lax names that do not fit funcad, each with what to use instead (README lists them).
+# JAX's lax names that do not fit funcad, each with what to use instead (README lists them).
 _NOT_IN_FUNCAD = {
     "create_token": "funcad orders side effects without tokens: use funcad.debug.callback(..., ordered=True) "
                     "or funcad.experimental.io_callback(..., ordered=True) (infeed/outfeed, which tokens "

@@ -362,10 +362,13 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers: Ragg
     ys = list(letters[aval_of(x).ndim:aval_of(x).ndim + aval_of(y).ndim])
     for a, b in zip(list(lc) + list(lb), list(rc) + list(rb)):
         ys[b] = xs[a]
-    if r in lb:
-        raise FuncadValueError("ragged_dot_general: a ragged batch dimension is not supported; "
-                               "use a ragged free or contracting dimension")
     batch = [xs[a] for a in lb]
+    if r in lb:
+        # Ragged batch dimension: every group multiplies its own batch entries, which is
+        # the plain batched product (JAX's result does not depend on group_sizes here).
+        free_x = [c for i, c in enumerate(xs) if i not in lc and i not in lb]
+        free_y = [c for i, c in enumerate(ys) if i not in rc and i not in rb]
+        return L.einsum(f"{xs},{''.join(ys)}->{''.join(batch + free_x + free_y)}", x, y)
     if r in lc:
         # Ragged contracting dimension: each group contracts its own stretch of it, and
         # the output gets a leading group dimension.
