@@ -130,3 +130,19 @@ def test_take_errors():
         fnp.take(A5, 1, out=np.zeros(()))
     with pytest.raises(ValueError, match="same number of dimensions"):
         fnp.take_along_axis(A34, np.array([0]), 1)
+
+
+def test_reshape_ravel_and_flatten_in_fortran_order_match_jax():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for s in [(4, 6), (6, -1), 24, (2, 2, 2, 3)]:
+        np.testing.assert_array_equal(fnp.reshape(x, s, order="F"), jnp.reshape(x, s, order="F"))
+        np.testing.assert_array_equal(funcad.jit(lambda v: v.reshape(s, order="F"))(x), jnp.reshape(x, s, order="F"))
+    np.testing.assert_array_equal(fnp.ravel(x, order="F"), jnp.ravel(x, order="F"))
+    np.testing.assert_array_equal(fnp.asarray(x).flatten(order="F"), jnp.asarray(x).flatten(order="F"))
+    w = np.arange(24.0).reshape(4, 6)
+    np.testing.assert_array_equal(funcad.grad(lambda v: (fnp.reshape(v, (4, 6), order="F") * w).sum())(x),
+                                  jax.grad(lambda v: (jnp.reshape(v, (4, 6), order="F") * w).sum())(x))
+    with pytest.raises(NotImplementedError, match="order=A"):  # as JAX
+        fnp.reshape(x, 24, order="A")
+    with pytest.raises(funcad.FuncadError, match="order"):
+        fnp.reshape(x, 24, order="K")

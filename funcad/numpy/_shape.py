@@ -31,8 +31,14 @@ def size(a):
 
 
 def reshape(a, newshape, order="C"):
+    if order == "F":  # column-major: reverse the axes, reshape row-major, reverse back
+        a = transpose(asarray_or_tracer(a))
+        rev = (newshape,) if np.ndim(newshape) == 0 else tuple(newshape)[::-1]
+        return transpose(reshape(a, rev))
+    if order == "A":  # as JAX
+        raise NotImplementedError("np.reshape order=A is not implemented.")
     if order != "C":
-        raise NotImplementedError("funcad.numpy.reshape supports order='C' only")
+        raise FuncadValueError(f"Unexpected value for 'order' argument: {order}.")
     a = asarray_or_tracer(a)
     n = size(a)
     newshape = (int(newshape),) if np.ndim(newshape) == 0 else tuple(int(s) for s in newshape)
@@ -49,8 +55,8 @@ def reshape(a, newshape, order="C"):
     return S.reshape(a, newshape)
 
 
-def ravel(a):
-    return reshape(a, (-1,))
+def ravel(a, order="C"):
+    return reshape(a, (-1,), order)
 
 
 def transpose(a, axes=None):
