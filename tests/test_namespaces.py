@@ -35,9 +35,11 @@ NAMESPACES = _namespaces()
 
 
 def _children(mod) -> set:
-    """Submodules bound as attributes of `mod` (importing a package binds them)."""
-    return {n for n, v in vars(mod).items()
-            if isinstance(v, types.ModuleType) and v.__name__ == f"{mod.__name__}.{n}"}
+    """Submodules bound as attributes of `mod` (importing a package binds them), and the
+    ones it loads on first access (listed in `dir()` before they are loaded)."""
+    lazy = set(getattr(mod, "_LAZY", ())) | set(getattr(mod, "_LAZY_SUBMODULES", ()))
+    return lazy | {n for n, v in vars(mod).items()
+                   if isinstance(v, types.ModuleType) and v.__name__ == f"{mod.__name__}.{n}"}
 
 
 def test_the_known_namespaces_are_found():
