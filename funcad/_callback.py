@@ -31,9 +31,10 @@ class _FlatCallback:
         return leaves
 
 
-def _result_aval(x) -> ShapedArray:
+def result_aval(x, name: str = "pure_callback") -> ShapedArray:
+    """The aval a callback's declared result `x` (a ShapeDtypeStruct or array) stands for."""
     if not (hasattr(x, "shape") and hasattr(x, "dtype")):
-        raise FuncadTypeError(f"pure_callback: result_shape_dtypes must hold objects with .shape and "
+        raise FuncadTypeError(f"{name}: result_shape_dtypes must hold objects with .shape and "
                               f".dtype (e.g. funcad.ShapeDtypeStruct), got {x!r}")
     return ShapedArray(tuple(x.shape), np.dtype(explicit_dtype(x.dtype)))
 
@@ -64,7 +65,7 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
                                    f"got {sharding!r}")
     flat_args, in_tree = tree_flatten((args, kwargs))
     result_leaves, out_tree = tree_flatten(result_shape_dtypes)
-    avals = tuple(_result_aval(x) for x in result_leaves)
+    avals = tuple(result_aval(x) for x in result_leaves)
     from .numpy._dtypes import asarray_or_tracer
     outs = pure_callback_p.bind(*[asarray_or_tracer(a) for a in flat_args],
                                 callback=_FlatCallback(callback, in_tree, out_tree),

@@ -7,23 +7,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .core.avals import ShapedArray
-from .core.eager import wrap
 from .core.errors import FuncadTypeError, FuncadValueError
 from .core.pytree import tree_flatten, tree_leaves, tree_unflatten
 from .core.trace import Tracer
-from .core.x64 import explicit_dtype
+from ._callback import result_aval
+from .primitives.callback import host_array
 from .primitives.effects import debug_callback_p, io_callback_p
 
 __all__ = ["debug_callback", "io_callback"]
 
 _SCALARS = (bool, int, float, complex)
-
-
-def _host_array(x):
-    """What the user's callback receives, as JAX's callbacks receive `jax.Array`s: an
-    (immutable) funcad array holding its own copy, so it may be kept after the call."""
-    return wrap(np.array(x))
 
 
 def _is_array(x) -> bool:
@@ -46,7 +39,7 @@ class _DebugCall:
 
     def __call__(self, *dyn):
         it = iter(dyn)
-        leaves = [self.static[i] if i in self.static else _host_array(next(it))
+        leaves = [self.static[i] if i in self.static else host_array(next(it))
                   for i in range(len(self.static) + len(dyn))]
         args, kwargs = tree_unflatten(self.in_tree, leaves)
         self.callback(*args, **kwargs)
@@ -101,15 +94,8 @@ class _IOCall:
         self.callback, self.in_tree = callback, in_tree
 
     def __call__(self, *flat):
-        args, kwargs = tree_unflatten(self.in_tree, [_host_array(x) for x in flat])
+        args, kwargs = tree_unflatten(self.in_tree, [host_array(x) for x in flat])
         return [np.asarray(x) for x in tree_leaves(self.callback(*args, **kwargs))]
-
-
-def _result_aval(x) -> ShapedArray:
-    if not (hasattr(x, "shape") and hasattr(x, "dtype")):
-        raise FuncadTypeError(f"io_callback: result_shape_dtypes must hold objects with .shape and "
-                              f".dtype (e.g. funcad.ShapeDtypeStruct), got {x!r}")
-    return ShapedArray(tuple(x.shape), np.dtype(explicit_dtype(x.dtype)))
 
 
 def io_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: Any,
@@ -143,7 +129,7 @@ def io_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: A
                                    f"(a program on one device), got {sharding!r}")
     flat_args, in_tree = tree_flatten((args, kwargs))
     result_leaves, out_tree = tree_flatten(result_shape_dtypes)
-    avals = tuple(_result_aval(x) for x in result_leaves)
+    avals = tuple(result_aval(x, "io_callback") for x in result_leaves)
     outs = io_callback_p.bind(*[_operand(a) for a in flat_args], callback=_IOCall(callback, in_tree),
                               result_avals=avals, sharding=sharding, ordered=bool(ordered))
     return tree_unflatten(out_tree, outs)

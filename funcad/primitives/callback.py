@@ -19,10 +19,15 @@ VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_a
                 "legacy_vectorized", None)
 
 
+def host_array(x):
+    """What a user's callback receives, as JAX's callbacks receive `jax.Array`s: an
+    (immutable) funcad array holding its own copy, so it may be kept after the call."""
+    return wrap(np.array(x))
+
+
 def _checked(callback, result_avals, args, name: str = "pure_callback"):
     """callback(*args) as a tuple of NumPy arrays of exactly the declared shapes/dtypes."""
-    # funcad arrays (read-only, each its own copy, as JAX hands the callback jax.Arrays)
-    outs = callback(*[wrap(np.array(a)) for a in args])
+    outs = callback(*[host_array(a) for a in args])
     outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
     if len(outs) != len(result_avals):
         raise FuncadValueError(f"{name}: the callback returned {len(outs)} values, but "
