@@ -36,11 +36,12 @@ KINDS.update({np.dtype(getattr(ml_dtypes, n)): "i" for n in INTS})
 KINDS.update({np.dtype(getattr(ml_dtypes, n)): "u" for n in UINTS})
 
 
-def kind(dtype) -> str:
+def kind(dtype, _dtype=np.dtype, _get=KINDS.get) -> str:
     """NumPy's kind letter ('b', 'i', 'u', 'f', 'c', ...), with the narrow dtypes as the
     floats and integers they are."""
-    d = np.dtype(dtype)
-    return KINDS.get(d, d.kind)
+    d = dtype if isinstance(dtype, _dtype) else _dtype(dtype)  # on every op: kept cheap
+    k = _get(d)
+    return d.kind if k is None else k
 
 
 def is_narrow(dtype) -> bool:

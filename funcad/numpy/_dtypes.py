@@ -90,7 +90,8 @@ def ufunc_dtype(ufunc, *dtypes):
 def to_inexact(x, ufunc=np.sin):
     """Integer/bool input to a float ufunc: convert the way NumPy would."""
     t = type(x)
-    if (t is np.ndarray or t is EagerArray) and _kind(x.dtype) in "fc" or t is float:  # the common cases, first
+    if (t is np.ndarray or t is EagerArray) and (x.dtype.kind in "fc" or _kind(x.dtype) == "f") or t is float:
+        # the common cases, first (NumPy's own float kinds before the narrow floats)
         return x
     x = asarray_or_tracer(x)
     a = aval_of(x)

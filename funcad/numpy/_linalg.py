@@ -18,9 +18,11 @@ _MATMUL_2D = (((1,), (0,)), ((), ()))
 def _prepare(a, b, precision, preferred_element_type):
     """Promoted operands and the canonical precision; preferred_element_type widens
     the operands as lax.dot_general does (with a dot algorithm's rounding first)."""
+    a, b = promote(a, b)
+    if precision is None and preferred_element_type is None:  # the common case, kept cheap
+        return a, b, None
     from ..lax._conv import _preferred, canonical_precision
     from ..lax._extra import _algorithm_cast
-    a, b = promote(a, b)
     precision = canonical_precision(precision)
     if preferred_element_type is not None:
         a, b = _preferred(_algorithm_cast(a, precision, preferred_element_type),

@@ -48,8 +48,9 @@ def _reduce(prim_fn, x, axis, keepdims, dtype=None):
 
 def _sum_dtype(x):
     d = x.dtype if type(x) in _ARRAYS else aval_of(x).dtype
-    if d == np.bool_ or (_kind(d) in "iu" and d.itemsize < np.dtype(np.int_).itemsize):
-        return np.dtype(np.int_) if _kind(d) != "u" else np.dtype(np.uint)
+    k = d.kind if d.kind != "V" else _kind(d)  # NumPy calls the narrow dtypes 'V'
+    if k == "b" or (k in "iu" and d.itemsize < np.dtype(np.int_).itemsize):
+        return np.dtype(np.int_) if k != "u" else np.dtype(np.uint)
     return d
 
 

@@ -33,7 +33,7 @@ def _dot_impl(x, y, *, dimension_numbers, precision=None):
     (xc, yc), (xb, yb) = dimension_numbers
     if type(x) is not np.ndarray or type(y) is not np.ndarray:
         x, y = np.asarray(x), np.asarray(y)
-    if algo.is_algorithm(precision):  # NumPy computes as XLA's CPU does: by the casts
+    if precision is not None and algo.is_algorithm(precision):  # NumPy computes as XLA's CPU does: by the casts
         algo.check_cpu(precision)
         lt, rt, acc = algo.compute_types(precision, x.dtype, y.dtype, x.dtype)
         out = _dot_impl(x.astype(lt).astype(acc), y.astype(rt).astype(acc),
