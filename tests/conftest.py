@@ -54,7 +54,10 @@ HEAVY_ROWS = {"scipy_linalg_expm", "scipy_linalg_expm_large", "scipy_linalg_expm
               "c_scipy_linalg_expm_frechet", "special2_hyp2f1_x", "special2_hyp2f1_abcx", "special2_expn",
               "special_beta", "scipy_linalg_polar", "scipy_linalg_polar_tall", "scipy_linalg_polar_wide_left",
               "linalg_qdwh", "stats_truncnorm_sf", "stats_truncnorm_logsf", "stats_truncnorm_cdf",
-              "stats_truncnorm_logcdf"}
+              "stats_truncnorm_logcdf", "stats_betabinom_logpmf", "stats_beta_logpdf", "special_zeta",
+              "special_betaln", "c_scipy_linalg_expm", "c_linalg_poly_of_matrix", "c_linalg_eig_vectors",
+              "c_linalg_eig_vectors_complex", "linalg_lstsq", "polyfit_weighted_2d", "lax_scatter_min_dn",
+              "scipy_linalg_lu_solve_t", "linalg_cholesky_update"}
 HEAVY_CHECKS = {"test_op_table_under_jit_matches_eager", "test_check_grads_order2",
                 "test_complex_row_matches_jax", "test_complex_row_finite_differences_order2"}
 _SLOW = re.compile("|".join(re.escape(k).replace(r"\*", ".*") for k in SLOW))
