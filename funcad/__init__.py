@@ -17,7 +17,7 @@ from .transforms.vmap import vmap
 from .transforms.passes import optimize
 from .transforms.jit import clear_caches, jit
 from .lowering.runtime import device_put
-from .lowering.array import Array
+from .lowering.array import Array, Shard
 from .lowering.xla import BackendError
 from .lowering.python_source import to_python
 from . import config, debug, distributed, experimental  # noqa: F401  (settings; debug.print and debug_nans)
@@ -43,7 +43,7 @@ from .transforms.fwd_and_bwd import fwd_and_bwd
 from . import dtypes, errors, typing  # noqa: F401  (JAX's jax.dtypes, jax.errors, jax.typing)
 from . import dlpack, stages, version  # noqa: F401  (JAX's jax.dlpack, jax.stages, jax.version)
 from .core.errors import InfError
-from ._toplevel import (copy_to_host_async, debug_infs, debug_nans, default_device,
+from ._toplevel import (check_tracer_leaks, checking_leaks, copy_to_host_async, effects_barrier, debug_infs, debug_nans, default_device,
                         default_matmul_precision, enable_checks, explain_cache_misses, host_count,
                         host_id, host_ids, legacy_prng_key, live_arrays, log_compiles, no_execution, no_tracing,
                         numpy_dtype_promotion, numpy_rank_promotion, print_environment_info,
@@ -87,12 +87,12 @@ def __getattr__(name: str):
 def __dir__():
     return sorted(set(globals()) | _LAZY | _SPARSE | {"Device"})
 
-__all__ = ["Array", "BackendError", "block_until_ready", "checkpoint", "checkpoint_policies",
+__all__ = ["Array", "BackendError", "block_until_ready", "check_tracer_leaks", "checking_leaks", "checkpoint", "checkpoint_policies",
            "clear_caches", "ClosedJaxpr", "closure_convert", "ConcretizationError",
            "copy_to_host_async", "custom_gradient", "custom_jvp", "custom_vjp", "debug_infs",
            "debug_nans", "default_backend", "default_device", "default_matmul_precision", "default_prng_impl",
            "Device", "device_count", "device_get", "device_put", "devices", "disable_jit",
-           "dlpack", "dtypes", "enable_checks", "enable_x64", "ensure_compile_time_eval", "errors",
+           "dlpack", "dtypes", "effects_barrier", "enable_checks", "enable_x64", "ensure_compile_time_eval", "errors",
            "eval_jaxpr", "eval_shape", "explain_cache_misses", "float0", "FuncadError", "FuncadTypeError", "fwd_and_bwd",
            "get_abstract_mesh", "get_mesh", "grad", "hessian", "hessian_sparsity", "host_count",
            "host_id", "host_ids", "InfError", "legacy_prng_key", "softmax_custom_jvp", "jacfwd", "jacobian", "jacobian_sparsity", "jacrev",
@@ -103,7 +103,7 @@ __all__ = ["Array", "BackendError", "block_until_ready", "checkpoint", "checkpoi
            "NamedSharding", "NaNError", "no_execution", "no_tracing", "numpy_dtype_promotion",
            "numpy_rank_promotion",
            "optimize", "P", "pmap", "print_environment_info", "process_count", "process_index",
-           "process_indices", "pure_callback", "remat", "reshard", "set_mesh", "ShapeDtypeStruct",
+           "process_indices", "pure_callback", "remat", "reshard", "set_mesh", "Shard", "ShapeDtypeStruct",
            "shard_map", "sparse_hessian", "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev",
            "SparseMatrix", "stages", "stop_gradient", "threefry_partitionable", "to_python",
            "TracerLeakError", "transfer_guard", "transfer_guard_device_to_device",

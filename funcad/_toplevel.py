@@ -29,7 +29,7 @@ from .core.pytree import tree_leaves
 from .lowering import xla
 from .lowering.array import Array, ShardedArray
 
-__all__ = ["copy_to_host_async", "debug_infs", "debug_nans", "default_device",
+__all__ = ["check_tracer_leaks", "checking_leaks", "copy_to_host_async", "debug_infs", "effects_barrier", "debug_nans", "default_device",
            "default_matmul_precision", "enable_checks", "explain_cache_misses", "host_count",
            "host_id", "host_ids", "legacy_prng_key", "live_arrays", "log_compiles", "no_execution", "no_tracing",
            "numpy_dtype_promotion", "numpy_rank_promotion", "print_environment_info",
@@ -54,6 +54,38 @@ given no `precision=` use this one (JAX's names: 'default', 'high', 'highest', '
 numpy_rank_promotion = _scope("numpy_rank_promotion", _NO_ARG, """`with
 funcad.numpy_rank_promotion("raise"):` (or "warn") binary funcad.numpy operations refuse
 (or warn about) broadcasting operands of different nonzero ranks, as JAX's.""")
+check_tracer_leaks = _scope("check_tracer_leaks", True, """`with funcad.check_tracer_leaks(True):`
+a public call (grad, jit, vmap, ... or a transformed function) that returns while a tracer
+of a transformation it ran is still held by user code (a global, a closure, a list, an
+attribute) raises TracerLeakError naming the tracer and what holds it. It costs a garbage
+collection per outermost call, so it is off by default, as in JAX.""")
+
+
+def effects_barrier() -> None:
+    """Wait until every jitted function called so far has finished its callbacks
+    (`debug.callback`, `debug.print`, `io_callback`, `pure_callback`), as JAX's: dispatch
+    is asynchronous, so without it a callback may still be running when the call returns.
+    An error raised inside one of them is raised here.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> f = funcad.jit(lambda x: funcad.debug.print("x = {}", x) or x + 1)
+    >>> y = f(1.0); funcad.effects_barrier()
+    x = 1.0
+    """
+    xla.effects_barrier()
+
+
+def checking_leaks() -> _OptionScope:
+    """`with funcad.checking_leaks():` is `with funcad.check_tracer_leaks(True):`.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> with funcad.checking_leaks():
+    ...     float(funcad.grad(fnp.sin)(0.0))
+    1.0
+    """
+    return check_tracer_leaks(True)
+
+
 log_compiles = _scope("log_compiles", True, """`with funcad.log_compiles(True):` each jit trace and
 XLA compilation is logged at WARNING level on the "funcad" logger.""")
 no_tracing = _scope("no_tracing", True, """`with funcad.no_tracing(True):` a jitted function that would

@@ -24,6 +24,7 @@ or for a block of code with `override`.
 | transfer_guard_host_to_device, _device_to_device, _device_to_host | "allow" | FUNCAD_TRANSFER_GUARD_HOST_TO_DEVICE=log, ... |
 | legacy_prng_key      | "allow" ("warn", "error")    | FUNCAD_LEGACY_PRNG_KEY=error  |
 | softmax_custom_jvp   | False                        | FUNCAD_SOFTMAX_CUSTOM_JVP=1   |
+| check_tracer_leaks   | False                        | FUNCAD_CHECK_TRACER_LEAKS=1   |
 
 Every option is also accepted under JAX's name, `jax_<option>`
 (`funcad.config.update("jax_debug_nans", True)`), and those JAX has as context managers
@@ -268,6 +269,9 @@ _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
     "softmax_custom_jvp": (_bool, *_flag("softmax_custom_jvp", clear_fast=True), "FUNCAD_SOFTMAX_CUSTOM_JVP",
                            "nn.softmax's derivatives: its custom rule y*(dx - sum(y*dx)) (True) or the "
                            "formula's with the max held constant (False, JAX's default)"),
+    "check_tracer_leaks": (_bool, *_flag("check_tracer_leaks"), "FUNCAD_CHECK_TRACER_LEAKS",
+                           "raise TracerLeakError when a public call returns while a tracer of a "
+                           "transformation it ran is still held (a global, closure, list, attribute)"),
     "default_backend": (_backend, _get_backend, _set_backend, "FUNCAD_BACKEND",
                         "backend jit uses when none is given: 'cpu', 'gpu' or None (automatic)"),
     "jit_cache_size": (_cache_size, _get_cache_size, _set_cache_size, "FUNCAD_JIT_CACHE_SIZE",

@@ -19,6 +19,7 @@ _ndarray, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
 from .errors import (ConcretizationError, MissingRuleError, TracerArrayConversionError,
                      TracerBoolConversionError, TracerIntegerConversionError, TracerLeakError)
 from .ir import Literal
+from . import leaks as _leaks, options as _options
 
 # Rule tables, one per interpretation. Keys are Primitive objects.
 impl_rules: dict = {}            # prim -> f(*arrays, **params) on NumPy
@@ -177,6 +178,8 @@ class Trace:
 
     def finish(self):
         self.alive = False
+        if _options.check_tracer_leaks:
+            _leaks.remember(self)
 
     def __repr__(self):
         return f"{type(self).__name__}"

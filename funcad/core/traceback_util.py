@@ -27,6 +27,8 @@ import sys
 import types
 from typing import Callable
 
+from . import leaks, options
+
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _internal_cache: dict[str, bool] = {}
 
@@ -114,7 +116,10 @@ def api_boundary(fun: Callable) -> Callable:
     def funcad_api_boundary(*args, **kwargs):
         __tracebackhide__ = True  # noqa: F841  (pytest and IPython hide this frame)
         try:
-            return fun(*args, **kwargs)
+            out = fun(*args, **kwargs)
+            if options.check_tracer_leaks and not _inside_boundary(sys._getframe(1)):
+                leaks.check()  # the outermost call is done: what still holds a tracer leaked it
+            return out
         except Exception as e:
             if (getattr(e, "__funcad_unfiltered_traceback__", None) is not None
                     or _inside_boundary(sys._getframe(1)) or not filtering_enabled()):

@@ -217,16 +217,18 @@ _install_methods()
 
 
 class Shard:
-    """One device's piece of an `Array`: `.device`, `.index` (slices of the
-    global array) and `.data` (an Array on that device)."""
+    """One device's piece of an `Array` (JAX's `jax.Shard`): `.device`, `.index`
+    (slices of the global array), `.replica_id` (0 for the first device holding
+    that piece, 1 for the next copy, ...) and `.data` (an Array on that device)."""
 
-    __slots__ = ("device", "index", "data")
+    __slots__ = ("device", "index", "replica_id", "data")
 
-    def __init__(self, device, index, data):
-        self.device, self.index, self.data = device, index, data
+    def __init__(self, device, index, data, replica_id: int = 0):
+        self.device, self.index, self.data, self.replica_id = device, index, data, replica_id
 
     def __repr__(self):
-        return f"Shard(device={self.device!r}, index={self.index}, data={self.data!r})"
+        return (f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
+                f"data={self.data!r})")
 
 
 class ShardedArray(Array):
@@ -260,8 +262,12 @@ class ShardedArray(Array):
     @property
     def addressable_shards(self) -> list:
         from .spmd import shards
-        return [Shard(d, idx, Array(b, ShapedArray(np.shape(b), self.aval.dtype), d))
-                for d, idx, b in shards(self._buf)]
+        out, copies = [], {}
+        for d, idx, b in shards(self._buf):
+            key = repr(idx)
+            copies[key] = copies.get(key, -1) + 1
+            out.append(Shard(d, idx, Array(b, ShapedArray(np.shape(b), self.aval.dtype), d), copies[key]))
+        return out
 
 
 

@@ -43,7 +43,7 @@ class Executable:
     """
 
     __slots__ = ("exe", "device", "const_bufs", "handlers", "in_avals", "out_avals", "text",
-                 "has_float0", "puts", "run", "prints", "layout", "packed_idx", "rest",
+                 "has_float0", "puts", "run", "prints", "effects", "layout", "packed_idx", "rest",
                  "put_packed")
 
     def __init__(self, closed: ClosedJaxpr, name: str, backend: str | None, donated=(),
@@ -79,7 +79,8 @@ class Executable:
             self.device)
         self.has_float0 = any(a.dtype == float0 for a in self.out_avals)
         self.puts = [_putter(a, self.device) for a in self.in_avals]
-        self.run = xla.runner(self.exe, self.handlers)
+        self.effects = bool(lowered.host_callbacks)
+        self.run = xla.runner(self.exe, self.handlers, self.effects)
         if self.layout is not None:
             self.packed_idx = tuple(s.index for s in self.layout.slots)
             packed = set(self.packed_idx)
@@ -114,7 +115,7 @@ class Executable:
 
     def fast_call(self) -> Callable:
         """args -> outputs, the quickest way this executable can run."""
-        if self.layout is None and not self.has_float0 and self.prints is None:
+        if self.layout is None and not self.has_float0 and self.prints is None and not self.effects:
             return self._simple_call()
         return self
 

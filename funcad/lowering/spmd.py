@@ -127,10 +127,10 @@ def result_handlers(out_avals, shardings) -> list | None:
             for a, s in zip(out_avals, shardings)]
 
 
-def runner(exe, out_avals, shardings):
-    """bufs -> outputs as jaxlib arrays laid out as `shardings`."""
+def runner(exe, out_avals, shardings, effects: bool = False):
+    """bufs -> outputs as jaxlib arrays laid out as `shardings` (`effects`: see xla.runner)."""
     handlers = result_handlers(out_avals, shardings)
-    run = exe.execute_sharded
+    run = xla.tokened(exe) if effects else exe.execute_sharded
     if handlers is not None:
         return lambda bufs: run(bufs).consume_with_handlers(handlers)
 

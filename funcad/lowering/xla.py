@@ -44,6 +44,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from typing import Callable
 
 import numpy as np
 
@@ -534,9 +535,42 @@ def result_handlers(out_avals, device) -> list | None:
     return [make(_jax_aval(tuple(a.shape), np.dtype(a.dtype)), sh) for a in out_avals]
 
 
-def runner(exe, handlers: list | None):
-    """bufs -> the outputs of compiled `exe` as device arrays (the dispatch hot path)."""
-    run = exe.execute_sharded
+def runner(exe, handlers: list | None, effects: bool = False):
+    """bufs -> the outputs of compiled `exe` as device arrays (the dispatch hot path).
+    With `effects` (a program that calls back into Python), each run's runtime token is
+    kept for `effects_barrier`."""
+    run = tokened(exe) if effects else exe.execute_sharded
     if handlers is not None:
         return lambda bufs: run(bufs).consume_with_handlers(handlers)
     return lambda bufs: [xs[0] for xs in run(bufs).disassemble_into_single_device_arrays()]
+
+
+# The runtime token of the last effectful run per device set: the runs on one device
+# are ordered, so waiting for the last one waits for all before it.
+_runtime_tokens: dict = {}
+
+
+def tokened(exe) -> Callable:
+    """`exe.execute_sharded` that records each run's runtime token for `effects_barrier`."""
+    run, key = exe.execute_sharded, tuple(d.id for d in exe.local_devices())
+
+    def execute_sharded(bufs):
+        results = run(bufs, with_tokens=True)
+        _runtime_tokens[key] = results.consume_token()
+        return results
+    return execute_sharded
+
+
+def effects_barrier() -> None:
+    """Wait until every jitted program run so far has finished its callbacks; an error
+    raised in one of them is raised here (the first one, if several failed)."""
+    tokens = list(_runtime_tokens.values())
+    _runtime_tokens.clear()
+    first = None
+    for t in tokens:
+        try:
+            t.block_until_ready()
+        except Exception as e:  # noqa: BLE001  (collected, the first re-raised below)
+            first = first or e
+    if first is not None:
+        raise first

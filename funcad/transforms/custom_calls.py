@@ -115,9 +115,10 @@ def stage_custom_jvp(trace, fun, jvp, args):
     call, consts = _trace_body(fun, in_avals)
     float_in = [tangent_dtype(a.dtype) != float0 for a in in_avals]
     t_avals = [ShapedArray(a.shape, a.dtype) for a, f in zip(in_avals, float_in) if f]
+    n = len(args)  # the rule lives on in the jaxpr: it must not keep this trace's tracers
 
     def flat_jvp(*xs):
-        ps, ts = list(xs[:len(args)]), iter(xs[len(args):])
+        ps, ts = list(xs[:n]), iter(xs[n:])
         tangents = [next(ts) if f else np.zeros(a.shape, float0) for a, f in zip(in_avals, float_in)]
         outs, t_outs = jvp(ps, tangents)
         return list(outs) + [zeros_tangent(aval_of(o)) if t is None else t for o, t in zip(outs, t_outs)]

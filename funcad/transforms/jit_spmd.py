@@ -141,7 +141,7 @@ class SpmdExecutable:
         self.const_bufs = [put(c, rep) for c in lowered.const_args]
         real = [ShapedArray(a.shape, np.bool_ if a.dtype == float0 else a.dtype)
                 for a in self.out_avals]
-        self.run = spmd.runner(self.exe, real, self.out_shardings)
+        self.run = spmd.runner(self.exe, real, self.out_shardings, bool(lowered.host_callbacks))
 
     def __call__(self, args: Sequence) -> list:
         bufs = self.const_bufs + [put(x, s, a) for x, s, a in
