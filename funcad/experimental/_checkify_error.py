@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import lax as _lax
 from .. import numpy as _fnp
 from ..core.avals import aval_of
 from ..core.errors import FuncadError, FuncadValueError

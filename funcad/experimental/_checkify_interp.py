@@ -27,7 +27,6 @@ import numpy as np
 from .. import lax as _lax
 from .. import numpy as _fnp
 from ..core.avals import ShapedArray, aval_of
-from ..core.errors import FuncadError
 from ..core.ir import ClosedJaxpr, Literal
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.staging import trace_to_jaxpr
@@ -36,8 +35,8 @@ from ..lowering.runtime import memo
 from ..primitives import elementwise as _E, indexing as _indexing
 from ..transforms.control_flow import cond_p, scan_p, while_p
 from ..transforms.jit import jit_p
-from ._checkify_error import (DivisionByZeroError, Error, ErrorEffect, FailedCheckError, NaNError,
-                              OOBError, _INACTIVE_CODE, _Spec, _effect_of, check_p, update_error)
+from ._checkify_error import (DivisionByZeroError, Error, NaNError, OOBError, _Spec, _effect_of, check_p,
+                              update_error)
 
 __all__ = ["Context", "checkify_jaxpr", "NAN_PRIMITIVES"]
 
