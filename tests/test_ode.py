@@ -1,5 +1,7 @@
 """funcad.experimental.ode.odeint against jax.experimental.ode.odeint: values, adjoint
 gradients, pytrees, jit, vmap, grad of jit, mxstep/hmax and errors."""
+import doctest
+
 import numpy as np
 import pytest
 
@@ -82,6 +84,10 @@ def test_float32_state_and_single_time():
     jys = jodeint(decay(jnp), jnp.asarray(y0), jnp.array([0.0, 0.5]), np.float32(1.5), rtol=1e-5, atol=1e-5)
     assert ys.dtype == np.float32
     close(ys, jys, rtol=1e-6)
+    with funcad.enable_x64(False):  # JAX's default mode: float64 inputs compute in float32
+        ys32 = odeint(decay(fnp), y0.astype(np.float64), np.array([0.0, 0.5]), 1.5, rtol=1e-5, atol=1e-5)
+    assert ys32.dtype == np.float32
+    close(ys32, jys, rtol=1e-6)
     one = odeint(decay(fnp), y0, np.array([0.25]), 1.0)
     assert one.shape == (1, 2)
     close(one, y0[None], rtol=0, atol=0)
@@ -143,6 +149,18 @@ def test_gradient_through_a_closed_over_value():
     close(funcad.grad(loss(odeint, fnp))(0.8), jax.grad(loss(jodeint, jnp))(0.8), rtol=1e-8)
 
 
+def test_second_order_and_jacobian_wrt_times_match_jax():
+    # grad of grad differentiates the adjoint pass (itself odeint's custom_vjp);
+    # jacrev over t batches the backward pass.
+    def loss(odeint_, np_):
+        return lambda k: odeint_(lambda y, t: -k * y * y, 1.0, np_.array(TS), rtol=1e-8, atol=1e-8)[-1]
+    close(funcad.grad(funcad.grad(loss(odeint, fnp)))(0.8), jax.grad(jax.grad(loss(jodeint, jnp)))(0.8),
+          rtol=1e-8)
+    f = lambda np_: lambda y, t: -y * np_.cos(t)  # noqa: E731
+    close(funcad.jacrev(lambda ts: odeint(f(fnp), 1.0, ts))(TS),
+          jax.jacrev(lambda ts: jodeint(f(jnp), 1.0, ts))(jnp.array(TS)), rtol=1e-8, atol=1e-12)
+
+
 def test_integer_args_pass_through_and_are_not_differentiated():
     f = lambda y, t, k, n: -k * y * n  # noqa: E731
     g = funcad.grad(lambda y0: odeint(f, y0, np.array([0.0, 1.0]), 0.5, 2)[-1])(1.0)
@@ -177,7 +195,13 @@ def test_vmap_over_y0_and_over_args_equals_a_loop():
     close(out, jout)
 
 
-# ------------------------------------------------------------ errors ----
+# ------------------------------------------------------------ errors, docs ----
+
+def test_docstring_examples_run():
+    import funcad.experimental._ode as mod
+    result = doctest.testmod(mod)
+    assert result.attempted >= 4 and result.failed == 0
+
 
 def test_errors_name_the_problem():
     ts = np.array([0.0, 1.0])
@@ -191,3 +215,7 @@ def test_errors_name_the_problem():
         odeint(decay(fnp), 1, ts, 1.0)
     with pytest.raises(TypeError, match="1-D array of times"):
         odeint(decay(fnp), 1.0, np.float64(1.0), 1.0)
+    with pytest.raises(TypeError, match="output must not be wider than y0"):
+        odeint(lambda y, t: (-y).astype(np.float64), np.float32(1.0), ts)
+    with pytest.raises(TypeError, match="forward-mode.*odeint"):
+        funcad.jvp(lambda y0: odeint(decay(fnp), y0, ts, 1.0), (1.0,), (1.0,))
