@@ -1,6 +1,7 @@
 """funcad.experimental.ode.odeint against jax.experimental.ode.odeint: values, adjoint
 gradients, pytrees, jit, vmap, grad of jit, mxstep/hmax and errors."""
 import doctest
+import warnings
 
 import numpy as np
 import pytest
@@ -91,6 +92,7 @@ def test_float32_state_and_single_time():
     one = odeint(decay(fnp), y0, np.array([0.25]), 1.0)
     assert one.shape == (1, 2)
     close(one, y0[None], rtol=0, atol=0)
+    close(odeint(decay(fnp), 1.0, [0.0, 0.5], 1.5), np.exp([0.0, -0.75]), rtol=1e-7)  # t as a list
 
 
 def test_mxstep_stops_a_stiff_problem_where_jax_does():
@@ -108,6 +110,19 @@ def test_hmax_limits_the_step_as_jax():
     kw = dict(rtol=1e-5, atol=1e-5, hmax=0.05)
     ys = odeint(lotka_volterra(fnp), LV_Y0, TS, *LV_ARGS, **kw)
     close(ys, jodeint(lotka_volterra(jnp), jnp.array(LV_Y0), jnp.array(TS), *LV_ARGS, **kw))
+
+
+def test_a_constant_solution_takes_the_guarded_branches_without_warnings():
+    # func == 0: the initial-step and step-control formulas divide by zero in branches
+    # that `where` discards; eager NumPy must not warn, and the result is exact.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f = lambda y, t, k: 0.0 * k * y  # noqa: E731
+        ys = odeint(f, np.array([1.0, -1.0]), TS, 2.0)
+        g = funcad.grad(lambda y0, k: fnp.sum(odeint(f, y0, TS, k)), argnums=(0, 1))(np.zeros(2), 2.0)
+    close(ys, np.tile([1.0, -1.0], (4, 1)), rtol=0, atol=0)
+    close(g[0], [4.0, 4.0], rtol=0, atol=0)
+    close(g[1], 0.0, rtol=0, atol=0)
 
 
 # ------------------------------------------------------------ gradients ----

@@ -101,13 +101,17 @@ def _initial_step_size(fun, t0, y0, order, rtol, atol, f0):
     scale = atol + fnp.abs(y0) * rtol
     d0 = fnp.linalg.norm(y0 / scale.astype(dtype))
     d1 = fnp.linalg.norm(f0 / scale.astype(dtype))
-    h0 = fnp.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / d1)
+    # The `where`s below keep JAX's values; their guards only stop the discarded branch
+    # from dividing by zero (which eager NumPy would warn about).
+    small = (d0 < 1e-5) | (d1 < 1e-5)
+    h0 = fnp.where(small, 1e-6, 0.01 * d0 / fnp.where(small, 1.0, d1))
     y1 = y0 + h0.astype(dtype) * f0
     f1 = fun(y1, t0 + h0)
     d2 = fnp.linalg.norm((f1 - f0) / scale.astype(dtype)) / h0
-    h1 = fnp.where((d1 <= 1e-15) & (d2 <= 1e-15),
+    flat = (d1 <= 1e-15) & (d2 <= 1e-15)
+    h1 = fnp.where(flat,
                    fnp.maximum(1e-6, h0 * 1e-3),
-                   (0.01 / fnp.maximum(d1, d2)) ** (1. / (order + 1.)))
+                   (0.01 / fnp.where(flat, 1.0, fnp.maximum(d1, d2))) ** (1. / (order + 1.)))
     return fnp.minimum(100. * h0, h1)
 
 
@@ -146,8 +150,10 @@ def _mean_error_ratio(error_estimate, rtol, atol, y0, y1):
 def _optimal_step_size(last_step, mean_error_ratio, safety=0.9, ifactor=10.0, dfactor=0.2,
                        order=5.0):
     dfactor = fnp.where(mean_error_ratio < 1, 1.0, dfactor)
-    factor = fnp.minimum(ifactor, fnp.maximum(mean_error_ratio ** (-1.0 / order) * safety, dfactor))
-    return fnp.where(mean_error_ratio == 0, last_step * ifactor, last_step * factor)
+    zero = mean_error_ratio == 0
+    ratio = fnp.where(zero, 1.0, mean_error_ratio)  # 0 ** -0.2 would be discarded anyway
+    factor = fnp.minimum(ifactor, fnp.maximum(ratio ** (-1.0 / order) * safety, dfactor))
+    return fnp.where(zero, last_step * ifactor, last_step * factor)
 
 
 def _solve(func, rtol, atol, mxstep, hmax, y0, ts, *args):
@@ -283,6 +289,8 @@ def odeint(func: Callable, y0, t, *args, rtol: float = 1.4e-8, atol: float = 1.4
             raise FuncadTypeError(
                 f"The contents of odeint *args must be arrays or scalars, but got {arg}. "
                 "Close over other values in func instead.") from None
+    if isinstance(t, (list, tuple)):
+        t = fnp.asarray(t)
     t_aval = aval_of(t)
     if not issubdtype(t_aval.dtype, np.floating):
         raise FuncadTypeError(f"t must be an array of floats, but got {t}.")
@@ -307,8 +315,5 @@ def odeint(func: Callable, y0, t, *args, rtol: float = 1.4e-8, atol: float = 1.4
         raise FuncadTypeError(
             f"odeint: func returns {f_dtype} values for a state of dtype {y_flat.dtype}; "
             f"its output must not be wider than y0 (cast it in func, or pass y0 as {f_dtype})")
-    # The step control computes values it then discards by `where` (0/0 when func is
-    # zero, x**-0.2 at x = 0), silently in XLA, as IEEE values: eager NumPy should not warn.
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ys = _odeint(flat_func, rtol, atol, mxstep, hmax, y_flat, t, *args, *consts)
+    ys = _odeint(flat_func, rtol, atol, mxstep, hmax, y_flat, t, *args, *consts)
     return unravel(ys)
