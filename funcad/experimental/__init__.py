@@ -6,6 +6,6 @@ calls an impure Python function from inside transformed code (funcad/_effect_cal
 gradients).
 """
 from .._effect_callbacks import io_callback
-from . import ode
+from . import ode  # bound as a child namespace: funcad.experimental.ode.odeint
 
 __all__ = ["io_callback"]
