@@ -2,18 +2,20 @@
 
 `io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False, **kwargs)`
 calls an impure Python function from inside transformed code (funcad/_effect_callbacks.py).
-`checkify` (the submodule, loaded on first use) adds run-time error checks to a function
-(funcad/experimental/checkify.py).
+The submodules, each loaded on first use (`import funcad` stays quick):
+`checkify` adds run-time error checks to a function (funcad/experimental/checkify.py);
+`ode.odeint` is JAX's ODE solver (adaptive Dormand–Prince, adjoint gradients).
 """
 from .._effect_callbacks import io_callback
 
-__all__ = ["io_callback", "checkify"]
+__all__ = ["io_callback", "checkify", "ode"]
+_SUBMODULES = {"checkify", "ode"}
 
 
 def __getattr__(name):
-    if name == "checkify":  # loaded on first use, as JAX's submodule is imported explicitly
+    if name in _SUBMODULES:  # loaded on first use, as JAX's submodules are imported explicitly
         import importlib
-        return importlib.import_module(".checkify", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
