@@ -9,10 +9,9 @@ of f(x(t)) holds its derivatives in t at t = 0: for x(t) = x + t v (series
 It is an interpreter over funcad's traces (`_jet_trace.py`) with one rule per
 primitive (`_jet_rules.py`), so it composes with `jit`, `vmap` and `grad`.
 """
-from __future__ import annotations
-
 import math as _math
-from typing import Any, Callable
+from typing import Any as _Any
+from typing import Callable as _Callable
 
 from ..core.avals import aval_of as _aval_of
 from ..core.pytree import tree_flatten as _tree_flatten
@@ -43,7 +42,7 @@ def _term_like(term, primal):
 
 
 @_api_boundary
-def jet(fun: Callable, primals, series, factorial_scaled: bool = True) -> tuple[Any, Any]:
+def jet(fun: _Callable, primals, series, factorial_scaled: bool = True) -> tuple[_Any, _Any]:
     """Taylor-mode higher-order differentiation, as `jax.experimental.jet.jet`.
 
     `primals` is a tuple or list of `fun`'s positional arguments (arrays or
@@ -87,7 +86,7 @@ def jet(fun: Callable, primals, series, factorial_scaled: bool = True) -> tuple[
     return _tree_unflatten(out_tree[0], p_out), _tree_unflatten(out_tree[0], s_out)
 
 
-def jet2(fun: Callable, primals, series) -> tuple[Any, Any]:
+def jet2(fun: _Callable, primals, series) -> tuple[_Any, _Any]:
     """`jet` with `factorial_scaled=False`: the series are plain Taylor coefficients.
 
     >>> import funcad.numpy as fnp
