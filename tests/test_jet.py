@@ -136,6 +136,16 @@ def test_series_are_derivatives_along_a_line(name):
                                    rtol=1e-8, atol=1e-9, err_msg=f"order {k}")
 
 
+@pytest.mark.parametrize("name", ["tan", "atan", "asin", "acos"])
+def test_rules_beyond_jax_are_derivatives(name):
+    # JAX's jet has no rule for these; funcad's series are the derivatives along x + t v.
+    f, x, v = getattr(flax, name), rng.uniform(-0.8, 0.8, 3), rng.normal(size=3)
+    _, s = jet(f, (x,), ((v, np.zeros(3), np.zeros(3)),))
+    for k in range(1, 4):
+        np.testing.assert_allclose(np.asarray(s[k - 1]), np.asarray(_nested_jvp(lambda t: f(x + t * v), k)(0.0)),
+                                   rtol=1e-9, atol=1e-10, err_msg=f"order {k}")
+
+
 def test_the_example_of_the_docstring():
     h0, h1, h2 = 0.5 ** 3, 3 * 0.5 ** 2, 6 * 0.5
     f0, (f1, f2) = jet(fnp.sin, (h0,), ((h1, h2),))

@@ -185,6 +185,13 @@ jet_rules[E.erfc_p] = _comp_rule(E.erfc_p, lambda x: sub(const(x, 1), E.erf_p.bi
 jet_rules[E.clamp_p] = _comp_rule(E.clamp_p, lambda lo, x, hi: E.min_p.bind(E.max_p.bind(lo, x), hi))
 jet_rules[E.rem_p] = _rem_rule
 
+# Beyond JAX's table: the inverse trigonometric functions by their derivatives, tan
+# as sin / cos.
+jet_rules[E.atan_p] = _deriv_rule(E.atan_p, lambda x: div(const(x, 1), add(const(x, 1), mul(x, x))))
+jet_rules[E.asin_p] = _deriv_rule(E.asin_p, lambda x: _pow(sub(const(x, 1), mul(x, x)), -0.5))
+jet_rules[E.acos_p] = _deriv_rule(E.acos_p, lambda x: E.neg_p.bind(_pow(sub(const(x, 1), mul(x, x)), -0.5)))
+jet_rules[E.tan_p] = _comp_rule(E.tan_p, lambda x: div(E.sin_p.bind(x), E.cos_p.bind(x)))
+
 
 def _erf_inv_rule(primals, series):
     # erf_inv' = (sqrt(pi) / 2) exp(y^2) of the output y: its series and y's are
