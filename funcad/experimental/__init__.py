@@ -4,12 +4,13 @@
 calls an impure Python function from inside transformed code (funcad/_effect_callbacks.py).
 The submodules, each loaded on first use (`import funcad` stays quick):
 `checkify` adds run-time error checks to a function (funcad/experimental/checkify.py);
-`ode.odeint` is JAX's ODE solver (adaptive Dormand–Prince, adjoint gradients).
+`ode.odeint` is JAX's ODE solver (adaptive Dormand–Prince, adjoint gradients);
+`jet.jet` is Taylor-mode differentiation.
 """
 from .._effect_callbacks import io_callback
 
-__all__ = ["io_callback", "checkify", "ode"]
-_SUBMODULES = {"checkify", "ode"}
+__all__ = ["io_callback", "checkify", "jet", "ode"]
+_SUBMODULES = {"checkify", "jet", "ode"}
 
 
 def __getattr__(name):
