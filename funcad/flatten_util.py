@@ -8,9 +8,7 @@ Array([1., 1., 3.], dtype=float64)
 >>> unravel(flat * 2)["b"]
 Array(6., dtype=float64)
 """
-from __future__ import annotations
-
-from typing import Any, Callable
+from typing import Any as _Any, Callable as _Callable
 
 import numpy as _np
 
@@ -25,7 +23,7 @@ from .numpy._dtypes import asarray_or_tracer as _asarray_or_tracer
 __all__ = ["ravel_pytree"]
 
 
-def ravel_pytree(pytree: Any) -> tuple[Any, Callable[[Any], Any]]:
+def ravel_pytree(pytree: _Any) -> tuple[_Any, _Callable[[_Any], _Any]]:
     """The leaves of `pytree` raveled and concatenated into one 1-D array, and the function
     that turns such a vector back into a pytree of `pytree`'s structure, shapes and dtypes.
 
@@ -79,7 +77,7 @@ class _Unravel:
     def __init__(self, treedef, sizes, shapes, from_dtypes, to_dtype):
         self._key = (treedef, sizes, shapes, from_dtypes, to_dtype)
 
-    def __call__(self, flat: Any) -> Any:
+    def __call__(self, flat: _Any) -> _Any:
         treedef, sizes, shapes, from_dtypes, to_dtype = self._key
         if not sizes:
             return _tree_unflatten(treedef, [])

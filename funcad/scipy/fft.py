@@ -5,10 +5,8 @@ jax.scipy.fft, computed with one complex FFT per axis (Makhoul's reordering).
 >>> dct(np.array([1.0, 2.0, 3.0]))
 Array([12.        , -3.46410162,  0.        ], dtype=float64)
 """
-from __future__ import annotations
-
-import operator
-from collections.abc import Sequence
+import operator as _operator
+from collections.abc import Sequence as _Sequence
 
 import numpy as _np
 
@@ -79,7 +77,7 @@ def idct(x, type: int = 2, n: int | None = None, axis: int = -1, norm: str | Non
     return _fnp.take(v, perm, axis=axis)
 
 
-def dctn(x, type: int = 2, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+def dctn(x, type: int = 2, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
          norm: str | None = None):
     """The type-2 DCT over several axes (all, or the last len(s)), as scipy.fft.dctn;
     `s` zero-pads or truncates those axes first.
@@ -92,7 +90,7 @@ def dctn(x, type: int = 2, s: Sequence[int] | None = None, axes: Sequence[int] |
     return _nd("dctn", dct, x, type, s, axes, norm)
 
 
-def idctn(x, type: int = 2, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+def idctn(x, type: int = 2, s: _Sequence[int] | None = None, axes: _Sequence[int] | None = None,
           norm: str | None = None):
     """The inverse of dctn over several axes, as scipy.fft.idctn.
 
@@ -111,7 +109,7 @@ def _nd(name, one, x, type, s, axes, norm):
         try:
             s = list(s)
         except TypeError:
-            s = [operator.index(s)]
+            s = [_operator.index(s)]
         if len(s) > ndim:
             raise _FuncadValueError(f"{name}: s must have at most x.ndim ({ndim}) elements, got {len(s)}")
     if axes is None:
@@ -138,7 +136,7 @@ def _check(name, x, type, norm):
 
 
 def _axis(axis, ndim):
-    a = operator.index(axis)
+    a = _operator.index(axis)
     if not -ndim <= a < ndim:
         raise _FuncadValueError(f"axis {a} is out of bounds for an array of {ndim} dimensions")
     return a % ndim
@@ -148,7 +146,7 @@ def _resize(x, axis, n):
     """x zero-padded or truncated to length n along axis."""
     if n is None:
         return x
-    n = operator.index(n)
+    n = _operator.index(n)
     if n < 1:
         raise _FuncadValueError(f"invalid number of data points ({n}) specified; n must be at least 1")
     size = _aval_of(x).shape[axis]

@@ -5,9 +5,7 @@
 >>> f(np.array([[0.25], [2.0]]))
 Array([2.5, nan], dtype=float64)
 """
-from __future__ import annotations
-
-import itertools
+import itertools as _itertools
 
 import numpy as _np
 
@@ -88,7 +86,7 @@ class RegularGridInterpolator:
         trail = (slice(None),) + (None,) * (_aval_of(vals).ndim - ndim)
         if method == "linear":
             result = None
-            for corner in itertools.product((0, 1), repeat=ndim):
+            for corner in _itertools.product((0, 1), repeat=ndim):
                 w = None
                 for up, y in zip(corner, dists):
                     wd = y if up else 1 - y

@@ -4,10 +4,8 @@
 >>> map_coordinates(np.arange(12.0).reshape(3, 4), [np.array([0.5, 1.5]), np.array([1.5, 2.5])], order=1)
 Array([3.5, 8.5], dtype=float64)
 """
-from __future__ import annotations
-
-import itertools
-from collections.abc import Sequence
+import itertools as _itertools
+from collections.abc import Sequence as _Sequence
 
 import numpy as _np
 
@@ -42,7 +40,7 @@ _FIX_INDEX = {
 }
 
 
-def map_coordinates(input, coordinates: Sequence, order: int, mode: str = "constant", cval=0.0):
+def map_coordinates(input, coordinates: _Sequence, order: int, mode: str = "constant", cval=0.0):
     """`input` interpolated at the points `coordinates` (one array of positions per axis of
     input, all of one shape), as jax.scipy.ndimage.map_coordinates.
 
@@ -82,7 +80,7 @@ def map_coordinates(input, coordinates: Sequence, order: int, mode: str = "const
         per_axis.append([(_FIX_INDEX[mode](i, size), (i >= 0) & (i < size) if mode == "constant" else None, w)
                          for i, w in nodes])
     terms = []
-    for corner in itertools.product(*per_axis):
+    for corner in _itertools.product(*per_axis):
         idx, valid, weights = zip(*corner)
         value = x[tuple(idx)]
         valid = [v for v in valid if v is not None]

@@ -5,8 +5,6 @@ jax.scipy.cluster.vq.
 >>> vq(np.array([[0.0, 0.1], [0.9, 1.0]]), np.array([[1.0, 1.0], [0.0, 0.0]]))[0]
 Array([1, 0], dtype=int64)
 """
-from __future__ import annotations
-
 from ... import numpy as _fnp
 from ...core.avals import aval_of as _aval_of
 from ...core.errors import FuncadValueError as _FuncadValueError

@@ -9,11 +9,9 @@ through the iterations.
 >>> np.round(np.asarray(x), 6).tolist()
 [0.090909, 0.636364]
 """
-from __future__ import annotations
-
-import operator
-from functools import partial
-from typing import Any, Callable
+import operator as _operator
+from functools import partial as _partial
+from typing import Callable as _Callable
 
 import numpy as _np
 
@@ -59,11 +57,11 @@ def _mul(scalar, tree):
 
 
 def _add(x, y):
-    return _tree_map(operator.add, x, y)
+    return _tree_map(_operator.add, x, y)
 
 
 def _sub(x, y):
-    return _tree_map(operator.sub, x, y)
+    return _tree_map(_operator.sub, x, y)
 
 
 def _dtype_of(tree):
@@ -74,7 +72,7 @@ def _identity(x):
     return x
 
 
-def _as_matvec(A, what: str) -> Callable:
+def _as_matvec(A, what: str) -> _Callable:
     """A function x -> A x from a function, a square matrix or a matmul-able object."""
     if callable(A) and not isinstance(A, (_np.ndarray, _EagerArray, _Tracer)):
         return A
@@ -85,8 +83,8 @@ def _as_matvec(A, what: str) -> Callable:
             raise _FuncadValueError(f"{what} must be a square matrix, but has shape: {shape}; "
                                     "pass an n x n matrix or a function computing the product")
         if isinstance(A, (_np.ndarray, _EagerArray, _Tracer)):
-            return partial(_fnp.dot, A)
-        return partial(operator.matmul, A)
+            return _partial(_fnp.dot, A)
+        return _partial(_operator.matmul, A)
     raise TypeError(f"{what} must be either a function or ndarray: {A!r:.80}")
 
 
@@ -151,8 +149,8 @@ def _bicgstab_solve(A, b, *, x0, maxiter, tol, atol, M):
         t = A(shat)
         omega = _vdot_tree(t, s) / _vdot_tree(t, t)
         x_half = _add(x, _mul(alpha, phat))
-        x = _tree_map(partial(_fnp.where, done), x_half, _add(x_half, _mul(omega, shat)))
-        r = _tree_map(partial(_fnp.where, done), s, _sub(s, _mul(omega, t)))
+        x = _tree_map(_partial(_fnp.where, done), x_half, _add(x_half, _mul(omega, shat)))
+        r = _tree_map(_partial(_fnp.where, done), s, _sub(s, _mul(omega, t)))
         k = _fnp.where((omega == 0) | (alpha == 0), -11, k + 1)
         k = _fnp.where(rho_new == 0, -10, k)
         return x, r, rhat, alpha, omega, rho_new, p, q, k
@@ -170,7 +168,7 @@ def _isolve(name, solver, A, b, x0, tol, atol, maxiter, M, symmetric_if_real):
     _check_x0(x0, b)
     if _shapes(x0) != _shapes(b):
         raise _FuncadValueError(f"arrays in x0 and b must have matching shapes: {_shapes(x0)} vs {_shapes(b)}")
-    solve = partial(solver, x0=x0, maxiter=maxiter, tol=tol, atol=atol, M=M)
+    solve = _partial(solver, x0=x0, maxiter=maxiter, tol=tol, atol=atol, M=M)
     symmetric = symmetric_if_real and not any(_fnp.iscomplexobj(v) for v in _leaves(b))
     x = _custom_linear_solve(A, b, solve=solve, transpose_solve=solve, symmetric=symmetric)
     return x, None
@@ -365,12 +363,12 @@ def gmres(A, b, x0=None, *, tol: float = 1e-5, atol: float = 0.0, restart: int =
     size = sum(int(_np.prod(_aval_of(v).shape, dtype=int)) for v in _leaves(b))
     if maxiter is None:
         maxiter = 10 * size
-    restart = min(operator.index(restart), size)
+    restart = min(_operator.index(restart), size)
     _check_x0(x0, b)
     b_norm = _norm(b)
     atol = _fnp.maximum(tol * b_norm, atol)
     ptol = _norm(M(b)) * _fnp.minimum(1.0, atol / b_norm)  # the preconditioned tolerance in a restart
-    solve = partial(_gmres_solve, x0=x0, atol=atol, ptol=ptol, restart=restart, maxiter=maxiter, M=M,
+    solve = _partial(_gmres_solve, x0=x0, atol=atol, ptol=ptol, restart=restart, maxiter=maxiter, M=M,
                     step=steps[solve_method])
     x = _custom_linear_solve(A, b, solve=solve, transpose_solve=solve)
     return x, _fnp.where(_fnp.isnan(_norm(x)), -1, 0)
