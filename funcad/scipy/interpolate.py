@@ -44,7 +44,7 @@ class RegularGridInterpolator:
         if bounds_error:
             raise NotImplementedError("RegularGridInterpolator: bounds_error=True is not supported (as in JAX): "
                                       "a data-dependent error has no effect under jit; check the points yourself")
-        values = _to_inexact(_asarray_or_tracer(values))
+        values = _to_inexact(_fnp.asarray(values))  # a funcad array, indexable by tracers
         vdtype = _aval_of(values).dtype
         if len(points) > _aval_of(values).ndim:
             raise _FuncadValueError(f"there are {len(points)} point arrays, but values has "
@@ -82,7 +82,7 @@ class RegularGridInterpolator:
             dists.append((x - g[i]) / (g[i + 1] - g[i]))
             out_d = (x < g[0]) | (x > g[-1])
             outside = out_d if outside is None else outside | out_d
-        vals = self.values
+        vals = _fnp.asarray(self.values)
         trail = (slice(None),) + (None,) * (_aval_of(vals).ndim - ndim)
         if method == "linear":
             result = None

@@ -53,7 +53,7 @@ def map_coordinates(input, coordinates: _Sequence, order: int, mode: str = "cons
     >>> map_coordinates(np.array([1.0, 2.0, 4.0]), [np.array([-1.0, 0.25, 2.5])], order=1, mode="nearest")
     Array([1.  , 1.25, 4.  ], dtype=float64)
     """
-    x = _asarray_or_tracer(input)
+    x = _fnp.asarray(input)  # a funcad array: indexing it with batched indices works under vmap
     xa = _aval_of(x)
     coords = [_asarray_or_tracer(c) for c in coordinates]
     if len(coords) != xa.ndim:

@@ -181,7 +181,7 @@ def cg(A, b, x0=None, *, tol: float = 1e-5, atol: float = 0.0, maxiter: int | No
     (an approximate inverse of A). Derivatives solve with A again (A is symmetric).
 
     >>> import numpy as np
-    >>> x, _ = cg(lambda v: 2.0 * v, {"a": np.ones(2)})
+    >>> x, _ = cg(lambda v: {"a": 2.0 * v["a"]}, {"a": np.ones(2)})
     >>> x["a"].tolist()
     [0.5, 0.5]
     """
@@ -210,7 +210,7 @@ def _safe_normalize(x, thresh=None):
     if thresh is None:
         thresh = _fnp.finfo(_aval_of(norm).dtype).eps
     big = norm > _fnp.real(_fnp.asarray(thresh).astype(dtype))
-    scale = _fnp.asarray(norm).astype(dtype)
+    scale = _fnp.where(big, _fnp.asarray(norm).astype(dtype), _np.ones((), dtype))  # no 0/0 in the unused branch
     unit = _tree_map(lambda v: _fnp.where(big, v / scale, _np.zeros((), _aval_of(v).dtype)), x)
     return unit, _fnp.where(big, norm, _np.zeros((), _aval_of(norm).dtype))
 
@@ -253,9 +253,10 @@ def _rotate(H, i, c, s):
 def _givens(a, b):
     """(c, s) with s a + c b = 0 and |c|^2 + |s|^2 = 1, dividing by the larger of |a|, |b|."""
     swap = _fnp.abs(a) < _fnp.abs(b)
-    t = -_fnp.where(swap, a, b) / _fnp.where(swap, b, a)
-    r = _lax.rsqrt(1 + _fnp.abs(t) ** 2).astype(_aval_of(t).dtype)
     zero = _fnp.abs(b) == 0
+    den = _fnp.where(swap, b, a)
+    t = -_fnp.where(swap, a, b) / _fnp.where(zero & ~swap & (den == 0), _fnp.ones_like(den), den)
+    r = _lax.rsqrt(1 + _fnp.abs(t) ** 2).astype(_aval_of(t).dtype)
     c = _fnp.where(zero, 1, _fnp.where(swap, r * t, r))
     s = _fnp.where(zero, 0, _fnp.where(swap, r, r * t))
     return c, s
