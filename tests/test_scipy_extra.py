@@ -296,12 +296,6 @@ def test_krylov_solvers_take_pytrees_preconditioners_x0_and_vmap():
     spd, gen, b = _system(4)
     tree_b = {"u": b[:2], "v": (b[2:],)}
 
-    def as_tree(mat):
-        def mv(t):
-            y = mat @ np.concatenate([t["u"], t["v"][0]]) if not hasattr(t["u"], "aval") else \
-                mat @ fnp.concatenate([t["u"], t["v"][0]])
-            return {"u": y[:2], "v": (y[2:],)}
-        return mv
     for name, A in [("cg", spd), ("bicgstab", gen), ("gmres", gen)]:
         x, _ = getattr(fsl, name)(lambda t: _tree_mv(A, t), tree_b, tol=1e-12)
         want = np.linalg.solve(A, b)
