@@ -1,9 +1,13 @@
-"""funcad.scipy: JAX's scipy special functions, distributions and integration.
+"""funcad.scipy: JAX's scipy special functions, distributions, integration, linear algebra,
+optimization, signal processing, the DCT, interpolation, vector quantization and the
+iterative sparse solvers.
 
 >>> import funcad.scipy.special as sps
 >>> float(sps.gammaln(1.0))
 0.0
 """
-from . import integrate, linalg, optimize, signal, special, stats  # noqa: F401
+from . import (cluster, fft, integrate, interpolate, linalg, ndimage, optimize, signal, sparse,  # noqa: F401
+               special, stats)
 
-__all__ = ["integrate", "linalg", "optimize", "signal", "special", "stats"]
+__all__ = ["cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "optimize", "signal", "sparse",
+           "special", "stats"]
