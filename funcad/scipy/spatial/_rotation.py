@@ -80,8 +80,9 @@ def _from_rotvec(rotvec, degrees: bool):
     angle = _norm(rotvec)
     angle2 = angle * angle
     small = 0.5 - angle2 / 48 + angle2 * angle2 / 3840
-    large = fnp.sin(angle / 2) / angle
-    scale = fnp.where(angle <= 1e-3, small, large)
+    tiny = angle <= 1e-3
+    safe = fnp.where(tiny, 1.0, angle)  # no 0/0 in the branch not taken (nor in its derivative)
+    scale = fnp.where(tiny, small, fnp.sin(safe / 2) / safe)
     return fnp.concatenate([scale[..., None] * rotvec, fnp.cos(angle / 2)[..., None]], axis=-1)
 
 
@@ -90,8 +91,9 @@ def _as_rotvec(quat, degrees: bool):
     angle = 2.0 * fnp.arctan2(_norm(quat[..., :3]), quat[..., 3])
     angle2 = angle * angle
     small = 2 + angle2 / 12 + 7 * angle2 * angle2 / 2880
-    large = angle / fnp.sin(angle / 2)
-    scale = fnp.where(angle <= 1e-3, small, large)
+    tiny = angle <= 1e-3
+    safe = fnp.where(tiny, 1.0, angle)
+    scale = fnp.where(tiny, small, safe / fnp.sin(safe / 2))
     if degrees:
         scale = fnp.rad2deg(scale)
     return scale[..., None] * quat[..., :3]
@@ -191,8 +193,8 @@ class Rotation(typing.NamedTuple):
     >>> r = Rotation.from_euler("z", 90, degrees=True)
     >>> r.apply(np.array([1.0, 0.0, 0.0])).round(12)
     Array([0., 1., 0.], dtype=float64)
-    >>> (r * r).magnitude().round(12)
-    Array(3.141592653590, dtype=float64)
+    >>> round(float((r * r).magnitude()), 12)
+    3.14159265359
     """
     quat: Array
 
