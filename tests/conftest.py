@@ -71,6 +71,10 @@ SLOW = [
     "test_scipy_extra.py::test_dctn_idctn_match_scipy_and_jax[*]",
     "test_scipy_extra.py::test_krylov_solvers_match_numpy_and_jax_values_and_grads[gmres-incremental]",
     "test_scipy_extra.py::test_regular_grid_interpolator_matches_scipy_and_jax",
+    # Slerp, and the rotation and spectral gradient checks (jit/vmap/value checks stay)
+    "test_rotation.py::test_slerp_matches_jax",
+    "test_rotation.py::test_grads_match_jax",
+    "test_signal_spectral.py::test_grads_match_jax",
 ]
 # Op-table rows whose jit, order-2 and complex checks compile or differentiate large
 # programs (matrix functions, hypergeometric series, truncated normals); their eager,
