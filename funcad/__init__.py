@@ -64,7 +64,7 @@ from .version import __version__, __version_info__  # noqa: E402
 # User namespaces, and the sparse-Jacobian transforms (they need scipy.sparse), load on
 # first attribute access, as attributes of `funcad` like JAX's, so `import funcad` (and a
 # process's cold start) pays only for what the program touches.
-_LAZY = frozenset({"random", "nn", "scipy", "viz", "ops", "image", "profiler", "flatten_util"})
+_LAZY = frozenset({"random", "nn", "scipy", "viz", "ops", "image", "profiler", "flatten_util", "export"})
 _SPARSE = frozenset({"SparseMatrix", "hessian_sparsity", "jacobian_sparsity", "sparse_hessian",
                      "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev"})
 

@@ -104,6 +104,7 @@ class Module:
         self.const_vals: list[Value] = []
         self._const_ids: dict[int, Value] = {}
         self.host_callbacks: list = []   # Python functions the program calls (pure_callback)
+        self.functions: list[str] = []   # private functions placed after @main (exported calls)
 
     def add_host_callback(self, fn) -> int:
         """Register `fn` for the program's host-callback custom call; returns its index."""
@@ -360,7 +361,7 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = 
         f"module @jit_{_symbol(name)} attributes "
         f"{{mhlo.num_partitions = {parts} : i32, mhlo.num_replicas = 1 : i32}} {{",
         f"  func.func public @main({', '.join(params)}) -> ({results}) {{",
-        *ctx.lines, ret, "  }", "}", ""])
+        *ctx.lines, ret, "  }", *module.functions, "}", ""])
     return Lowered(text, module.const_args, [v.aval for v in jaxpr.invars],
                    [v.aval for v in jaxpr.outvars], tuple(module.host_callbacks))
 

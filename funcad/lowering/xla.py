@@ -281,9 +281,12 @@ def _compile_with_callbacks(client, mlir: str, device, options, callbacks: list)
 @functools.lru_cache(maxsize=None)
 def _mlir_registry():
     from jaxlib.mlir import ir
-    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+    try:
+        from jaxlib.mlir._mlir_libs import _jax_mlir_ext as dialects
+    except ImportError:  # jaxlib 0.6 names the module differently
+        from jaxlib.mlir._mlir_libs import register_jax_dialects as dialects
     registry = ir.DialectRegistry()
-    _jax_mlir_ext.register_dialects(registry)  # func, arith, ... as jaxlib's MLIR knows them
+    dialects.register_dialects(registry)  # func, arith, ... as jaxlib's MLIR knows them
     return registry
 
 

@@ -1,0 +1,158 @@
+"""Calling an `Exported`: the opaque primitive `call_exported` (its module compiled as is,
+or inlined as private functions into a program being jitted), wrapped in a custom_vjp
+whose backward pass calls the exported VJP, as JAX does."""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..core.avals import float0
+from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path
+from ..core.trace import batch_rules, lowering_rules
+from ..lowering import portable
+from ..primitives._base import new_primitive
+
+__all__ = ["call", "call_exported_p"]
+
+_PREFIX = "__funcad_exported_prefix__"
+
+
+def _arg_names(exported) -> list[str]:
+    """'args[0]', "kwargs['x']", ... for each flat argument (for error messages)."""
+    tree = exported.in_tree.unflatten(list(range(exported.in_tree.num_leaves)))
+    names = []
+    for path, _ in tree_flatten_with_path(tree)[0]:
+        head = "args" if path and getattr(path[0], "idx", None) == 0 else "kwargs"
+        names.append(head + keystr(path[1:]))
+    return names
+
+
+def _abstract(*avals, exported):
+    names = None
+    for i, (exp, got) in enumerate(zip(exported.in_avals, avals)):
+        if exp.shape == got.shape and exp.dtype == got.dtype:
+            continue
+        names = names or _arg_names(exported)
+        if len(exp.shape) != len(got.shape):
+            raise ValueError(f"Rank mismatch for {names[i]}: expected {exp.shape} and called with "
+                             f"{got.shape}")
+        if exp.dtype != got.dtype:
+            raise ValueError(f"Dtype mismatch for {names[i]}: expected {exp.dtype} and called with "
+                             f"{got.dtype}")
+        d = next(d for d in range(len(exp.shape)) if exp.shape[d] != got.shape[d])
+        raise ValueError(f"Shape mismatch for {names[i]}.shape[{d}] (expected same constant): "
+                         f"expected {exp.shape} and called with {got.shape}")
+    return list(exported.out_avals)
+
+
+def _impl(*args, exported):
+    from ..core.staging import trace_to_jaxpr
+    from ..transforms.jit import executable_for
+    closed = _one_call.get(exported)
+    if closed is None:
+        closed = _one_call[exported] = trace_to_jaxpr(
+            lambda *xs: call_exported_p.bind(*xs, exported=exported), list(exported.in_avals),
+            name=f"call_exported({exported.fun_name})")
+    return executable_for(closed, f"call_exported_{exported.fun_name}", None)(list(args))
+
+
+_one_call: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_functions: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+call_exported_p = new_primitive("call_exported", _impl, _abstract, multiple_results=True)
+
+
+def _platform_index(exported, platform: str) -> int:
+    from ._exported import DisabledSafetyCheck
+    here = ("cpu",) if platform == "cpu" else ("cuda", "rocm")
+    for i, p in enumerate(exported.platforms):
+        if p in here:
+            return i
+    if DisabledSafetyCheck.platform() in exported.disabled_safety_checks:
+        return 0
+    used = "cpu" if platform == "cpu" else _gpu_name()
+    raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
+                     f"'{exported.platforms}' but it is used on '{(used,)}'.")
+
+
+def _gpu_name() -> str:
+    from ._exported import default_export_platform
+    return default_export_platform() if default_export_platform() != "cpu" else "cuda"
+
+
+def _lower(ctx, *args, exported):
+    if exported.nr_devices != 1:
+        raise ValueError(f"Function {exported.fun_name} was exported for {exported.nr_devices} "
+                         "devices and is called in a context with 1 devices, which is not allowed.")
+    index = _platform_index(exported, ctx.module.platform)
+    funcs = _functions.get(exported)
+    if funcs is None:
+        funcs = _functions[exported] = portable.renamed_functions(
+            portable.module_text(exported.mlir_module_serialized), _PREFIX)
+    texts, in_types, _ = funcs
+    prefix = f"_exported{ctx.module.fresh()[1:]}_{len(ctx.module.functions)}_"
+    ctx.module.functions.extend("  " + t.replace(_PREFIX, prefix).replace("\n", "\n  ") for t in texts)
+    operands = [args[i] for i in exported.module_kept_var_idx]
+    if len(exported.platforms) > 1:
+        operands = [ctx.constant(index, np.int32)] + operands
+        if in_types[0] != "tensor<i32>":
+            raise ValueError(f"the exported module's platform index has type {in_types[0]}; "
+                             "funcad passes tensor<i32>")
+    return ctx.op("func.call", operands, ctx.out_avals, f"callee = @{prefix}main")
+
+
+lowering_rules[call_exported_p] = _lower
+
+
+def _batch(vals, dims, *, axis_size, exported):
+    """vmap: the exported function applied to each batch entry in turn (its module is
+    fixed to the exported shapes)."""
+    import funcad.numpy as fnp
+    from ..primitives.structural import moveaxis0
+    vals = [v if d is None else moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)]
+    rows = [call_exported_p.bind(*[v if d is None else v[k] for v, d in zip(vals, dims)],
+                                 exported=exported) for k in range(axis_size)]
+    if not rows:
+        return [fnp.zeros((0,) + a.shape, a.dtype) for a in exported.out_avals], [0] * len(exported.out_avals)
+    return [fnp.stack([r[i] for r in rows]) for i in range(len(exported.out_avals))], [0] * len(rows[0])
+
+
+batch_rules[call_exported_p] = _batch
+
+
+def _zero_cotangent(ct, aval):
+    return np.zeros(aval.shape, float0) if aval.dtype == float0 else ct
+
+
+def call(exported):
+    """A function calling `exported` with arguments of its exported structure; it is
+    differentiable in reverse mode when the exported VJP is available."""
+    from ..transforms.custom import custom_vjp
+    from ._exported import Exported
+    if not isinstance(exported, Exported):
+        raise ValueError(f"The exported argument must be an export.Exported. Found {exported}.")
+
+    @custom_vjp
+    def f_flat(*args):
+        return call_exported_p.bind(*args, exported=exported)
+
+    def fwd(*args):
+        return f_flat(*args), args
+
+    def bwd(args, cts):
+        exp_vjp = exported.vjp()
+        cts = [_zero_cotangent(c, a) for c, a in zip(cts, exp_vjp.in_avals[len(args):])]
+        return tuple(call(exp_vjp)(*args, *cts))  # itself differentiable: higher orders
+
+    f_flat.defvjp(fwd, bwd)
+
+    def f_imported(*args, **kwargs):
+        leaves, tree = tree_flatten((args, kwargs))
+        if tree != exported.in_tree:
+            raise ValueError("The invocation args and kwargs must have the same pytree structure "
+                             f"as when the function '{exported.fun_name}' was exported, but they "
+                             f"have the structure {tree} and it was exported for {exported.in_tree}.")
+        return exported.out_tree.unflatten(f_flat(*leaves))
+    return f_imported
+

@@ -1,0 +1,345 @@
+"""`export(jit(f))(*specs)` -> `Exported`: a jitted function lowered to a StableHLO
+portable artifact with its calling convention (JAX's `jax.export.Exported`)."""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..core.avals import ShapedArray, float0
+from ..core.errors import FuncadError
+from ..core.pytree import PyTreeDef, tree_flatten
+from ..lowering import portable
+from ..lowering.stablehlo import lower_jaxpr, tensor_type
+
+__all__ = ["DisabledSafetyCheck", "Exported", "export", "deserialize", "default_export_platform",
+           "minimum_supported_calling_convention_version",
+           "maximum_supported_calling_convention_version"]
+
+minimum_supported_calling_convention_version = 9
+maximum_supported_calling_convention_version = 10
+
+_PLATFORMS = ("cpu", "cuda", "rocm")  # what funcad lowers for
+
+
+class DisabledSafetyCheck:
+    """A safety check to skip: `platform()` (call on another platform than exported for)
+    or `custom_call(target)` (export a custom call without compatibility guarantees).
+
+    >>> DisabledSafetyCheck.platform()
+    platform
+    """
+
+    def __init__(self, _impl: str):
+        self._impl = _impl
+
+    @classmethod
+    def platform(cls) -> "DisabledSafetyCheck":
+        """Allow calling on a platform the function was not exported for."""
+        return cls("platform")
+
+    @classmethod
+    def custom_call(cls, target_name: str) -> "DisabledSafetyCheck":
+        """Allow exporting a custom call to `target_name`."""
+        return cls(f"custom_call:{target_name}")
+
+    def is_custom_call(self) -> str | None:
+        """The custom-call target this check allows, or None."""
+        m = re.match(r"custom_call:(.+)$", self._impl)
+        return m.group(1) if m else None
+
+    def __str__(self):
+        return self._impl
+    __repr__ = __str__
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DisabledSafetyCheck) and self._impl == other._impl
+
+    def __hash__(self) -> int:
+        return hash(self._impl)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Exported:
+    """A function lowered to StableHLO with its calling convention (JAX's fields).
+
+    `call(*args)` runs it (also under jit, vmap and grad, the derivative coming from its
+    exported VJP); `serialize(vjp_order)` gives JAX-compatible bytes.
+    """
+    fun_name: str
+    in_tree: PyTreeDef
+    in_avals: tuple
+    out_tree: PyTreeDef
+    out_avals: tuple
+    in_shardings_hlo: tuple
+    out_shardings_hlo: tuple
+    nr_devices: int
+    platforms: tuple
+    ordered_effects: tuple
+    unordered_effects: tuple
+    disabled_safety_checks: Sequence[DisabledSafetyCheck]
+    mlir_module_serialized: bytes
+    calling_convention_version: int
+    module_kept_var_idx: tuple
+    uses_global_constants: bool
+    _get_vjp: Callable | None
+
+    def mlir_module(self) -> str:
+        """The StableHLO module's text."""
+        return portable.module_text(self.mlir_module_serialized)
+
+    def __str__(self):
+        return f"Exported(fun_name={self.fun_name}, ...)"
+    __repr__ = __str__
+
+    def in_shardings_jax(self, mesh=None) -> tuple:
+        """The inputs' shardings: None each (funcad exports single-device programs)."""
+        return (None,) * len(self.in_avals)
+
+    def out_shardings_jax(self, mesh=None) -> tuple:
+        """The outputs' shardings: None each (funcad exports single-device programs)."""
+        return (None,) * len(self.out_avals)
+
+    def has_vjp(self) -> bool:
+        """Whether the VJP of this function is available (`vjp()`)."""
+        return self._get_vjp is not None
+
+    def vjp(self) -> "Exported":
+        """The exported VJP: flat primal arguments, then one cotangent per output ->
+        the cotangents of the flat arguments."""
+        if self._get_vjp is None:
+            raise ValueError("No VJP is available")
+        return self._get_vjp(self)
+
+    def serialize(self, vjp_order: int = 0) -> bytearray:
+        """jax.export's bytes for this function and `vjp_order` orders of its VJP."""
+        from ._serialization import serialize
+        return serialize(self, vjp_order=vjp_order)
+
+    def call(self, *args, **kwargs):
+        """Run the exported function on arguments of the exported structure, shapes and dtypes.
+
+        >>> import funcad, numpy as np
+        >>> exp = funcad.export.export(funcad.jit(lambda x: 2.0 * x))(np.ones(2, np.float32))
+        >>> exp.call(np.arange(2, dtype=np.float32))
+        Array([0., 2.], dtype=float32)
+        """
+        from ._call import call
+        return call(self)(*args, **kwargs)
+
+
+def deserialize(blob: bytes | bytearray) -> Exported:
+    """The `Exported` in bytes written by `Exported.serialize` (funcad's or JAX's).
+
+    The bytes must be trusted: running the function runs whatever custom calls it names.
+    """
+    from ._serialization import deserialize as _de
+    return _de(blob)
+
+
+def default_export_platform() -> str:
+    """The platform `export` lowers for by default: 'cpu', or 'cuda'/'rocm' on a GPU."""
+    from ..lowering import xla
+    if xla.default_backend() == "cpu":
+        return "cpu"
+    platform = str(xla.get_device("gpu").client.platform).lower()
+    return "rocm" if "rocm" in platform else "cuda"
+
+
+# ------------------------------------------------------------------ export ----
+
+# Custom calls whose ABI jaxlib keeps stable (the kernels funcad's lowerings call).
+_STABLE_TARGET = re.compile(r"(lapack_[a-z]+_ffi|cusolver_[a-z0-9]+_ffi|hipsolver_[a-z0-9]+_ffi|"
+                            r"cu_lu_pivots_to_permutation|hip_lu_pivots_to_permutation|"
+                            r"cusparse_gtsv2_ffi|cu_threefry2x32_ffi|hip_threefry2x32_ffi|"
+                            r"Sharding|SPMDFullToShardShape|SPMDShardToFullShape)$")
+
+
+def _check_custom_calls(text: str, disabled: Sequence[DisabledSafetyCheck]) -> None:
+    allowed = {c.is_custom_call() for c in disabled} - {None}
+    bad = sorted(t for t in portable.custom_call_targets(text)
+                 if not _STABLE_TARGET.match(t) and t not in allowed and "ALL" not in allowed)
+    if bad:
+        raise ValueError(
+            "Cannot serialize code with custom calls whose targets have no compatibility "
+            f"guarantees. Examples are: {', '.join(bad)}. You can disable the check for a target "
+            "by adding funcad.export.DisabledSafetyCheck.custom_call('<target>') to disabled_checks.")
+
+
+def _bool_literal(x) -> str:
+    if x.ndim == 0:
+        return "true" if x else "false"
+    return "[" + ", ".join(_bool_literal(r) for r in x) + "]"
+
+
+def _with_inline_consts(lowered) -> str:
+    """The lowered module with its hoisted constants (leading @main arguments) written as
+    constants in the module: an exported module takes only the function's arguments."""
+    text = lowered.text
+    if not lowered.const_args:
+        return text
+    nconst = len(lowered.const_args)
+    head, _, rest = text.partition("func.func public @main(")
+    params, _, rest = rest.partition(") -> (")
+    results, _, rest = rest.partition(") {\n")
+    parts = re.split(r", (?=%)", params)
+    consts, args = parts[:nconst], parts[nconst:]
+    lines = []
+    for p, value in zip(consts, lowered.const_args):
+        name, typ = p.split(": ", 1)
+        typ = typ.split(" {")[0]
+        value = np.asarray(value)
+        if value.dtype == float0:
+            value = np.zeros(value.shape, np.bool_)
+        if value.dtype == np.bool_:  # i1 as nested lists: the hex form of i1 differs by release
+            body = _bool_literal(value)
+        else:
+            body = '"0x' + np.ascontiguousarray(value.astype(value.dtype.newbyteorder("<"))).tobytes().hex().upper() + '"'
+        lines.append(f"    {name} = stablehlo.constant dense<{body}> : {typ}")
+    return (f"{head}func.func public @main({', '.join(args)}) -> ({results}) {{\n"
+            + "\n".join(lines) + "\n" + rest)
+
+
+def _module_for(closed, name: str, platform: str) -> str:
+    lowered = lower_jaxpr(closed, name, platform="cpu" if platform == "cpu" else "gpu")
+    if lowered.host_callbacks:
+        raise ValueError(f"cannot export {name}: it calls Python on the host (pure_callback or "
+                         "debug callbacks), which a serialized program cannot carry")
+    return _with_inline_consts(lowered)
+
+
+def _multi_platform(texts: list[str], in_avals, out_avals, name: str) -> str:
+    """One module for several platforms (JAX's convention): @main's first argument is the
+    platform's index in `platforms`, and a `stablehlo.case` runs that platform's body."""
+    funcs = []
+    for i, text in enumerate(texts):
+        funcs += portable.renamed_functions(text, f"_platform{i}_")[0]
+    args = [f"%arg{i}: {tensor_type(a)}" for i, a in enumerate(in_avals)]
+    outs = ", ".join(tensor_type(a) for a in out_avals)
+    names = ", ".join(f"%arg{i}" for i in range(len(in_avals)))
+    types = ", ".join(tensor_type(a) for a in in_avals)
+    branches = []
+    for i in range(len(texts)):
+        branches.append("{\n" f"      %r{i}:{len(out_avals)} = func.call @_platform{i}_main({names}) : "
+                        f"({types}) -> ({outs})\n"
+                        f"      stablehlo.return {', '.join(f'%r{i}#{k}' for k in range(len(out_avals)))} : {outs}\n"
+                        "    }")
+    lines = [f"module @jit_{name} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{",
+             f"  func.func public @main(%platform_index: tensor<i32>, {', '.join(args)}) -> ({outs}) {{",
+             f"    %0:{len(out_avals)} = \"stablehlo.case\"(%platform_index) ({', '.join(branches)}) : "
+             f"(tensor<i32>) -> ({outs})",
+             f"    return {', '.join(f'%0#{k}' for k in range(len(out_avals)))} : {outs}",
+             "  }", *funcs, "}", ""]
+    return "\n".join(lines)
+
+
+def _mark_static_shapes(text: str) -> str:
+    """JAX's module attribute saying that no dimension is symbolic."""
+    return re.sub(r"attributes \{", "attributes {jax.uses_shape_polymorphism = false, ", text, count=1)
+
+
+def _canonical_platforms(platforms) -> tuple:
+    if platforms is None:
+        return (default_export_platform(),)
+    if isinstance(platforms, str):
+        raise ValueError(f"platforms must be a sequence of platform names, not the string {platforms!r}")
+    out = tuple(str(p).lower() for p in platforms)
+    for p in out:
+        if p not in _PLATFORMS:
+            raise ValueError(f"funcad.export lowers for the platforms {_PLATFORMS}, not {p!r}")
+    if not out:
+        raise ValueError("platforms must name at least one platform")
+    return out
+
+
+def _exported_from_jaxpr(closed, in_tree, out_tree, name: str, platforms: tuple,
+                         disabled: tuple, primal_fun: Callable | None) -> Exported:
+    from ..transforms.passes import optimize
+    from ..transforms.jit_spmd import constrains
+    if constrains(closed):
+        raise ValueError(f"cannot export {name}: it constrains shardings; funcad.export exports "
+                         "single-device programs")
+    prepared = optimize(closed)
+    texts = [_module_for(prepared, name, p) for p in platforms]
+    for t in texts:
+        _check_custom_calls(t, disabled)
+    in_avals = tuple(ShapedArray(a.shape, a.dtype) for a in closed.in_avals)
+    out_avals = tuple(ShapedArray(a.shape, a.dtype) for a in closed.out_avals)
+    if len(platforms) > 1:
+        text = _multi_platform(texts, in_avals, out_avals, re.sub(r"\W", "_", name))
+    else:
+        text = texts[0]
+    module = portable.serialize(_mark_static_shapes(text))
+
+    def get_vjp(exp: Exported) -> Exported:
+        return _export_vjp(exp, closed, disabled)
+
+    return Exported(
+        fun_name=name, in_tree=in_tree, in_avals=in_avals, out_tree=out_tree, out_avals=out_avals,
+        in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
+        nr_devices=1, platforms=platforms, ordered_effects=(), unordered_effects=(),
+        disabled_safety_checks=disabled, mlir_module_serialized=module,
+        calling_convention_version=maximum_supported_calling_convention_version,
+        module_kept_var_idx=tuple(range(len(in_avals))), uses_global_constants=len(platforms) > 1,
+        _get_vjp=get_vjp)
+
+
+def _export_vjp(exp: Exported, closed, disabled: tuple) -> Exported:
+    """The VJP of the exported jaxpr, exported: (flat primals, flat output cotangents) ->
+    flat input cotangents (JAX's convention)."""
+    from ..core.staging import trace_to_jaxpr
+    from ..core.trace import eval_jaxpr
+    from ..transforms.api import vjp
+    n_in = len(exp.in_avals)
+
+    def fun_vjp(*args):
+        primals, cts = args[:n_in], args[n_in:]
+        _, pullback = vjp(lambda *xs: list(eval_jaxpr(closed.jaxpr, closed.consts, *xs)), *primals)
+        return tuple(pullback(list(cts)))
+
+    ct_avals = [ShapedArray(a.shape, a.dtype if np.issubdtype(a.dtype, np.inexact) else float0)
+                for a in exp.out_avals]
+    avals = list(exp.in_avals) + ct_avals
+    vjp_closed = trace_to_jaxpr(fun_vjp, avals, name=f"vjp({exp.fun_name})")
+    in_tree = tree_flatten(((0,) * len(avals), {}))[1]
+    out_tree = tree_flatten((0,) * n_in)[1]
+    return _exported_from_jaxpr(vjp_closed, in_tree, out_tree, f"vjp({exp.fun_name})",
+                                exp.platforms, disabled, None)
+
+
+def export(fun_jit, *, platforms: Sequence[str] | None = None,
+           disabled_checks: Sequence[DisabledSafetyCheck] = ()) -> Callable[..., Exported]:
+    """Export a jitted function: `export(jit(f))(*args_specs, **kwargs_specs)` lowers it for
+    arguments like the given arrays or `funcad.ShapeDtypeStruct`s (concrete shapes).
+
+    >>> import funcad, numpy as np
+    >>> exp = funcad.export.export(funcad.jit(funcad.numpy.sin))(np.zeros(3, np.float32))
+    >>> exp.in_avals, exp.platforms
+    ((ShapedArray(float32[3]),), ('cpu',))
+    >>> rehydrated = funcad.export.deserialize(exp.serialize())
+    >>> rehydrated.call(np.full(3, 0.5, np.float32))
+    Array([0.47942555, 0.47942555, 0.47942555], dtype=float32)
+    """
+    from ..transforms.jit import Jitted
+    if not isinstance(fun_jit, Jitted):
+        raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
+    if fun_jit.in_shardings is not None or fun_jit.out_shardings is not None:
+        raise ValueError("funcad.export exports single-device programs: jit the function "
+                         "without in_shardings/out_shardings")
+    disabled = tuple(disabled_checks)
+    for c in disabled:
+        if not isinstance(c, DisabledSafetyCheck):
+            raise ValueError(f"disabled_checks must hold DisabledSafetyCheck values, not {c!r}")
+
+    def do_export(*args_specs, **kwargs_specs) -> Exported:
+        for leaf in tree_flatten((args_specs, kwargs_specs))[0]:
+            if any(not isinstance(d, (int, np.integer)) for d in getattr(leaf, "shape", ())):
+                raise ValueError(f"funcad.export needs concrete shapes, got {leaf.shape}: shape "
+                                 "polymorphism (symbolic dimensions) is not supported")
+        traced = fun_jit.trace(*args_specs, **kwargs_specs)
+        return _exported_from_jaxpr(traced.jaxpr, traced.in_tree, traced.out_tree, traced.fun_name,
+                                    _canonical_platforms(platforms), disabled, None)
+    return do_export
+
