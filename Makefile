@@ -18,7 +18,7 @@ XLA_TESTS := tests/test_jit.py tests/test_jaxlib_range.py tests/test_dispatch.py
              tests/test_callbacks.py tests/test_callbacks_effects.py \
              tests/test_rng_bits.py tests/test_dot_algorithm.py tests/test_accuracy.py tests/test_rng_impls.py \
              tests/test_toplevel_cfg2.py tests/test_sharding_inspect.py tests/test_profiler.py \
-             tests/test_misc_options.py
+             tests/test_misc_options.py tests/test_export.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,7 @@ $(OLD)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(OLD)
 	$(OLD)/bin/python -m pip install -q --upgrade pip
 	$(OLD)/bin/python -m pip install -q 'jax==$(OLDEST_JAX)' 'jaxlib==$(OLDEST_JAX)' numpy scipy \
-	    'pytest>=8' 'pytest-xdist>=3' 'hypothesis>=6'
+	    'flatbuffers>=2.0' 'pytest>=8' 'pytest-xdist>=3' 'hypothesis>=6'
 	$(OLD)/bin/python -m pip install -q --no-deps -e .
 	touch $@
 

@@ -48,7 +48,9 @@ def _abstract(*avals, exported):
 
 def _impl(*args, exported):
     from ..core.staging import trace_to_jaxpr
+    from ..core.avals import aval_of
     from ..transforms.jit import executable_for
+    _abstract(*[aval_of(a) for a in args], exported=exported)  # JAX's errors for wrong arguments
     closed = _one_call.get(exported)
     if closed is None:
         closed = _one_call[exported] = trace_to_jaxpr(

@@ -10,7 +10,8 @@ import numpy as np
 
 from ..core.avals import ShapedArray, float0
 from ..core.errors import FuncadError
-from ..core.pytree import PyTreeDef, tree_flatten
+from ..core.pytree import PyTreeDef, tree_flatten, tree_map
+from ..core.staging import ShapeDtypeStruct
 from ..lowering import portable
 from ..lowering.stablehlo import lower_jaxpr, tensor_type
 
@@ -338,6 +339,10 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
             if any(not isinstance(d, (int, np.integer)) for d in getattr(leaf, "shape", ())):
                 raise ValueError(f"funcad.export needs concrete shapes, got {leaf.shape}: shape "
                                  "polymorphism (symbolic dimensions) is not supported")
+        # specs trace as arrays of their shape and dtype (broadcast views: no memory)
+        args_specs, kwargs_specs = tree_map(
+            lambda a: np.broadcast_to(np.zeros((), a.dtype), a.shape)
+            if isinstance(a, ShapeDtypeStruct) else a, (args_specs, kwargs_specs))
         traced = fun_jit.trace(*args_specs, **kwargs_specs)
         return _exported_from_jaxpr(traced.jaxpr, traced.in_tree, traced.out_tree, traced.fun_name,
                                     _canonical_platforms(platforms), disabled, None)
