@@ -56,6 +56,8 @@ NO_PYTHON = {
     "debug_print",
     # A call of the user's Python function: NumPy source cannot name it.
     "pure_callback", "debug_callback", "io_callback", "inspect_sharding",
+    # A call of a serialized StableHLO module (funcad.export): NumPy source cannot run it.
+    "call_exported",
     # See NO_BATCH.
     "custom_lin",
     # Per-device programs over a mesh and their collectives: a NumPy program has no

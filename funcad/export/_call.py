@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core.avals import float0
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path
-from ..core.trace import batch_rules, lowering_rules
+from ..core.trace import batch_rules, jvp_rules, lowering_rules
 from ..lowering import portable
 from ..primitives._base import new_primitive
 
@@ -107,6 +107,15 @@ def _lower(ctx, *args, exported):
 lowering_rules[call_exported_p] = _lower
 
 
+def _no_jvp(primals, tangents, *, exported):
+    raise ValueError(f"the exported function '{exported.fun_name}' has no forward-mode derivative: "
+                     "an exported function is differentiated in reverse mode (grad, vjp) with its "
+                     "serialized VJP; export it with serialize(vjp_order=1) or more")
+
+
+jvp_rules[call_exported_p] = _no_jvp
+
+
 def _batch(vals, dims, *, axis_size, exported):
     """vmap: the exported function applied to each batch entry in turn (its module is
     fixed to the exported shapes)."""
@@ -158,3 +167,14 @@ def call(exported):
         return exported.out_tree.unflatten(f_flat(*leaves))
     return f_imported
 
+
+
+def _register_sparsity() -> None:
+    """Sparse Jacobians see an exported call as dense (its module is opaque) and never
+    run it to fold constants."""
+    from ..transforms.sparsity import _interp, rules
+    _interp.dep_rules[call_exported_p] = rules.dense
+    _interp.NO_FOLD.add(call_exported_p)
+
+
+_register_sparsity()
