@@ -9,7 +9,6 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..core.avals import ShapedArray, float0
-from ..core.errors import FuncadError
 from ..core.pytree import PyTreeDef, tree_flatten, tree_map
 from ..core.staging import ShapeDtypeStruct
 from ..lowering import portable

@@ -340,7 +340,7 @@ def _read_exported(t: _T):
         _get_vjp=None if vjp is None else (lambda _: _read_exported(vjp)))
 
 
-def deserialize(blob) -> "Exported":  # noqa: F821
+def deserialize(blob):
     """The `Exported` that jax.export's (or funcad's) `serialize` wrote into `blob`."""
     buf = bytearray(blob)
     root = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, 0)

@@ -65,7 +65,6 @@ def renamed_functions(text: str, prefix: str) -> tuple[list[str], list[str], lis
     from jaxlib.mlir import ir
     with xla._mlir_context():
         module = ir.Module.parse(text)
-        table = ir.SymbolTable(module.operation)
         names = []
         for op in module.body.operations:
             if op.operation.name != "func.func":
@@ -81,7 +80,6 @@ def renamed_functions(text: str, prefix: str) -> tuple[list[str], list[str], lis
                 main = op
         if main is None:
             raise ValueError("the exported module has no @main function")
-        del table
         ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
         ins, outs = [str(t) for t in ftype.inputs], [str(t) for t in ftype.results]
         funcs = [op.operation.get_asm(enable_debug_info=False) for op in module.body.operations]
