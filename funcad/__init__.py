@@ -35,6 +35,7 @@ from ._make_array import (make_array_from_callback, make_array_from_process_loca
 from ._closure import closure_convert, custom_gradient
 from ._callback import pure_callback
 from .transforms.shard_map import shard_map
+from .transforms.smap import smap
 from .transforms.pmap import pmap
 from . import ad_checkpoint  # noqa: F401  (checkpoint_name, print_saved_residuals)
 from .ad_checkpoint import checkpoint_policies
@@ -54,9 +55,9 @@ from ._toplevel import (check_tracer_leaks, checking_leaks, copy_to_host_async, 
 # Errors leaving the public entry points (and the functions they return) show
 # the user's frames only; see funcad/core/traceback_util.py.
 (grad, value_and_grad, jvp, vjp, linearize, linear_transpose, vmap, jacfwd, jacrev, jacobian,
- hessian, make_jaxpr, checkpoint, shard_map) = map(_boundary, (
+ hessian, make_jaxpr, checkpoint, shard_map, smap) = map(_boundary, (
     grad, value_and_grad, jvp, vjp, linearize, linear_transpose, vmap, jacfwd, jacrev, jacobian,
-    hessian, make_jaxpr, checkpoint, shard_map))
+    hessian, make_jaxpr, checkpoint, shard_map, smap))
 remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
@@ -105,7 +106,7 @@ __all__ = ["Array", "BackendError", "block_until_ready", "check_tracer_leaks", "
            "numpy_rank_promotion",
            "optimize", "P", "pmap", "print_environment_info", "process_count", "process_index",
            "process_indices", "pure_callback", "remat", "reshard", "set_mesh", "Shard", "ShapeDtypeStruct",
-           "shard_map", "sparse_hessian", "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev",
+           "shard_map", "smap", "sparse_hessian", "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev",
            "SparseMatrix", "stages", "stop_gradient", "threefry_partitionable", "to_python",
            "TracerLeakError", "transfer_guard", "transfer_guard_device_to_device",
            "transfer_guard_device_to_host", "transfer_guard_host_to_device", "typeof", "typing", "UnsupportedError", "value_and_grad", "version", "vjp",
