@@ -35,6 +35,7 @@ from ._make_array import (make_array_from_callback, make_array_from_process_loca
 from ._closure import closure_convert, custom_gradient
 from ._callback import pure_callback
 from .transforms.shard_map import shard_map
+from .transforms.smap import smap
 from .transforms.pmap import pmap
 from . import ad_checkpoint  # noqa: F401  (checkpoint_name, print_saved_residuals)
 from .ad_checkpoint import checkpoint_policies
@@ -43,7 +44,8 @@ from .transforms.fwd_and_bwd import fwd_and_bwd
 from . import dtypes, errors, typing  # noqa: F401  (JAX's jax.dtypes, jax.errors, jax.typing)
 from . import dlpack, stages, version  # noqa: F401  (JAX's jax.dlpack, jax.stages, jax.version)
 from .core.errors import InfError
-from ._toplevel import (check_tracer_leaks, checking_leaks, copy_to_host_async, effects_barrier, debug_infs, debug_nans, default_device,
+from ._toplevel import (check_tracer_leaks, checking_leaks, copy_to_host_async, effects_barrier,
+                        enable_custom_prng, debug_infs, debug_nans, default_device,
                         default_matmul_precision, enable_checks, explain_cache_misses, host_count,
                         host_id, host_ids, legacy_prng_key, live_arrays, log_compiles, no_execution, no_tracing,
                         numpy_dtype_promotion, numpy_rank_promotion, print_environment_info,
@@ -53,9 +55,9 @@ from ._toplevel import (check_tracer_leaks, checking_leaks, copy_to_host_async, 
 # Errors leaving the public entry points (and the functions they return) show
 # the user's frames only; see funcad/core/traceback_util.py.
 (grad, value_and_grad, jvp, vjp, linearize, linear_transpose, vmap, jacfwd, jacrev, jacobian,
- hessian, make_jaxpr, checkpoint, shard_map) = map(_boundary, (
+ hessian, make_jaxpr, checkpoint, shard_map, smap) = map(_boundary, (
     grad, value_and_grad, jvp, vjp, linearize, linear_transpose, vmap, jacfwd, jacrev, jacobian,
-    hessian, make_jaxpr, checkpoint, shard_map))
+    hessian, make_jaxpr, checkpoint, shard_map, smap))
 remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
@@ -92,7 +94,7 @@ __all__ = ["Array", "BackendError", "block_until_ready", "check_tracer_leaks", "
            "copy_to_host_async", "custom_gradient", "custom_jvp", "custom_vjp", "debug_infs",
            "debug_nans", "default_backend", "default_device", "default_matmul_precision", "default_prng_impl",
            "Device", "device_count", "device_get", "device_put", "devices", "disable_jit",
-           "dlpack", "dtypes", "effects_barrier", "enable_checks", "enable_x64", "ensure_compile_time_eval", "errors",
+           "dlpack", "dtypes", "effects_barrier", "enable_checks", "enable_custom_prng", "enable_x64", "ensure_compile_time_eval", "errors",
            "eval_jaxpr", "eval_shape", "explain_cache_misses", "float0", "FuncadError", "FuncadTypeError", "fwd_and_bwd",
            "get_abstract_mesh", "get_mesh", "grad", "hessian", "hessian_sparsity", "host_count",
            "host_id", "host_ids", "InfError", "legacy_prng_key", "softmax_custom_jvp", "jacfwd", "jacobian", "jacobian_sparsity", "jacrev",
@@ -104,7 +106,7 @@ __all__ = ["Array", "BackendError", "block_until_ready", "check_tracer_leaks", "
            "numpy_rank_promotion",
            "optimize", "P", "pmap", "print_environment_info", "process_count", "process_index",
            "process_indices", "pure_callback", "remat", "reshard", "set_mesh", "Shard", "ShapeDtypeStruct",
-           "shard_map", "sparse_hessian", "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev",
+           "shard_map", "smap", "sparse_hessian", "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev",
            "SparseMatrix", "stages", "stop_gradient", "threefry_partitionable", "to_python",
            "TracerLeakError", "transfer_guard", "transfer_guard_device_to_device",
            "transfer_guard_device_to_host", "transfer_guard_host_to_device", "typeof", "typing", "UnsupportedError", "value_and_grad", "version", "vjp",

@@ -29,7 +29,7 @@ from .core.pytree import tree_leaves
 from .lowering import xla
 from .lowering.array import Array, ShardedArray
 
-__all__ = ["check_tracer_leaks", "checking_leaks", "copy_to_host_async", "debug_infs", "effects_barrier", "debug_nans", "default_device",
+__all__ = ["check_tracer_leaks", "checking_leaks", "copy_to_host_async", "debug_infs", "effects_barrier", "enable_custom_prng", "debug_nans", "default_device",
            "default_matmul_precision", "enable_checks", "explain_cache_misses", "host_count",
            "host_id", "host_ids", "legacy_prng_key", "live_arrays", "log_compiles", "no_execution", "no_tracing",
            "numpy_dtype_promotion", "numpy_rank_promotion", "print_environment_info",
@@ -86,6 +86,16 @@ def checking_leaks() -> _OptionScope:
     return check_tracer_leaks(True)
 
 
+enable_custom_prng = _scope("enable_custom_prng", True, """`with funcad.enable_custom_prng(True):`
+funcad.random's `PRNGKey`, `split`, `fold_in` and `clone` return typed key arrays (as
+`funcad.random.key` does) and a raw uint32 key passed to a funcad.random function warns
+(FutureWarning), as JAX's option does; the bits are unchanged.
+
+>>> import funcad, funcad.random as fr
+>>> with funcad.enable_custom_prng(True):
+...     print(fr.PRNGKey(0).dtype)
+key<fry>
+""")
 log_compiles = _scope("log_compiles", True, """`with funcad.log_compiles(True):` each jit trace and
 XLA compilation is logged at WARNING level on the "funcad" logger.""")
 no_tracing = _scope("no_tracing", True, """`with funcad.no_tracing(True):` a jitted function that would

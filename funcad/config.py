@@ -25,6 +25,7 @@ or for a block of code with `override`.
 | legacy_prng_key      | "allow" ("warn", "error")    | FUNCAD_LEGACY_PRNG_KEY=error  |
 | softmax_custom_jvp   | False                        | FUNCAD_SOFTMAX_CUSTOM_JVP=1   |
 | check_tracer_leaks   | False                        | FUNCAD_CHECK_TRACER_LEAKS=1   |
+| enable_custom_prng   | False                        | FUNCAD_ENABLE_CUSTOM_PRNG=1   |
 
 Every option is also accepted under JAX's name, `jax_<option>`
 (`funcad.config.update("jax_debug_nans", True)`), and those JAX has as context managers
@@ -272,6 +273,9 @@ _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
     "check_tracer_leaks": (_bool, *_flag("check_tracer_leaks"), "FUNCAD_CHECK_TRACER_LEAKS",
                            "raise TracerLeakError when a public call returns while a tracer of a "
                            "transformation it ran is still held (a global, closure, list, attribute)"),
+    "enable_custom_prng": (_bool, *_flag("enable_custom_prng"), "FUNCAD_ENABLE_CUSTOM_PRNG",
+                           "funcad.random's PRNGKey, split, fold_in and clone return typed keys, and "
+                           "raw keys passed to it warn (FutureWarning), as JAX's option"),
     "default_backend": (_backend, _get_backend, _set_backend, "FUNCAD_BACKEND",
                         "backend jit uses when none is given: 'cpu', 'gpu' or None (automatic)"),
     "jit_cache_size": (_cache_size, _get_cache_size, _set_cache_size, "FUNCAD_JIT_CACHE_SIZE",

@@ -1,5 +1,5 @@
 """JAX's `jax.custom_derivatives`: custom_jvp, custom_vjp, custom_gradient,
-closure_convert, SymbolicZero and zero_from_primal, as funcad has them.
+closure_convert, linear_call, SymbolicZero and zero_from_primal, as funcad has them.
 
 >>> import funcad
 >>> from funcad.custom_derivatives import zero_from_primal
@@ -15,9 +15,10 @@ from .core.pytree import tree_map as _tree_map
 from .primitives._base import zeros_tangent as _zeros_tangent
 from .transforms.custom import SymbolicZero, custom_jvp, custom_vjp
 from .transforms.custom_calls import custom_jvp_call_p, custom_vjp_call_p
+from .transforms.linear_call import linear_call
 
 __all__ = ["SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp", "custom_jvp_call_p",
-           "custom_vjp", "custom_vjp_call_p", "zero_from_primal"]
+           "custom_vjp", "custom_vjp_call_p", "linear_call", "zero_from_primal"]
 
 
 def zero_from_primal(val: _Any, symbolic_zeros: bool = False) -> _Any:

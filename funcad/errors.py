@@ -13,8 +13,10 @@ too; UnexpectedTracerError is a RuntimeError too).
 ...     print(type(e).__name__, isinstance(e, funcad.errors.ConcretizationTypeError))
 TracerBoolConversionError True
 
-JAX's `KeyReuseError` (funcad has no key-reuse checker), `InconclusiveDimensionOperation`
-(no shape polymorphism) and `JaxRuntimeError` (jaxlib's own class) are not here.
+`JaxRuntimeError` is jaxlib's own class (what a jitted program that fails while running
+raises, as in JAX; loaded with the backend on first use). JAX's `KeyReuseError` (funcad
+has no key-reuse checker) and `InconclusiveDimensionOperation` (no shape polymorphism) are
+not here.
 """
 from .core.errors import (BaseIndexError as JAXIndexError, BaseTypeError as JAXTypeError,
                           ConcretizationError as ConcretizationTypeError, JaxprTypeError,
@@ -24,4 +26,11 @@ from .core.errors import (BaseIndexError as JAXIndexError, BaseTypeError as JAXT
 
 __all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxprTypeError",
            "NonConcreteBooleanIndexError", "TracerArrayConversionError", "TracerBoolConversionError",
-           "TracerIntegerConversionError", "UnexpectedTracerError"]
+           "TracerIntegerConversionError", "UnexpectedTracerError", "JaxRuntimeError"]
+
+
+def __getattr__(name: str):
+    if name == "JaxRuntimeError":  # jaxlib's class: importing it starts the backend, so on use
+        from .lowering.xla import runtime_error_class
+        return runtime_error_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -73,8 +73,9 @@ LINEAR = {
     "triangular_solve", "tridiagonal_solve", "optimization_barrier", "custom_lin", "real", "imag", "conj", "complex",
     "sharding_constraint", "psum", "psum_invariant", "pvary", "all_gather", "psum_scatter",
     "ppermute", "all_to_all", "shard_map", "reduce_precision",
-    # linear_solve is linear in b (its transpose solves with the transposed operator).
-    "linear_solve",
+    # linear_solve is linear in b (its transpose solves with the transposed operator);
+    # linear_call in its linear inputs (its transpose is the user's).
+    "linear_solve", "linear_call",
     # Higher-order primitives transpose their bodies; debug_print and debug_callback
     # pass cotangents by.
     "jit", "checkpoint", "cond", "while", "scan", "debug_print", "debug_callback",
@@ -91,7 +92,7 @@ def test_the_registry_is_found():
     assert len(BY_NAME) == len(PRIMS), "two primitives share a name"
     # every call primitive is declared once, by transforms/calls.define_call
     assert {p.name for p in T.call_rules} == {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call",
-                                                "linear_solve", "custom_vmap_call"}
+                                                "linear_solve", "custom_vmap_call", "linear_call"}
 
 
 def test_exception_lists_name_real_primitives():

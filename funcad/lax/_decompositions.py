@@ -6,6 +6,9 @@ JAX's signatures and output order (`eigh` returns `(v, w)`, `svd` returns
 """
 from __future__ import annotations
 
+import enum
+import warnings
+
 from ..core.avals import aval_of as _aval_of
 from ..core.errors import FuncadValueError as _FuncadValueError
 from ..primitives import decompositions as _D
@@ -14,7 +17,34 @@ from ..primitives.structural import broadcast_in_dim, slice as _slice
 from ..primitives.indexing import take_along_axis
 from ..primitives.elementwise import stop_gradient
 
-__all__ = ["eig", "eigh", "svd", "qr", "geqrf", "householder_product", "schur", "hessenberg"]
+__all__ = ["eig", "eigh", "svd", "qr", "geqrf", "householder_product", "schur", "hessenberg",
+           "EigImplementation", "EighImplementation", "SvdAlgorithm"]
+
+
+class EigImplementation(enum.Enum):
+    """JAX's choice of kernel for `eig`: LAPACK on the CPU; the GPU ones (MAGMA, cuSOLVER)
+    are refused, as JAX refuses them on the CPU."""
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
+class EighImplementation(enum.Enum):
+    """JAX's choice of algorithm for `eigh`: QR (LAPACK's syevd, the CPU's); Jacobi and
+    QDWH are refused on the CPU, as JAX refuses them."""
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+class SvdAlgorithm(enum.Enum):
+    """JAX's choice of algorithm for `svd`: DEFAULT and DIVIDE_AND_CONQUER are LAPACK's
+    gesdd, QR its gesvd; Jacobi and polar are refused on the CPU, as JAX refuses them."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
 
 
 def _symmetrize(x):
@@ -22,7 +52,8 @@ def _symmetrize(x):
 
 
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalues: bool = True,
-         subset_by_index: tuple[int, int] | None = None):
+         subset_by_index: tuple[int, int] | None = None,
+         implementation: EighImplementation | None = None):
     """Eigendecomposition of symmetric matrices `[..., n, n]`: `(v, w)` with
     `x @ v == v * w`, eigenvalues ascending, eigenvectors in the columns of v.
 
@@ -35,6 +66,10 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
     >>> w.tolist()
     [1.0, 3.0]
     """
+    if implementation == EighImplementation.QDWH:
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    if implementation == EighImplementation.JACOBI:
+        raise NotImplementedError("Jacobi implementation is not supported on CPU")
     sh = _aval_of(x).shape
     if len(sh) < 2 or sh[-1] != sh[-2]:
         raise _FuncadValueError(f"eigh takes square matrices [..., n, n], got shape {tuple(sh)}; "
@@ -54,16 +89,29 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
     return v, w
 
 
-def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True,
+        subset_by_index: tuple[int, int] | None = None, algorithm: SvdAlgorithm | None = None):
     """Singular value decomposition of matrices `[..., m, n]`: `(u, s, vh)` with
     `x == u[..., :, :k] * s @ vh[..., :k, :]`, or `s` alone with
-    `compute_uv=False`; singular values descending.
+    `compute_uv=False`; singular values descending. `algorithm` picks LAPACK's
+    kernel as JAX does on the CPU (gesdd, or gesvd for `SvdAlgorithm.QR`);
+    `subset_by_index` may only name all singular values there (as in JAX).
 
     >>> import numpy as np, funcad.lax as lax
     >>> lax.linalg.svd(np.diag([1.0, 3.0]), compute_uv=False).tolist()
     [3.0, 1.0]
     """
-    outs = _D.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    if algorithm in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
+        raise NotImplementedError("The SVD Jacobi and Polar algorithms are not implemented on CPU.")
+    if algorithm is not None and not isinstance(algorithm, SvdAlgorithm):
+        raise TypeError(f"svd: algorithm must be None or a funcad.lax.linalg.SvdAlgorithm, got {algorithm!r}")
+    m, n = _aval_of(x).shape[-2:]
+    if subset_by_index is not None and full_matrices and tuple(subset_by_index) != (0, min(m, n)):
+        raise ValueError("full_matrices and subset_by_index cannot both be set")
+    if not (subset_by_index is None or tuple(subset_by_index) == (0, min(m, n))):
+        raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
+    driver = "gesvd" if algorithm == SvdAlgorithm.QR else "gesdd"
+    outs = _D.svd(x, full_matrices=full_matrices, compute_uv=compute_uv, driver=driver)
     if not compute_uv:
         return outs[0]
     s, u, vh = outs
@@ -152,7 +200,8 @@ def householder_product(a, taus):
 
 
 def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
-        enable_eigvec_derivs: bool = False):
+        enable_eigvec_derivs: bool = False, implementation: EigImplementation | None = None,
+        use_magma: bool | None = None):
     """Eigendecomposition of general square matrices `[..., n, n]`: the list
     `[w, vl, vr]` (the eigenvectors only where asked for), all complex, with
     `x @ vr == vr * w` and `vl^H @ x == w[:, None] * vl^H`. Each eigenvector has
@@ -167,6 +216,11 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
     >>> w.tolist()
     [1j, -1j]
     """
+    if use_magma is not None:
+        warnings.warn("use_magma is deprecated, please use implementation=EigImplementation.MAGMA "
+                      "instead.", DeprecationWarning, stacklevel=2)
+    if implementation and implementation != EigImplementation.LAPACK:
+        raise ValueError("Only the lapack implementation is supported on CPU.")
     from ..primitives import eig as _eig
     return list(_eig.eig(x, compute_left_eigenvectors, compute_right_eigenvectors,
                          enable_eigvec_derivs))

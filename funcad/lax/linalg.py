@@ -103,9 +103,11 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 
 # The eigen, singular value and QR decompositions (funcad/primitives/decompositions.py).
-from ._decompositions import eig, eigh, geqrf, hessenberg, householder_product, qr, schur, svd  # noqa: E402
+from ._decompositions import (eig, eigh, geqrf, hessenberg, householder_product, qr, schur, svd,  # noqa: E402
+                              EigImplementation, EighImplementation, SvdAlgorithm)
 
-__all__ += ["eig", "eigh", "geqrf", "hessenberg", "householder_product", "qr", "schur", "svd"]
+__all__ += ["eig", "eigh", "geqrf", "hessenberg", "householder_product", "qr", "schur", "svd",
+            "EigImplementation", "EighImplementation", "SvdAlgorithm"]
 
 # The polar decomposition by QDWH (funcad/lax/_qdwh.py).
 from ._qdwh import qdwh  # noqa: E402

@@ -111,6 +111,12 @@ def _load():
     return _xc
 
 
+def runtime_error_class() -> type:
+    """jaxlib's class for errors raised while XLA runs a program (JAX's
+    `jax.errors.JaxRuntimeError`; `XlaRuntimeError` in older jaxlibs)."""
+    return _load().XlaRuntimeError
+
+
 # XLA's element type for each narrow dtype of ml_dtypes; older jaxlibs lack some (jaxlib
 # 0.6 has no float6 types).
 _XLA_TYPES = {"bfloat16": "BF16", "float8_e4m3fn": "F8E4M3FN", "float8_e5m2": "F8E5M2",

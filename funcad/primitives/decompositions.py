@@ -244,7 +244,7 @@ def _svd_shapes(shape, full_matrices):
     return tuple(b) + (k,), tuple(b) + (m, m if full_matrices else k), tuple(b) + (n if full_matrices else k, n)
 
 
-def _svd_aval(x, *, full_matrices, compute_uv):
+def _svd_aval(x, *, full_matrices, compute_uv, driver="gesdd"):
     _check_matrix("svd", x)
     s, u, vt = _svd_shapes(x.shape, full_matrices)
     outs = [ShapedArray(s, _real_dtype(x.dtype))]
@@ -253,7 +253,7 @@ def _svd_aval(x, *, full_matrices, compute_uv):
     return outs
 
 
-def _svd_impl(x, *, full_matrices, compute_uv):
+def _svd_impl(x, *, full_matrices, compute_uv, driver="gesdd"):
     x = np.asarray(x)
     if 0 in x.shape[-2:]:  # NumPy's answer: no singular values, identity bases
         if not compute_uv:
@@ -261,10 +261,10 @@ def _svd_impl(x, *, full_matrices, compute_uv):
         u, s, vt = np.linalg.svd(x, full_matrices=full_matrices)
         return [s, u, vt]
     s_sh, u_sh, vt_sh = (sh[len(x.shape) - 2:] for sh in _svd_shapes(x.shape, full_matrices))
-    gesdd = _lapack("gesdd", x.dtype)
+    kernel = _lapack(driver, x.dtype)
 
     def one(a):
-        u, s, vt, info = gesdd(a, compute_uv=int(compute_uv), full_matrices=int(full_matrices))
+        u, s, vt, info = kernel(a, compute_uv=int(compute_uv), full_matrices=int(full_matrices))
         return ((s, u, vt) if compute_uv else (s,)), info
     outs = [(s_sh[-1:], _real_dtype(x.dtype))] + ([(u_sh, x.dtype), (vt_sh, x.dtype)] if compute_uv else [])
     return _per_matrix(x, one, outs)
@@ -273,12 +273,13 @@ def _svd_impl(x, *, full_matrices, compute_uv):
 svd_p = new_primitive("svd", _svd_impl, _svd_aval, multiple_results=True)
 
 
-def svd(x, full_matrices: bool = True, compute_uv: bool = True):
-    """[s, u, vt] (or [s]) with x = u * s @ vt, singular values descending."""
-    return svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+def svd(x, full_matrices: bool = True, compute_uv: bool = True, driver: str = "gesdd"):
+    """[s, u, vt] (or [s]) with x = u * s @ vt, singular values descending; `driver` is
+    LAPACK's kernel, 'gesdd' (divide and conquer) or 'gesvd' (QR iteration)."""
+    return svd_p.bind(x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv), driver=driver)
 
 
-def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, driver="gesdd"):
     (a,), (da,) = primals, tangents
     *_, m, n = shape_of(a)
     if compute_uv and full_matrices and m != n:
@@ -286,10 +287,10 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
             f"the derivative of svd(full_matrices=True) of a non-square {m}x{n} matrix is undefined: "
             f"its {max(m, n) - min(m, n)} extra singular vectors are any orthonormal completion. "
             "Use full_matrices=False (as JAX requires), or compute_uv=False for singular values only")
-    outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv, driver=driver)
     if da is None:
         return outs, [None] * len(outs)
-    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True) if not (compute_uv and m == n) else outs
+    s, u, vt = svd_p.bind(a, full_matrices=False, compute_uv=True, driver=driver) if not (compute_uv and m == n) else outs
     ut, v = H(u), H(vt)
     ds_mat = mm(mm(ut, da), v)
     ds = _re(_diag(ds_mat))
@@ -328,7 +329,7 @@ def _eye_hlo(ctx, dtype, shape):
     return ctx.op1("stablehlo.convert", [compare(ctx, r, c, "EQ")], ShapedArray(shape, dtype))
 
 
-def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
+def _svd_lowering(ctx, x, *, full_matrices, compute_uv, driver="gesdd"):
     *batch, m, n = x.aval.shape
     batch = tuple(batch)
     s_shape, u_shape, vt_shape = _svd_shapes(x.aval.shape, full_matrices)
@@ -341,7 +342,7 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv):
     mode = "N" if not compute_uv else ("A" if full_matrices else "S")
     avals = [x.aval, ShapedArray(s_shape, _real_dtype(dt)), ShapedArray(u_shape, dt), ShapedArray(vt_shape, dt),
              ShapedArray(batch, np.int32)]
-    _, s, u, vt, info = lapack.ffi_call(ctx, lapack.lapack_target("gesdd", dt), [x], avals,
+    _, s, u, vt, info = lapack.ffi_call(ctx, lapack.lapack_target(driver, dt), [x], avals,
                                         attrs={"mode": lapack.char(mode)}, aliases={0: 0})
     outs = [s, u, vt] if compute_uv else [s]
     return [_nan_if_failed(ctx, info, o) for o in outs]
@@ -354,6 +355,11 @@ lowering_rules[svd_p] = _svd_lowering
 
 def _svd_source(eqn, a):
     p = eqn.params
+    if p.get("driver", "gesdd") != "gesdd":  # NumPy's svd is gesdd; SciPy's takes the driver
+        uv = "" if p["compute_uv"] else ", compute_uv=False"
+        call = (f"__import__('scipy.linalg', fromlist=['svd']).svd({a[0]}, full_matrices={p['full_matrices']}"
+                f"{uv}, lapack_driver={p['driver']!r})")
+        return f"(lambda r: [r[1], r[0], r[2]])({call})" if p["compute_uv"] else f"[{call}]"
     if not p["compute_uv"]:
         return f"[np.linalg.svd({a[0]}, compute_uv=False)]"
     return f"(lambda r: [r[1], r[0], r[2]])(np.linalg.svd({a[0]}, full_matrices={p['full_matrices']}))"

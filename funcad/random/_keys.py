@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core import prng_settings
+from ..core import options, prng_settings
 from ..core.avals import aval_of
 from ..core.trace import Tracer
 from ..primitives import elementwise as E
@@ -91,6 +91,9 @@ def check_legacy(key, stacklevel: int = 3) -> None:
         raise ValueError(_LEGACY_TEXT)
     if level == "warn":
         warnings.warn(_LEGACY_TEXT, stacklevel=stacklevel + 1)
+    elif options.enable_custom_prng:
+        warnings.warn("Raw arrays as random keys to funcad.random functions are deprecated. "
+                      "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=stacklevel + 1)
 
 
 def check_key(name: str, key, allow_batched: bool = False):
@@ -286,8 +289,9 @@ def split_key(key, shape: tuple):
 # ------------------------------------------------------------------ public ----
 
 def _rewrap(like, data, impl):
-    """New keys typed like the keys they came from: typed in, typed out."""
-    return PRNGKeyArray(data, impl) if isinstance(like, PRNGKeyArray) else data
+    """New keys typed like the keys they came from: typed in, typed out (always typed
+    with JAX's `enable_custom_prng` option on)."""
+    return PRNGKeyArray(data, impl) if isinstance(like, PRNGKeyArray) or options.enable_custom_prng else data
 
 
 def PRNGKey(seed, *, impl=None) -> "np.ndarray":
@@ -299,7 +303,9 @@ def PRNGKey(seed, *, impl=None) -> "np.ndarray":
     >>> PRNGKey(42)
     Array([ 0, 42], dtype=uint32)
     """
-    return _seed_data("PRNGKey", seed, resolve_impl(impl, who="PRNGKey"))
+    impl = resolve_impl(impl, who="PRNGKey")
+    data = _seed_data("PRNGKey", seed, impl)
+    return PRNGKeyArray(data, impl) if options.enable_custom_prng else data
 
 
 def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:

@@ -340,13 +340,15 @@ class custom_vjp:
             res_trees.append(r_tree)
             return leaves, r_leaves
 
+        n_diff = len(diff_args)  # bwd outlives this call (in a linear jaxpr): keep no tracers
+
         def flat_bwd(res, cts):
             ct_tree = tree_unflatten(out_trees[-1], cts)
             got = user_bwd(*static, tree_unflatten(res_trees[-1], res), ct_tree)
-            if not isinstance(got, (tuple, list)) or len(got) != len(diff_args):
+            if not isinstance(got, (tuple, list)) or len(got) != n_diff:
                 raise FuncadTypeError(
                     f"the custom_vjp bwd rule of `{name}` must return a tuple with one cotangent "
-                    f"per differentiable argument ({len(diff_args)}), got "
+                    f"per differentiable argument ({n_diff}), got "
                     f"{len(got) if isinstance(got, (tuple, list)) else type(got).__name__}")
             flat = []
             for k, (g, tree) in enumerate(zip(got, arg_trees)):

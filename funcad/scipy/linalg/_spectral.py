@@ -73,15 +73,13 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
         check_finite: bool = True, lapack_driver: str = "gesdd"):
     """Singular value decomposition as `scipy.linalg.svd`: `(u, s, vh)`, or `s`.
-    LAPACK's divide-and-conquer `gesdd` is the one driver (as JAX on CPU).
+    `lapack_driver` is unused, as in JAX: the SVD is LAPACK's gesdd (for gesvd, use
+    `funcad.lax.linalg.svd(algorithm=SvdAlgorithm.QR)`).
 
     >>> import numpy as np
     >>> svd(np.diag([1.0, -3.0]), compute_uv=False).tolist()
     [3.0, 1.0]
     """
-    if lapack_driver != "gesdd":
-        raise _FuncadValueError(f"svd: lapack_driver={lapack_driver!r} is not available; funcad "
-                                "computes the SVD with 'gesdd' (the default)")
     return _L.svd(_inexact(a), full_matrices=full_matrices, compute_uv=compute_uv)
 
 

@@ -1,4 +1,4 @@
-"""JAX's check_tracer_leaks / checking_leaks, effects_barrier and Shard."""
+"""JAX's check_tracer_leaks / checking_leaks, effects_barrier, Shard and enable_custom_prng."""
 from __future__ import annotations
 
 import os
@@ -154,3 +154,32 @@ def test_shard_is_jax_shard_shaped():
     (j,) = jax.device_put(jnp.arange(6.0).reshape(2, 3)).addressable_shards
     assert (j.replica_id, j.index) == (s.replica_id, s.index)
     assert set(vars(type(j)).keys()) >= {"device", "index", "replica_id", "data"}
+
+
+def test_enable_custom_prng_types_keys_as_jax_does():
+    import warnings
+    import funcad.random as fr
+
+    def run(lib, flag):
+        r = lib.random
+        with flag(True), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            k = r.PRNGKey(7)
+            out = {"PRNGKey": str(k.dtype), "split": str(r.split(k, 3).dtype),
+                   "fold_in": str(r.fold_in(k, 2).dtype), "clone": str(r.clone(k).dtype)}
+            raw = r.key_data(k)
+            out["split(raw)"] = str(r.split(raw).dtype)
+            bits = np.asarray(r.bits(raw, (4,), dtype=np.uint32))
+            out["normal"] = np.asarray(r.normal(k, (3,), dtype=np.float32)).tolist()
+        out["warned"] = sorted({(w.category.__name__, "deprecated" in str(w.message)) for w in caught})
+        return out, bits
+
+    ours, our_bits = run(funcad, funcad.enable_custom_prng)
+    theirs, their_bits = run(jax, jax.enable_custom_prng)
+    np.testing.assert_array_equal(ours.pop("normal"), theirs.pop("normal"))
+    assert ours == theirs and ours["PRNGKey"] == "key<fry>" and ours["warned"] == [("FutureWarning", True)]
+    np.testing.assert_array_equal(our_bits, their_bits)
+    assert fr.PRNGKey(7).dtype == np.uint32 and not funcad.enable_custom_prng.value  # off again
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fr.normal(fr.PRNGKey(7), (2,))  # off: raw keys do not warn
