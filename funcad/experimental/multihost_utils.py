@@ -1,0 +1,228 @@
+"""funcad.experimental.multihost_utils: values across the processes of a
+multi-process program, as `jax.experimental.multihost_utils`.
+
+`process_allgather` gathers every process's value, `broadcast_one_to_all`
+sends one process's value to all, `sync_global_devices` is a barrier and
+`assert_equal` checks that all processes hold the same values (each runs a
+small SPMD program over all devices). `host_local_array_to_global_array`
+and `global_array_to_host_local_array` convert between a process's part of
+an array and the global array over a mesh. Over one process every value is
+already everyone's. Processes connect with `funcad.distributed.initialize`.
+
+>>> import numpy as np
+>>> process_allgather(np.arange(3.0)).tolist()  # one process: a stack of one
+[[0.0, 1.0, 2.0]]
+"""
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import FuncadValueError
+from ..core.pytree import tree_flatten, tree_map, tree_unflatten
+from ..core.sharding import Mesh, NamedSharding, PartitionSpec, flatten_prefix
+from ._host_local import global_to_local_p, local_to_global_p
+
+__all__ = ["assert_equal", "broadcast_one_to_all", "global_array_to_host_local_array",
+           "host_local_array_to_global_array", "process_allgather",
+           "reached_preemption_sync_point", "sync_global_devices"]
+
+
+def _process_mesh() -> Mesh:
+    """All devices as a (process, local device) grid."""
+    from .._helpers import devices, local_device_count, process_count
+    grid = np.empty(len(devices()), dtype=object)
+    grid[:] = devices()
+    return Mesh(grid.reshape(process_count(), local_device_count()),
+                ("processes", "local_devices"))
+
+
+def _first_local(x) -> np.ndarray:
+    return np.asarray(x.addressable_shards[0].data)
+
+
+def _identity(x):
+    return x
+
+
+def _sum0(xs):
+    import funcad.numpy as fnp
+    return tree_map(lambda x: fnp.sum(x, axis=0, dtype=x.dtype), xs)
+
+
+def _is_global(x) -> bool:
+    from ..lowering.array import is_device_array
+    return is_device_array(x) and any(d.process_index != d.client.process_index()
+                                      for d in x.sharding.device_set)
+
+
+def broadcast_one_to_all(in_tree: Any, is_source: bool | None = None) -> Any:
+    """`in_tree` (a pytree of arrays of the same shapes on every process) as the
+    source process holds it (`is_source`, by default process 0), as NumPy arrays.
+
+    >>> broadcast_one_to_all({"step": 3})
+    {'step': array(3)}
+    """
+    from .._helpers import process_count, process_index
+    from ..transforms.jit import jit
+    if process_count() == 1:
+        return tree_map(np.asarray, in_tree)
+    if is_source is None:
+        is_source = process_index() == 0
+    mesh = _process_mesh()
+
+    def pre(x):
+        x = np.asarray(x)
+        return host_local_array_to_global_array((x if is_source else np.zeros_like(x))[None], mesh,
+                                                PartitionSpec("processes"))
+
+    # the non-sources contribute zeros: the sum over processes is the source's value
+    out = jit(_sum0, out_shardings=NamedSharding(mesh, PartitionSpec()))(tree_map(pre, in_tree))
+    return tree_map(_first_local, out)
+
+
+def _allgather_leaf(x, tiled: bool) -> np.ndarray:
+    from .._helpers import process_count
+    from .._make_array import make_array_from_process_local_data
+    from ..transforms.jit import jit
+    if _is_global(x):
+        if not tiled:
+            raise FuncadValueError("Gathering global non-fully-addressable arrays only supports "
+                                   "tiled=True")
+        everywhere = NamedSharding(x.sharding.mesh, PartitionSpec()) \
+            if isinstance(x.sharding, NamedSharding) else None
+        return _first_local(jit(_identity, out_shardings=everywhere)(x))
+    host = np.asarray(x)
+    if process_count() == 1:
+        return host if tiled else host[None]
+    if host.ndim == 0 or not tiled:
+        host = host[None]
+    mesh = _process_mesh()
+    glob = make_array_from_process_local_data(NamedSharding(mesh, PartitionSpec("processes")), host)
+    return _first_local(jit(_identity, out_shardings=NamedSharding(mesh, PartitionSpec()))(glob))
+
+
+def process_allgather(in_tree: Any, tiled: bool = False) -> Any:
+    """Every process's value of each leaf of `in_tree`, as NumPy arrays: stacked on a
+    new leading axis (`tiled=False`), or concatenated along axis 0 (`tiled=True`;
+    scalars are stacked). A global array over several processes comes back whole
+    (only with `tiled=True`).
+
+    >>> import numpy as np
+    >>> process_allgather(np.arange(2), tiled=True).tolist()
+    [0, 1]
+    """
+    return tree_map(lambda x: _allgather_leaf(x, tiled), in_tree)
+
+
+def assert_equal(in_tree: Any, fail_message: str = "") -> None:
+    """Raise AssertionError (with `fail_message`) unless every process holds the same
+    values in `in_tree`.
+
+    >>> assert_equal({"w": np.ones(2)}, "weights differ")
+    """
+    from .._helpers import process_count
+
+    def expected(x):
+        if _is_global(x):
+            return _first_local(x)
+        x = np.asarray(x)
+        return np.concatenate([x.reshape(-1) if x.ndim == 0 else x] * process_count())
+
+    got = process_allgather(in_tree, tiled=True)
+    want = tree_map(expected, in_tree)
+    if not all(bool(np.all(np.equal(a, b))) for a, b in
+               zip(tree_flatten(want)[0], tree_flatten(got)[0])):
+        raise AssertionError(f"{fail_message}. Expected: {got}; got: {in_tree}.")
+
+
+def sync_global_devices(name: str) -> None:
+    """A barrier: returns once every process has called it with the same `name`
+    (an AssertionError if the names differ).
+
+    >>> sync_global_devices("checkpoint saved")
+    """
+    h = np.uint32(zlib.crc32(name.encode()))
+    assert_equal(h, f"sync_global_devices name mismatch ('{name}')")
+
+
+def reached_preemption_sync_point(step_id: int) -> bool:
+    """Whether all processes have reached the step at which to save a checkpoint after
+    one of them got a preemption notice (SIGTERM); call it at every step from the
+    same starting step on every process. False when not running distributed.
+
+    >>> reached_preemption_sync_point(0)
+    False
+    """
+    from ..lowering import distributed
+    manager = distributed.preemption_sync_manager()
+    if manager is None:
+        return False
+    return manager.reached_sync_point(step_id)
+
+
+# ------------------------------------------------- host-local <-> global ----
+
+def _is_spec_leaf(p) -> bool:
+    return p is None or isinstance(p, PartitionSpec)
+
+
+def _flat_specs(pspecs, tree_value, what: str) -> list:
+    n = len(tree_flatten(tree_value)[0])
+    if _is_spec_leaf(pspecs):
+        return [pspecs] * n
+    out = []
+    for p, sub in zip(tree_flatten(pspecs, is_leaf=_is_spec_leaf)[0],
+                      flatten_prefix(pspecs, tree_value, what)):
+        out += _flat_specs(p, sub, what)
+    return out
+
+
+def _check_mesh(mesh, what):
+    if not isinstance(mesh, Mesh):
+        raise FuncadValueError(f"{what} expects a funcad.sharding.Mesh as global_mesh, got "
+                               f"{type(mesh).__name__}")
+
+
+def host_local_array_to_global_array(local_inputs: Any, global_mesh: Mesh, pspecs: Any) -> Any:
+    """This process's parts (`local_inputs`, a pytree) as global arrays over
+    `global_mesh`, laid out as `pspecs` (one PartitionSpec, or a tree prefix of the
+    inputs): a dimension split over mesh axes that span several processes grows by
+    their number of processes (each process supplies its contiguous part). Works
+    under jit (as the identity), grad and vmap.
+
+    >>> import funcad, numpy as np
+    >>> from funcad.sharding import PartitionSpec as P
+    >>> mesh = funcad.make_mesh((funcad.device_count(),), ("x",))
+    >>> host_local_array_to_global_array(np.zeros(2 * funcad.device_count()), mesh, P("x")).shape[0] \\
+    ...     == 2 * funcad.device_count()
+    True
+    """
+    what = "host_local_array_to_global_array"
+    _check_mesh(global_mesh, what)
+    leaves, tree = tree_flatten(local_inputs)
+    specs = _flat_specs(pspecs, local_inputs, what)
+    return tree_unflatten(tree, [local_to_global_p.bind(x, global_mesh=global_mesh, pspec=p)
+                                 for x, p in zip(leaves, specs)])
+
+
+def global_array_to_host_local_array(global_inputs: Any, global_mesh: Mesh, pspecs: Any) -> Any:
+    """The parts of `global_inputs` (a pytree of global arrays over `global_mesh`)
+    that this process's devices hold, laid out as `pspecs`: the inverse of
+    `host_local_array_to_global_array`. Works under jit (as the identity), grad and vmap.
+
+    >>> import funcad, numpy as np
+    >>> from funcad.sharding import PartitionSpec as P
+    >>> mesh = funcad.make_mesh((funcad.device_count(),), ("x",))
+    >>> global_array_to_host_local_array(np.arange(funcad.device_count()), mesh, P("x")).shape \\
+    ...     == (funcad.device_count(),)
+    True
+    """
+    what = "global_array_to_host_local_array"
+    _check_mesh(global_mesh, what)
+    leaves, tree = tree_flatten(global_inputs)
+    specs = _flat_specs(pspecs, global_inputs, what)
+    return tree_unflatten(tree, [global_to_local_p.bind(x, global_mesh=global_mesh, pspec=p)
+                                 for x, p in zip(leaves, specs)])
