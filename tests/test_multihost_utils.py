@@ -46,6 +46,9 @@ def test_one_process_values_and_errors():
     mh.sync_global_devices("step 1")
     mh.assert_equal({"a": x, "b": 1.0}, "differs")
     assert mh.reached_preemption_sync_point(5) is False
+    with pytest.raises(RuntimeError, match="not initialized"):
+        with mh.live_devices(funcad.devices()):
+            pass
     d = funcad.devices()
     with pytest.raises(ValueError, match=r"Number of devices 1 must equal the product of mesh_shape \(2, 2\)"):
         mu.create_device_mesh((2, 2))
@@ -167,6 +170,11 @@ def _worker(pid: int, port: int, out: str) -> None:
     with pytest.raises(AssertionError, match="they differ"):
         mh.assert_equal(np.array([pid]), "they differ")
     res["preempt"] = mh.reached_preemption_sync_point(0)
+    with mh.live_devices(funcad.devices()) as alive:
+        res["live"] = [d.id for d in alive]
+    with pytest.raises(KeyError):  # the block's own error, once no process has failed
+        with mh.live_devices(funcad.devices()):
+            raise KeyError("x")
     with open(out, "w") as fh:
         json.dump(res, fh)
     funcad.distributed.shutdown()
@@ -211,6 +219,7 @@ def test_two_processes(tmp_path):
         assert r["global_gather"] == whole.tolist()
         assert r["bcast"] == {"w": np.arange(8.0).reshape(4, 2).tolist(), "n": 7}
         assert r["from1"] == 1.0 and r["preempt"] is False
+        assert r["live"] == sorted(r["ids"])
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["worker"]:

@@ -15,6 +15,7 @@ already everyone's. Processes connect with `funcad.distributed.initialize`.
 """
 from __future__ import annotations
 
+import contextlib
 import zlib
 from typing import Any
 
@@ -26,8 +27,8 @@ from ..core.sharding import Mesh, NamedSharding, PartitionSpec, flatten_prefix
 from ._host_local import global_to_local_p, local_to_global_p
 
 __all__ = ["assert_equal", "broadcast_one_to_all", "global_array_to_host_local_array",
-           "host_local_array_to_global_array", "process_allgather",
-           "reached_preemption_sync_point", "sync_global_devices"]
+           "host_local_array_to_global_array", "live_devices", "process_allgather",
+           "ProcessFailureError", "reached_preemption_sync_point", "sync_global_devices"]
 
 
 def _process_mesh() -> Mesh:
@@ -226,3 +227,67 @@ def global_array_to_host_local_array(global_inputs: Any, global_mesh: Mesh, pspe
     specs = _flat_specs(pspecs, global_inputs, what)
     return tree_unflatten(tree, [global_to_local_p.bind(x, global_mesh=global_mesh, pspec=p)
                                  for x, p in zip(leaves, specs)])
+
+
+# ------------------------------------------------------------ live devices ----
+
+class ProcessFailureError(Exception):
+    """Raised by `live_devices` when processes failed during its block;
+    `failed_devices` holds their devices."""
+
+    def __init__(self, failed_devices: set):
+        self.failed_devices = failed_devices
+        super().__init__(f"Devices failed: {failed_devices}")
+
+
+def _live(devices) -> dict:
+    """{device: its process's incarnation} for the given devices whose process is alive."""
+    from .._helpers import process_index
+    from ..lowering import distributed
+    pids = {d.process_index for d in devices}
+    if process_index() not in pids:
+        raise FuncadValueError("Provided devices do not have any local devices.")
+    alive = distributed.live_nodes(pids)
+    return {d: alive[d.process_index] for d in devices if d.process_index in alive}
+
+
+class _LiveDevices:
+    """`with live_devices(devices) as alive:` runs its block on the devices of
+    `devices` whose processes are alive (`alive`, sorted by id), as JAX's. Entering
+    waits for those processes; leaving raises `ProcessFailureError` on every one of
+    them if a process failed (or restarted) meanwhile, else the block's own error.
+    Needs `funcad.distributed.initialize`.
+
+    >>> import funcad
+    >>> with live_devices(funcad.devices()) as alive:  # doctest: +SKIP
+    ...     step = funcad.jit(train_step)(...)          # on the processes of `alive`
+    """
+
+    def __init__(self):
+        self.devices = None  # what the last call saw, the baseline of the next
+
+    @contextlib.contextmanager
+    def __call__(self, devices):
+        from ..lowering import distributed
+        if not distributed.is_initialized():
+            raise RuntimeError("Distributed funcad not initialized: call "
+                               "funcad.distributed.initialize(...) first.")
+        if not devices:
+            raise FuncadValueError("No devices provided.")
+        if self.devices is None:
+            self.devices = _live(devices)
+        error = None
+        try:
+            yield sorted(self.devices, key=lambda d: d.id)
+        except Exception as e:  # re-raised below, after the failure check all processes share
+            error = e
+        finally:
+            before, self.devices = self.devices, _live(devices)
+            failed = {d for d in before if self.devices.get(d, None) != before[d]}
+            if failed:
+                raise ProcessFailureError(failed) from error
+            if error is not None:
+                raise error
+
+
+live_devices = _LiveDevices()

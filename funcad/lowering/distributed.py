@@ -115,6 +115,15 @@ def is_initialized() -> bool:
     return _state is not None
 
 
+def live_nodes(process_ids) -> dict:
+    """{process id: incarnation} of those of `process_ids` that are alive (jaxlib 0.6
+    reports no incarnations: 0 for each), or None when not distributed."""
+    if _state is None:
+        return None
+    live = _state.client.get_live_nodes(list(process_ids))
+    return dict(live) if isinstance(live, dict) else {int(p): 0 for p in live}
+
+
 def preemption_sync_manager():
     """jaxlib's preemption sync manager of this process, or None when not distributed."""
     return None if _state is None else _state.preemption
