@@ -156,6 +156,8 @@ def _worker(pid: int, port: int, out: str) -> None:
     res["global_shape"] = list(g.shape)
     res["global_sum"] = float(funcad.jit(fnp.sum, out_shardings=NamedSharding(mesh, P()))(g))
     res["back"] = np.asarray(mh.global_array_to_host_local_array(g, mesh, P("x"))).tolist()
+    rep = funcad.jit(lambda v: v, out_shardings=NamedSharding(mesh, P()))(g)
+    res["back_resharded"] = np.asarray(mh.global_array_to_host_local_array(rep, mesh, P("x"))).tolist()
     res["rep_shape"] = list(mh.host_local_array_to_global_array(local, mesh, P()).shape)
     res["stack"] = mh.process_allgather(np.array([pid, 10 + pid])).tolist()
     res["tiled"] = mh.process_allgather(np.float32(pid), tiled=True).tolist()
@@ -212,6 +214,7 @@ def test_two_processes(tmp_path):
     for pid, r in enumerate((r0, r1)):
         # one column of four devices per process
         assert r["hybrid"] == np.array(r["ids"]).reshape(2, 4).T.tolist()
+        assert r["back_resharded"] == r["back"]
         assert r["global_shape"] == [8, 2] and r["rep_shape"] == [4, 2]
         assert r["global_sum"] == whole.sum()
         assert r["back"] == (np.arange(8.0).reshape(4, 2) + 100 * pid).tolist()

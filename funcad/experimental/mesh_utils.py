@@ -12,14 +12,14 @@ TPU-topology orders have no devices to apply to here, and on these platforms
 >>> mesh_utils.create_device_mesh((funcad.device_count(),)).shape == (funcad.device_count(),)
 True
 """
-from __future__ import annotations
+from __future__ import annotations as _annotations
 
-import math
-from typing import Any, Sequence
+import math as _math
+from typing import Any as _Any, Sequence as _Sequence
 
-import numpy as np
+import numpy as _np
 
-from ..core.errors import FuncadValueError
+from ..core.errors import FuncadValueError as _FuncadValueError
 
 __all__ = ["create_device_mesh", "create_hybrid_device_mesh"]
 
@@ -31,15 +31,15 @@ def _axis_sizes(mesh_shape) -> tuple | None:
         return None
 
 
-def _object_array(devices: Sequence[Any]) -> np.ndarray:
-    out = np.empty(len(devices), dtype=object)
+def _object_array(devices: _Sequence[_Any]) -> _np.ndarray:
+    out = _np.empty(len(devices), dtype=object)
     out[:] = list(devices)
     return out
 
 
-def create_device_mesh(mesh_shape: Sequence[int], devices: Sequence[Any] | None = None, *,
+def create_device_mesh(mesh_shape: _Sequence[int], devices: _Sequence[_Any] | None = None, *,
                        contiguous_submeshes: bool = False,
-                       allow_split_physical_axes: bool = False) -> np.ndarray:
+                       allow_split_physical_axes: bool = False) -> _np.ndarray:
     """An array of `mesh_shape` holding `devices` (default `funcad.devices()`), for
     `funcad.sharding.Mesh`.
 
@@ -58,11 +58,11 @@ def create_device_mesh(mesh_shape: Sequence[int], devices: Sequence[Any] | None 
         devices = all_devices()
     sizes = _axis_sizes(mesh_shape)
     if sizes is None:
-        raise FuncadValueError(f"`mesh_shape` passed to `create_device_mesh` should be a sequence of "
+        raise _FuncadValueError(f"`mesh_shape` passed to `create_device_mesh` should be a sequence of "
                          f"ints. Got {mesh_shape}")
     devices = list(devices)
-    if math.prod(sizes) != len(devices):
-        raise FuncadValueError(f"Number of devices {len(devices)} must equal the product of mesh_shape "
+    if _math.prod(sizes) != len(devices):
+        raise _FuncadValueError(f"Number of devices {len(devices)} must equal the product of mesh_shape "
                          f"{sizes}")
     if devices and devices[-1].platform in ("gpu", "cuda", "rocm"):
         # XLA's global numbering follows the topology; the listing follows processes
@@ -70,11 +70,11 @@ def create_device_mesh(mesh_shape: Sequence[int], devices: Sequence[Any] | None 
     return _object_array(devices).reshape(sizes)
 
 
-def create_hybrid_device_mesh(mesh_shape: Sequence[int], dcn_mesh_shape: Sequence[int],
-                              devices: Sequence[Any] | None = None, *,
+def create_hybrid_device_mesh(mesh_shape: _Sequence[int], dcn_mesh_shape: _Sequence[int],
+                              devices: _Sequence[_Any] | None = None, *,
                               process_is_granule: bool = False,
                               should_sort_granules_by_key: bool = True,
-                              allow_split_physical_axes: bool = False) -> np.ndarray:
+                              allow_split_physical_axes: bool = False) -> _np.ndarray:
     """A device array of shape `mesh_shape * dcn_mesh_shape` (elementwise) whose blocks
     of `mesh_shape` are the granules (slices, or with `process_is_granule=True`
     processes) laid out as `dcn_mesh_shape`; each block is `create_device_mesh` of
@@ -92,22 +92,22 @@ def create_hybrid_device_mesh(mesh_shape: Sequence[int], dcn_mesh_shape: Sequenc
     devices = list(devices)
     attr = "process_index" if process_is_granule else "slice_index"
     if not hasattr(devices[0], attr):
-        raise FuncadValueError(f"Device {devices[0]} does not have attribute {attr}. See "
+        raise _FuncadValueError(f"Device {devices[0]} does not have attribute {attr}. See "
                          f"`process_is_granule` option.")
     groups: dict = {}
     for d in devices:
         groups.setdefault(getattr(d, attr), []).append(d)
     keys = sorted(groups) if should_sort_granules_by_key else list(groups)
     granules = [groups[k] for k in keys]
-    if math.prod(dcn_mesh_shape) != len(granules):
-        raise FuncadValueError(f"Number of slices {len(granules)} must equal the product of "
+    if _math.prod(dcn_mesh_shape) != len(granules):
+        raise _FuncadValueError(f"Number of slices {len(granules)} must equal the product of "
                          f"dcn_mesh_shape {dcn_mesh_shape}")
     blocks = [create_device_mesh(mesh_shape, g, allow_split_physical_axes=allow_split_physical_axes)
               for g in granules]
     # np.block joins the nested list of blocks along the trailing axes, as JAX does
     # (a dcn shape of fewer axes than mesh_shape joins along the last ones)
-    layout = np.arange(len(granules)).reshape(tuple(dcn_mesh_shape)).tolist()
-    return np.block(_nest(layout, blocks))
+    layout = _np.arange(len(granules)).reshape(tuple(dcn_mesh_shape)).tolist()
+    return _np.block(_nest(layout, blocks))
 
 
 def _nest(layout, blocks):

@@ -17,7 +17,7 @@ from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import FuncadValueError
 from ..core.sharding import NamedSharding, PartitionSpec, _axes, batching
 from ..core.trace import Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules
-from ..primitives._base import deflinear, defpython
+from ._base import deflinear, defpython
 
 __all__ = ["global_to_local_p", "local_to_global_p", "global_shape", "local_shape"]
 
@@ -78,7 +78,7 @@ def _host(x):
 
 
 def _local_to_global_impl(x, *, global_mesh, pspec):
-    from .._make_array import _build
+    from ..lowering import spmd
     from ..lowering.array import is_device_array
     _check_spec(pspec)
     if is_device_array(x) and not _fully_addressable(x):
@@ -88,8 +88,10 @@ def _local_to_global_impl(x, *, global_mesh, pspec):
     index = local.devices_indices_map(host.shape)
     shape = global_shape(host.shape, global_mesh, pspec)
     # contiguous local devices: a device's block of the local part is its block of the whole
-    pieces = {d: host[index[d]] for d in global_mesh.local_mesh.devices.flat}
-    return _build(shape, NamedSharding(global_mesh, pspec), pieces, host.dtype)
+    glob = NamedSharding(global_mesh, pspec)
+    bufs = [spmd.xla.device_put(np.array(host[index[d]], order="C"), d)
+            for d in glob._device_assignment if d.process_index == d.client.process_index()]
+    return spmd.wrap(spmd.assemble(shape, glob, bufs), ShapedArray(shape, host.dtype), glob)
 
 
 def _global_to_local_impl(x, *, global_mesh, pspec):
@@ -109,8 +111,10 @@ def _global_to_local_impl(x, *, global_mesh, pspec):
                 for d in local._device_assignment]
     else:
         if x.sharding.devices_indices_map(aval.shape) != glob.devices_indices_map(aval.shape):
-            from ..transforms.jit import jit
-            x = jit(lambda v: v, out_shardings=glob)(x)
+            # multihost_utils reshards before binding; a global array cannot be moved here
+            raise FuncadValueError(
+                f"global_array_to_host_local_array: the array is laid out as {x.sharding}, not as "
+                f"{glob}; reshard it first (funcad.jit(lambda v: v, out_shardings=...))")
         by_device = {d: b for d, _, b in spmd.shards(x._buf)}
         bufs = [by_device[d] for d in local._device_assignment]
     return spmd.wrap(spmd.assemble(shape, local, bufs), ShapedArray(shape, aval.dtype), local)
