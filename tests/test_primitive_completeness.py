@@ -76,6 +76,8 @@ LINEAR = {
     # linear_solve is linear in b (its transpose solves with the transposed operator);
     # linear_call in its linear inputs (its transpose is the user's).
     "linear_solve", "linear_call",
+    # multihost_utils' conversions between a process's part and the global array.
+    "host_local_array_to_global_array", "global_array_to_host_local_array",
     # Higher-order primitives transpose their bodies; debug_print and debug_callback
     # pass cotangents by.
     "jit", "checkpoint", "cond", "while", "scan", "debug_print", "debug_callback",

@@ -192,6 +192,33 @@ class Mesh:
     def abstract_mesh(self) -> AbstractMesh:
         return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
 
+    @property
+    def local_devices(self) -> list:
+        """The mesh's devices attached to this process."""
+        return [d for d in self.devices.flat if d.process_index == d.client.process_index()]
+
+    @property
+    def is_multi_process(self) -> bool:
+        return len(self.local_devices) != self.size
+
+    @property
+    def local_mesh(self) -> "Mesh":
+        """The sub-mesh of this process's devices (they must form a contiguous block)."""
+        local = np.vectorize(lambda d: d.process_index == d.client.process_index(),
+                             otypes=[bool])(self.devices)
+        if not local.any():
+            raise FuncadValueError(f"{self} has no device of this process, so it has no local mesh")
+        block = []
+        for axis in range(local.ndim):
+            hit = np.flatnonzero(local.any(tuple(a for a in range(local.ndim) if a != axis)))
+            block.append(slice(int(hit[0]), int(hit[-1]) + 1))
+        if not local[tuple(block)].all():
+            raise FuncadValueError(
+                "When passing host local inputs to pjit, devices connected to a single host must "
+                "form a contiguous subcube of the global device mesh (build the mesh from "
+                "funcad.devices() in process order, e.g. with funcad.make_mesh)")
+        return Mesh(self.devices[tuple(block)], self.axis_names, self.axis_types)
+
     def __eq__(self, other):
         return self is other or (isinstance(other, Mesh) and self._hash_key == other._hash_key)
 

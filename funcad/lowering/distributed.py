@@ -5,7 +5,9 @@ Process 0 runs the coordination service (`get_distributed_runtime_service`);
 every process connects a client to it (`get_distributed_runtime_client`) and
 then makes its CPU client with that distributed client, its node id, the
 number of nodes and gloo's TCP collectives
-(`make_gloo_tcp_collectives`), as JAX does. The CPU client then knows the
+(`make_gloo_tcp_collectives`), as JAX does; like JAX's default, each also
+starts a preemption sync manager (a SIGTERM is a preemption notice, see
+`multihost_utils.reached_preemption_sync_point`). The CPU client then knows the
 devices of every process (`client.devices()`; `local_devices()` are this
 process's), and a program compiled over devices of several processes runs
 its collectives across them. These names are in `jaxlib._jax` (jaxlib >= 0.7)
@@ -29,6 +31,7 @@ class _State(NamedTuple):
     client: object
     process_id: int
     num_processes: int
+    preemption: object  # the preemption sync manager (multihost_utils.reached_preemption_sync_point)
 
 
 _state: _State | None = None
@@ -78,6 +81,9 @@ def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
             use_compression=True,
             **_heartbeat(ext.get_distributed_runtime_client, heartbeat_timeout_seconds))
         client.connect()
+        # as JAX's (its preemption service is on by default): SIGTERM is a preemption notice
+        preemption = ext.create_preemption_sync_manager()
+        preemption.initialize(client)
         collectives = ext.make_gloo_tcp_collectives(distributed_client=client)
         cpu = xla._xc.make_cpu_client(distributed_client=client, node_id=process_id,
                                       num_nodes=num_processes, collectives=collectives,
@@ -89,7 +95,7 @@ def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
                                f"{process_id} of {num_processes} to the coordinator at "
                                f"{coordinator_address}: {e}") from e
     xla.install_client("cpu", cpu)
-    _state = _State(service, client, process_id, num_processes)
+    _state = _State(service, client, process_id, num_processes, preemption)
 
 
 def shutdown() -> None:
@@ -98,6 +104,8 @@ def shutdown() -> None:
     if _state is None:
         return
     state, _state = _state, None
+    if hasattr(state.preemption, "shutdown"):  # jaxlib >= 0.7; before the client it uses
+        state.preemption.shutdown()
     state.client.shutdown()
     if state.service is not None:
         state.service.shutdown()
@@ -105,6 +113,20 @@ def shutdown() -> None:
 
 def is_initialized() -> bool:
     return _state is not None
+
+
+def live_nodes(process_ids) -> dict:
+    """{process id: incarnation} of those of `process_ids` that are alive (jaxlib 0.6
+    reports no incarnations: 0 for each), or None when not distributed."""
+    if _state is None:
+        return None
+    live = _state.client.get_live_nodes(list(process_ids))
+    return dict(live) if isinstance(live, dict) else {int(p): 0 for p in live}
+
+
+def preemption_sync_manager():
+    """jaxlib's preemption sync manager of this process, or None when not distributed."""
+    return None if _state is None else _state.preemption
 
 
 atexit.register(shutdown)

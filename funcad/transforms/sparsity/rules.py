@@ -31,6 +31,7 @@ from .. import inspect_sharding as _inspect_sharding  # noqa: F401
 from .. import linear_solve as _linear_solve  # noqa: F401  (a call: its body is the solve)
 from ..custom_vmap import custom_vmap_p as _custom_vmap_p
 from ...primitives import effects as _effects  # noqa: F401  (debug_callback, io_callback)
+from ...primitives import host_local as _host_local  # noqa: F401  (multihost_utils' conversions)
 from ._interp import (BODY_PRIMS, NO_FOLD, Val, apply, dep_rules, empty, group, pick, propagate,
                       stack, union)
 
@@ -335,6 +336,15 @@ _register("optimization_barrier sharding_constraint name", identity)  # name: ch
 _register("shard_map psum psum_invariant pmax pmin all_gather psum_scatter ppermute all_to_all "
           "axis_index", dense)
 _register("pvary", identity)
+
+
+def _host_local_rule(eqn, ins, n):
+    # one process: the identity; across processes a part and the whole mix entries
+    same = tuple(eqn.inputs[0].aval.shape) == tuple(eqn.outvars[0].aval.shape)
+    return identity(eqn, ins, n) if same else dense(eqn, ins, n)
+
+
+_register("host_local_array_to_global_array global_array_to_host_local_array", _host_local_rule)
 
 
 def blockwise(trailing):
