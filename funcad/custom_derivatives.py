@@ -1,5 +1,6 @@
 """JAX's `jax.custom_derivatives`: custom_jvp, custom_vjp, custom_gradient,
-closure_convert, linear_call, SymbolicZero and zero_from_primal, as funcad has them.
+closure_convert, linear_call, SymbolicZero, zero_from_primal, CustomVJPPrimal and
+custom_vjp_primal_tree_values, as funcad has them.
 
 >>> import funcad
 >>> from funcad.custom_derivatives import zero_from_primal
@@ -13,12 +14,14 @@ from ._closure import closure_convert, custom_gradient
 from .core.avals import ShapedArray as _ShapedArray, aval_of as _aval_of, tangent_dtype as _tangent_dtype
 from .core.pytree import tree_map as _tree_map
 from .primitives._base import zeros_tangent as _zeros_tangent
-from .transforms.custom import SymbolicZero, custom_jvp, custom_vjp
+from .transforms.custom import (CustomVJPPrimal, SymbolicZero, custom_jvp, custom_vjp,
+                                custom_vjp_primal_tree_values)
 from .transforms.custom_calls import custom_jvp_call_p, custom_vjp_call_p
 from .transforms.linear_call import linear_call
 
-__all__ = ["SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp", "custom_jvp_call_p",
-           "custom_vjp", "custom_vjp_call_p", "linear_call", "zero_from_primal"]
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp", "custom_jvp_call_p",
+           "custom_vjp", "custom_vjp_call_p", "custom_vjp_primal_tree_values", "linear_call",
+           "zero_from_primal"]
 
 
 def zero_from_primal(val: _Any, symbolic_zeros: bool = False) -> _Any:

@@ -21,12 +21,13 @@ custom_lin forward; plain forward mode does, and raises a clear error.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..core.avals import ShapedArray, aval_of, float0, is_float, tangent_dtype
-from ..core.errors import FuncadTypeError
+from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_unflatten
 from ..core.staging import StagingTrace
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
@@ -34,8 +35,10 @@ from ..core.trace import (Primitive, Tracer, abstract_eval_rules, bind_custom_jv
 from ..primitives._base import is_undefined, zeros_tangent
 from ..primitives.elementwise import convert_element_type, stop_gradient
 from .custom_calls import _closed_over_error
+from .custom_zeros import take_zeros_info as _take_zeros_info, zeros_info as _zeros_info
 
-__all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "custom_vjp_jvp"]
+__all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "CustomVJPPrimal", "custom_vjp_jvp",
+           "custom_vjp_primal_tree_values"]
 
 
 # The flat protocol the traces see (Trace.process_custom_jvp / process_custom_vjp):
@@ -43,6 +46,10 @@ __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "custom_vjp_jvp"]
 #   jvp(primals, tangents) -> (outputs, output tangents); None = symbolic zero
 #   fwd(*xs) -> (outputs, residuals)          both lists
 #   bwd(residuals, cts) -> list of input cotangents (None = zero)
+# For symbolic_zeros, two facts travel beside that protocol rather than through it, so
+# the transforms that wrap fwd and bwd (vmap, the staged call) need not know of them:
+# which inputs are perturbed, set around each fwd call, and which output cotangents are
+# symbolic zeros (they arrive instantiated), set around each bwd call. See _zeros_info.
 
 
 class SymbolicZero:
@@ -59,12 +66,51 @@ class SymbolicZero:
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
 
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+
     def instantiate(self):
         """The zero as an array."""
         return zeros_tangent(self.aval)
 
+    @staticmethod
+    def from_primal_value(val: Any) -> "SymbolicZero":
+        """The symbolic zero tangent of a primal value (float0 for integer primals)."""
+        a = aval_of(val)
+        return SymbolicZero(ShapedArray(a.shape, tangent_dtype(a.dtype)))
+
     def __repr__(self):
         return f"SymbolicZero({self.aval.str_short()})"
+
+
+@dataclasses.dataclass(slots=True)
+class CustomVJPPrimal:
+    """An input leaf of a `defvjp(..., symbolic_zeros=True)` fwd rule: the primal `value`,
+    and whether it is `perturbed` (differentiated; if False its Jacobian column is zero)."""
+    value: Any
+    perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree: Any) -> Any:
+    """Replace each `CustomVJPPrimal` leaf of `tree` by its value (for symbolic_zeros fwd rules).
+
+    >>> custom_vjp_primal_tree_values((CustomVJPPrimal(1.0, True), [CustomVJPPrimal(2, False)]))
+    (1.0, [2])
+    """
+    leaves, treedef = tree_flatten(tree)
+    for leaf in leaves:
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+    return tree_unflatten(treedef, [leaf.value for leaf in leaves])
+
+
+def _nondiff_from_names(fun, argnums, argnames):
+    if not argnames:
+        return tuple(argnums)
+    argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)
+    params = inspect.signature(fun).parameters.items()
+    named = {i for i, (k, p) in enumerate(params) if p.kind == p.POSITIONAL_OR_KEYWORD and k in argnames}
+    return tuple(sorted(named | set(argnums)))
 
 
 def _resolve_kwargs(fun, args, kwargs, who):
@@ -159,10 +205,11 @@ class custom_jvp:
     2.0
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = (),
+                 nondiff_argnames: Sequence[str] = ()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _nondiff_from_names(fun, nondiff_argnums, nondiff_argnames)
         self.jvp = None
         self.symbolic_zeros = False
 
@@ -276,11 +323,13 @@ class custom_vjp:
     1.0
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = (),
+                 nondiff_argnames: Sequence[str] = ()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _nondiff_from_names(fun, nondiff_argnums, nondiff_argnames)
         self.fwd = self.bwd = None
+        self.symbolic_zeros = False
 
     def __getattr__(self, name):
         # as JAX's: unknown attributes come from the wrapped function (a custom_vmap's def_vmap, ...)
@@ -289,9 +338,27 @@ class custom_vjp:
             raise AttributeError(name)
         return getattr(fun, name)
 
-    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
-        """Set `fwd(*args) -> (out, residuals)` and `bwd(*nondiff_args, residuals, ct) -> cts`."""
+    def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
+        """Set `fwd(*args) -> (out, residuals)` and `bwd(*nondiff_args, residuals, ct) -> cts`.
+
+        With `symbolic_zeros=True`, each input leaf reaches `fwd` as a
+        `CustomVJPPrimal(value, perturbed)`, `perturbed` saying whether that input is
+        differentiated; `bwd` gets a `SymbolicZero` for each zero output cotangent and
+        may return `SymbolicZero` (or None) for an input.
+
+        >>> import funcad
+        >>> from funcad.custom_derivatives import SymbolicZero
+        >>> f = funcad.custom_vjp(lambda x, y: x * y)
+        >>> def fwd(x, y):
+        ...     print("perturbed:", x.perturbed, y.perturbed)
+        ...     return x.value * y.value, (x.value, y.value)
+        >>> f.defvjp(fwd, lambda r, g: (g * r[1], g * r[0]), symbolic_zeros=True)
+        >>> float(funcad.grad(f, 1)(2.0, 3.0))
+        perturbed: False True
+        2.0
+        """
         self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros = bool(symbolic_zeros)
 
     def __call__(self, *args, **kwargs):
         name = _name(self.fun)
@@ -315,11 +382,15 @@ class custom_vjp:
         flat_args, in_tree = tree_flatten(diff_args)
         arg_trees = [tree_flatten(a)[1] for a in diff_args]
         res_trees: list = []
-        user_fun, user_fwd, user_bwd = self.fun, self.fwd, self.bwd
+        user_fun, user_fwd, user_bwd, sz = self.fun, self.fwd, self.bwd, self.symbolic_zeros
         flat_fun, out_trees = flatten_fun(
             lambda *d: user_fun(*_merge(n, nondiff, static, diff_idx, d)), in_tree)
 
         def flat_fwd(*xs):
+            perturbed = _take_zeros_info("perturbed")
+            if sz:
+                perturbed = (True,) * len(xs) if perturbed is None else perturbed
+                xs = [CustomVJPPrimal(x, bool(p)) for x, p in zip(xs, perturbed)]
             res = user_fwd(*_merge(n, nondiff, static, diff_idx, tree_unflatten(in_tree, xs)))
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
                 raise FuncadTypeError(f"the custom_vjp fwd rule of `{name}` must return a pair "
@@ -341,8 +412,13 @@ class custom_vjp:
             return leaves, r_leaves
 
         n_diff = len(diff_args)  # bwd outlives this call (in a linear jaxpr): keep no tracers
+        ct_avals = [ShapedArray(a.shape, tangent_dtype(a.dtype)) for a in map(aval_of, flat_args)]
 
         def flat_bwd(res, cts):
+            ct_zero = _take_zeros_info("ct_zero")
+            if sz and ct_zero is not None:
+                cts = [SymbolicZero(ShapedArray(c.shape, c.dtype)) if z else c
+                       for c, z in zip(cts, ct_zero)]
             ct_tree = tree_unflatten(out_trees[-1], cts)
             got = user_bwd(*static, tree_unflatten(res_trees[-1], res), ct_tree)
             if not isinstance(got, (tuple, list)) or len(got) != n_diff:
@@ -362,12 +438,25 @@ class custom_vjp:
                         f"the custom_vjp bwd rule of `{name}` returned a cotangent of structure "
                         f"{tree_flatten(g)[1]} for argument {diff_idx[k]}, whose structure is "
                         f"{tree}") from None
-            return flat
+            return [_drop_symbolic_zero(g, a, name, k) for k, (g, a) in enumerate(zip(flat, ct_avals))]
 
         flat_fun.__name__ = flat_fwd.__name__ = name
         flat_bwd.__name__ = _name(user_bwd)
+        flat_fwd.symbolic_zeros = sz  # the staged call traces fwd once per perturbation then
         outs = bind_custom_vjp(flat_fun, flat_fwd, flat_bwd, flat_args)
         return tree_unflatten(out_trees[-1], outs)
+
+
+def _drop_symbolic_zero(g, ct_aval, name, k):
+    """A SymbolicZero returned by bwd is a zero (None), once its type is checked."""
+    if type(g) is not SymbolicZero:
+        return g
+    if g.shape != ct_aval.shape or g.dtype != ct_aval.dtype:
+        raise FuncadValueError(
+            f"the custom_vjp bwd rule of `{name}` returned a SymbolicZero of type "
+            f"{g.aval.str_short()} for input leaf {k}, whose tangent type is {ct_aval.str_short()}; "
+            "return None for a zero cotangent instead")
+    return None
 
 
 # ------------------------------------------- custom_vjp under jvp: custom_lin ----
@@ -399,7 +488,8 @@ def custom_vjp_jvp(fun, fwd, bwd, primals: list, tangents: list):
     # jit); evaluating or compiling it is forward mode, which raises then.
     if any(t is not None for t in tangents[:getattr(bwd, "num_closed_over", 0)]):
         raise _closed_over_error("custom_vjp")
-    outs, res = fwd(*primals)
+    with _zeros_info("perturbed", tuple(t is not None for t in tangents)):
+        outs, res = fwd(*primals)
     out_avals = tuple(aval_of(o) for o in outs)
     diff_out = [is_float(a.dtype) for a in out_avals]
     if not any(diff_out):
@@ -428,11 +518,13 @@ def _custom_lin_transpose(cts, *args, num_res, rule):
     if any(is_undefined(r) for r in res):
         raise FuncadTypeError("custom_lin: a custom_vjp residual depends on the linear input")
     ct_iter = iter(cts)
-    full_cts = []
+    full_cts, ct_zero = [], []
     for a in rule.out_avals:
         ct = next(ct_iter) if is_float(a.dtype) else None
+        ct_zero.append(ct is None)
         full_cts.append(zeros_tangent(a) if ct is None else ct)
-    got = rule.bwd(list(res), full_cts)
+    with _zeros_info("ct_zero", tuple(ct_zero)):
+        got = rule.bwd(list(res), full_cts)
     out = [None] * num_res
     where = f"the custom_vjp bwd rule `{_name(rule.bwd)}`"
     for g, a, has_t in zip(got, rule.in_avals, rule.has_tangent):

@@ -19,6 +19,7 @@ from ..core.staging import convert_constvars, trace_to_jaxpr
 from ..core.trace import Primitive, bind_custom_jvp, bind_custom_vjp, eval_jaxpr, hooks
 from ..primitives._base import zeros_tangent
 from .calls import define_call
+from .custom_zeros import take_zeros_info as _take_zeros_info, zeros_info as _zeros_info
 
 
 def _closed_over_error(kind):
@@ -78,17 +79,22 @@ class _CustomVjpCall(Primitive):
         n = num_consts
         n_out = len(call_jaxpr.out_avals)
         out_avals = call_jaxpr.out_avals
+        chosen = []  # the perturbation fwd ran with, which picks bwd's residual types
 
         def fun(*ops):
             return eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *ops)
 
         def fwd_rule(*ops):
-            res = fwd(*ops[n:])
+            perturbed = _take_zeros_info("perturbed")
+            perturbed = (True,) * len(ops) if perturbed is None else perturbed
+            chosen[:] = [tuple(perturbed[n:])]
+            res = fwd.at(chosen[0])(*ops[n:])
             return res[:n_out], res[n_out:]
 
         def bwd_rule(res, cts):
+            ct_zero = _take_zeros_info("ct_zero") or (False,) * len(cts)
             cts = [zeros_tangent(a) if c is None else c for c, a in zip(cts, out_avals)]
-            return [None] * n + list(bwd(*res, *cts))
+            return [None] * n + list(bwd.at(chosen[0], tuple(ct_zero))(*res, *cts))
 
         bwd_rule.num_closed_over = n  # custom_vjp_jvp refuses tangents for these
         return bind_custom_vjp(fun, fwd_rule, bwd_rule, list(operands))
@@ -128,31 +134,66 @@ def stage_custom_jvp(trace, fun, jvp, args):
                        dict(call_jaxpr=call, jvp=rule, num_consts=len(consts)))
 
 
+class _StagedFwd:
+    """A staged custom_vjp's fwd, traced lazily once per perturbation pattern (which
+    inputs are differentiated is known only when the call is differentiated); a fwd
+    that ignores the pattern is traced once."""
+
+    def __init__(self, fwd, in_avals, name):
+        self.fwd, self.in_avals, self.name = fwd, in_avals, name
+        self.per_pattern = getattr(fwd, "symbolic_zeros", True)
+        self._rules = {}
+
+    def at(self, perturbed: tuple) -> LazyRule:
+        key = perturbed if self.per_pattern else None
+        if key not in self._rules:
+            def flat_fwd(*xs):
+                with _zeros_info("perturbed", perturbed):
+                    outs, res = self.fwd(*xs)
+                return [*outs, *res]
+            self._rules[key] = LazyRule(flat_fwd, self.in_avals, f"{self.name} fwd")
+        return self._rules[key]
+
+    def __repr__(self):
+        return f"{self.name} fwd"
+
+
+class _StagedBwd:
+    """A staged custom_vjp's bwd, traced lazily per (perturbation, zero cotangents)."""
+
+    def __init__(self, bwd, fwd: _StagedFwd, out_avals, name):
+        self.bwd, self.fwd, self.out_avals, self.name = bwd, fwd, list(out_avals), name
+        self._rules = {}
+
+    def at(self, perturbed: tuple, ct_zero: tuple) -> LazyRule:
+        key = (perturbed, ct_zero) if self.fwd.per_pattern else None
+        if key not in self._rules:
+            in_avals = self.fwd.in_avals
+
+            def flat_bwd(*xs):
+                n_res = len(xs) - len(self.out_avals)
+                with _zeros_info("ct_zero", ct_zero):
+                    got = self.bwd(list(xs[:n_res]), list(xs[n_res:]))
+                return [zeros_tangent(a) if g is None else g for g, a in zip(got, in_avals)]
+            # the residual types are those of fwd traced at the same perturbation
+            res_avals = self.fwd.at(perturbed).jaxpr().out_avals[len(self.out_avals):]
+            ct = [ShapedArray(a.shape, tangent_dtype(a.dtype)) for a in self.out_avals]
+            self._rules[key] = LazyRule(flat_bwd, list(res_avals) + ct, f"{self.name} bwd")
+        return self._rules[key]
+
+    def __repr__(self):
+        return f"{self.name} bwd"
+
+
 def stage_custom_vjp(trace, fun, fwd, bwd, args):
     """Record a custom_vjp function applied to args as one equation of `trace`."""
     in_avals = [aval_of(x) for x in args]
     call, consts = _trace_body(fun, in_avals)
     name = getattr(fun, "__name__", "custom_vjp")
-    fwd_rule = LazyRule(lambda *xs: [*(r := fwd(*xs))[0], *r[1]], in_avals, f"{name} fwd")
-
-    def flat_bwd(*xs):
-        n_res = len(xs) - len(call.out_avals)
-        got = bwd(list(xs[:n_res]), list(xs[n_res:]))
-        return [zeros_tangent(a) if g is None else g for g, a in zip(got, in_avals)]
-
-    class _Bwd(LazyRule):
-        __slots__ = ()
-
-        def jaxpr(self):
-            if self._closed is None:  # the residual types are known once fwd is traced
-                res_avals = fwd_rule.jaxpr().out_avals[len(call.out_avals):]
-                ct = [ShapedArray(a.shape, tangent_dtype(a.dtype)) for a in call.out_avals]
-                self.in_avals = list(res_avals) + ct
-            return LazyRule.jaxpr(self)
-
-    bwd_rule = _Bwd(flat_bwd, [], f"{name} bwd")
+    fwd_rules = _StagedFwd(fwd, in_avals, name)
+    bwd_rules = _StagedBwd(bwd, fwd_rules, call.out_avals, name)
     return trace.stage(custom_vjp_call_p, [*consts, *args],
-                       dict(call_jaxpr=call, fwd=fwd_rule, bwd=bwd_rule, num_consts=len(consts)))
+                       dict(call_jaxpr=call, fwd=fwd_rules, bwd=bwd_rules, num_consts=len(consts)))
 
 
 hooks.stage_custom_jvp = stage_custom_jvp
