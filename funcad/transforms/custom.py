@@ -298,6 +298,7 @@ class custom_jvp:
             return leaves, [_check_tangent(p, t, where) for p, t in zip(leaves, t_leaves)]
 
         flat_fun.__name__ = flat_jvp.__name__ = name
+        flat_jvp.symbolic_zeros = sz  # a staged call then passes zero tangents as None
         outs = bind_custom_jvp(flat_fun, flat_jvp, flat_args, sz)
         return tree_unflatten(out_trees[-1], outs)
 

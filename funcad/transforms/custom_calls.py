@@ -56,7 +56,6 @@ class _CustomJvpCall(Primitive):
     def bind(self, *operands, call_jaxpr, jvp, num_consts):
         n = num_consts
         n_out = len(call_jaxpr.out_avals)
-        float_in = [tangent_dtype(a.dtype) != float0 for a in jvp.in_avals[:len(operands) - n]]
 
         def fun(*ops):
             return eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *ops)
@@ -65,8 +64,14 @@ class _CustomJvpCall(Primitive):
             if any(t is not None for t in tangents[:n]):
                 raise _closed_over_error("custom_jvp")
             ps, ts = primals[n:], tangents[n:]
-            ts = [zeros_tangent(aval_of(p)) if t is None else t for p, t, f in zip(ps, ts, float_in) if f]
-            res = jvp(*ps, *ts)
+            if jvp.symbolic_zeros:
+                nonzero = tuple(f and t is not None for t, f in zip(ts, jvp.float_in))
+                ts = [t for t, nz in zip(ts, nonzero) if nz]
+            else:
+                nonzero = tuple(jvp.float_in)
+                ts = [zeros_tangent(aval_of(p)) if t is None else t
+                      for p, t, f in zip(ps, ts, nonzero) if f]
+            res = jvp.at(nonzero)(*ps, *ts)
             return res[:n_out], res[n_out:]
 
         return bind_custom_jvp(fun, rule, list(operands), True)
@@ -115,21 +120,42 @@ def _trace_body(fun, avals):
     return ClosedJaxpr(jaxpr, []), consts
 
 
+class _StagedJvp:
+    """A staged custom_jvp's rule, traced lazily at fixed input types: once, with every
+    float input's tangent (zeros instantiated), or, for a `symbolic_zeros` rule, once
+    per pattern of nonzero tangents (known only when the call is differentiated)."""
+
+    def __init__(self, jvp, in_avals, name):
+        self.jvp, self.in_avals, self.name = jvp, list(in_avals), name
+        self.symbolic_zeros = getattr(jvp, "symbolic_zeros", False)
+        self.float_in = [tangent_dtype(a.dtype) != float0 for a in in_avals]
+        self._rules = {}
+
+    def at(self, nonzero: tuple) -> LazyRule:
+        """The rule taking the primals and then the tangents at positions `nonzero`."""
+        if nonzero not in self._rules:
+            n, in_avals, jvp, sz = len(self.in_avals), self.in_avals, self.jvp, self.symbolic_zeros
+
+            def flat_jvp(*xs):  # keeps no tracers: the rule lives on in the jaxpr
+                ps, ts = list(xs[:n]), iter(xs[n:])
+                tangents = [next(ts) if nz else None if sz else np.zeros(a.shape, float0)
+                            for a, nz in zip(in_avals, nonzero)]
+                outs, t_outs = jvp(ps, tangents)
+                return list(outs) + [zeros_tangent(aval_of(o)) if t is None else t
+                                     for o, t in zip(outs, t_outs)]
+            t_avals = [ShapedArray(a.shape, a.dtype) for a, nz in zip(in_avals, nonzero) if nz]
+            self._rules[nonzero] = LazyRule(flat_jvp, in_avals + t_avals, f"{self.name} jvp")
+        return self._rules[nonzero]
+
+    def __repr__(self):
+        return self.name
+
+
 def stage_custom_jvp(trace, fun, jvp, args):
     """Record a custom_jvp function applied to args as one equation of `trace`."""
     in_avals = [aval_of(x) for x in args]
     call, consts = _trace_body(fun, in_avals)
-    float_in = [tangent_dtype(a.dtype) != float0 for a in in_avals]
-    t_avals = [ShapedArray(a.shape, a.dtype) for a, f in zip(in_avals, float_in) if f]
-    n = len(args)  # the rule lives on in the jaxpr: it must not keep this trace's tracers
-
-    def flat_jvp(*xs):
-        ps, ts = list(xs[:n]), iter(xs[n:])
-        tangents = [next(ts) if f else np.zeros(a.shape, float0) for a, f in zip(in_avals, float_in)]
-        outs, t_outs = jvp(ps, tangents)
-        return list(outs) + [zeros_tangent(aval_of(o)) if t is None else t for o, t in zip(outs, t_outs)]
-
-    rule = LazyRule(flat_jvp, in_avals + t_avals, getattr(fun, "__name__", "custom_jvp"))
+    rule = _StagedJvp(jvp, in_avals, getattr(fun, "__name__", "custom_jvp"))
     return trace.stage(custom_jvp_call_p, [*consts, *args],
                        dict(call_jaxpr=call, jvp=rule, num_consts=len(consts)))
 
