@@ -202,15 +202,16 @@ def _solve_bwd(func, rtol, atol, mxstep, hmax, res, g):
     # Only inexact arguments have cotangents; integer ones ride along unchanged.
     diff = [issubdtype(aval_of(a).dtype, np.inexact) for a in arg_leaves]
 
-    def call(y, t, diff_leaves):
-        it = iter(diff_leaves)
-        leaves = [next(it) if d else a for a, d in zip(arg_leaves, diff)]
-        return func(y, t, *tree_unflatten(arg_tree, leaves))
-
-    def aug_dynamics(state, t, *diff_leaves):
-        # `t` is negated time: the augmented system runs backwards.
+    def aug_dynamics(state, t, *leaves):
+        # `t` is negated time: the augmented system runs backwards. The arguments come in
+        # as odeint's own (not closed over: the staged rule outlives this trace).
         y, y_bar, *_ = state
-        y_dot, pullback = vjp(lambda y_, t_, *d: call(y_, t_, d), y, -t, *diff_leaves)
+
+        def call(y_, t_, *d):
+            it = iter(d)
+            full = [next(it) if dd else a for a, dd in zip(leaves, diff)]
+            return func(y_, t_, *tree_unflatten(arg_tree, full))
+        y_dot, pullback = vjp(call, y, -t, *[a for a, d in zip(leaves, diff) if d])
         return (-y_dot, *pullback(y_bar))
 
     diff_leaves = [a for a, d in zip(arg_leaves, diff) if d]
@@ -228,7 +229,7 @@ def _solve_bwd(func, rtol, atol, mxstep, hmax, res, g):
         t0_bar = t0_bar - t_bar
         _, y_bar, t0_bar, args_bar = odeint(
             aug_dynamics, (y_i, y_bar, t0_bar, args_bar), fnp.stack([-t_i, -t_prev]),
-            *diff_leaves, rtol=rtol, atol=atol, mxstep=mxstep, hmax=hmax)
+            *arg_leaves, rtol=rtol, atol=atol, mxstep=mxstep, hmax=hmax)
         y_bar, t0_bar = y_bar[1], t0_bar[1]
         args_bar = [a[1] for a in args_bar]
         return (y_bar + at(g, i - 1), t0_bar, args_bar), t_bar
