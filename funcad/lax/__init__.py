@@ -43,19 +43,10 @@ __all__ = sorted([n for names in _FROM_PRIMITIVES.values() for n in names.split(
 _LAZY_SUBMODULES = frozenset({"linalg"})
 
 
-# JAX's lax names that do not fit funcad, each with what to use instead (README lists them).
+# JAX's lax names that funcad leaves out, each with what to use instead (README lists them).
 _NOT_IN_FUNCAD = {
-    "create_token": "funcad orders side effects without tokens: use funcad.debug.callback(..., ordered=True) "
-                    "or funcad.experimental.io_callback(..., ordered=True) (infeed/outfeed, which tokens "
-                    "thread, are not supported)",
-    "after_all": "funcad orders side effects without tokens: use funcad.debug.callback(..., ordered=True) "
-                 "or funcad.experimental.io_callback(..., ordered=True)",
-    "dce_sink": "funcad's dead-code elimination keeps effects (debug.callback, io_callback) by itself; to keep "
-                "a value alive, return it",
-    "pcast": "funcad tracks device-varying axes inside shard_map itself; to mark a value as varying over an "
-             "axis use funcad.lax.pvary(x, axis_name)",
-    "pbroadcast": "funcad tracks device-varying axes inside shard_map itself; use funcad.lax.pvary(x, axis_name)",
-    "psum_scatter_start": "use funcad.lax.psum_scatter; XLA schedules the collective asynchronously itself",
+    "psum_scatter_start": "it returns a future of XLA's asynchronous collectives, a type funcad does not "
+                          "have; use funcad.lax.psum_scatter (XLA schedules it asynchronously itself)",
     "ragged_all_to_all": "use funcad.lax.all_to_all on blocks padded to equal size",
 }
 
@@ -124,3 +115,6 @@ __all__ = sorted(set(__all__) | set(_rng_all))
 from ..primitives.dot_algorithm import (AccuracyMode, DotAlgorithm, DotAlgorithmPreset,  # noqa: E402
                                         Tolerance)
 __all__ = sorted(set(__all__) | {"AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "Tolerance"})
+from ._tokens import after_all, create_token, dce_sink, pbroadcast, pcast  # noqa: E402,F401
+
+__all__ = sorted(set(__all__) | {"after_all", "create_token", "dce_sink", "pbroadcast", "pcast"})
