@@ -57,8 +57,11 @@ def log(fmt: str | None = None, *args: Any, ordered: bool = False, partitioned: 
 
     >>> import funcad, funcad.numpy as fnp
     >>> seen = []
-    >>> logger.addFilter(lambda record: seen.append(record.getMessage()))
+    >>> def keep(record):
+    ...     return seen.append(record.getMessage()) or True
+    >>> logger.addFilter(keep)
     >>> _ = funcad.jit(lambda x: funcad.debug.log("x = {}", x) or fnp.sin(x))(1.0)
+    >>> logger.removeFilter(keep)
     >>> seen
     ['x = 1.0']
     """
