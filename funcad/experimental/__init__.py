@@ -5,12 +5,14 @@ calls an impure Python function from inside transformed code (funcad/_effect_cal
 The submodules, each loaded on first use (`import funcad` stays quick):
 `checkify` adds run-time error checks to a function (funcad/experimental/checkify.py);
 `ode.odeint` is JAX's ODE solver (adaptive Dormand–Prince, adjoint gradients);
-`jet.jet` is Taylor-mode differentiation.
+`jet.jet` is Taylor-mode differentiation;
+`compilation_cache.compilation_cache.set_cache_dir(path)` keeps compiled programs on disk
+for later processes (funcad/lowering/compilation_cache.py).
 """
 from .._effect_callbacks import io_callback
 
-__all__ = ["io_callback", "checkify", "jet", "ode"]
-_SUBMODULES = {"checkify", "jet", "ode"}
+__all__ = ["io_callback", "checkify", "compilation_cache", "jet", "ode"]
+_SUBMODULES = {"checkify", "compilation_cache", "jet", "ode"}
 
 
 def __getattr__(name):
