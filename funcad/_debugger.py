@@ -65,9 +65,6 @@ class DebuggerFrame:
                    info.lineno, offset)
 
 
-_TRACED = object()  # marks a traced local's place among a frame's static leaves
-
-
 def _split(frames):
     """The traced values in the frames' locals (the callback's operands), and a function
     that rebuilds the frames with their concrete values."""
@@ -79,21 +76,16 @@ def _split(frames):
                 leaves, tree = tree_flatten(value)
             except Exception:  # a local funcad cannot flatten is shown as a sentinel
                 leaves, tree = tree_flatten(cant_flatten)
-            slots = []
-            for x in leaves:
-                if isinstance(x, Tracer):
-                    dynamic.append(x)
-                    slots.append(_TRACED)
-                else:
-                    slots.append(x)
-            entries.append((key, tree, slots))
+            traced = [isinstance(x, Tracer) for x in leaves]
+            dynamic.extend(x for x, t in zip(leaves, traced) if t)
+            entries.append((key, tree, leaves, traced))
         layout.append((fr, entries))
 
     def rebuild(values):
         it = iter(values)
         return [dataclasses.replace(fr, locals={
-                    key: tree_unflatten(tree, [next(it) if s is _TRACED else s for s in slots])
-                    for key, tree, slots in entries})
+                    key: tree_unflatten(tree, [next(it) if t else x for x, t in zip(leaves, traced)])
+                    for key, tree, leaves, traced in entries})
                 for fr, entries in layout]
     return dynamic, rebuild
 

@@ -47,7 +47,10 @@ def dce_sink(val, *, prevent_mlir_dce: bool = False) -> None:
     ...     funcad.lax.dce_sink(fnp.sin(x))
     ...     return x
     >>> print(funcad.make_jaxpr(f)(1.0))
-    { lambda ; a:f64[]. let b:f64[] = sin a; dce_sink[prevent_mlir_dce=False] b in (a,) }
+    { lambda ; a:f64[]. let
+        b:f64[] = sin a
+        _ = dce_sink[prevent_mlir_dce=False] b
+      in (a,) }
     """
     for leaf in tree_flatten(val)[0]:
         dce_sink_p.bind(asarray_or_tracer(leaf), prevent_mlir_dce=bool(prevent_mlir_dce))

@@ -8,9 +8,12 @@ runtime carry it as an empty array) that prints as `Tok`; it lowers as `tensor<0
 
 `dce_sink(x)` marks `x` as used: the passes (transforms/passes, `register_effect`) keep
 the equations that compute it. With `prevent_mlir_dce=True` it lowers to jaxlib's
-side-effecting `dce_sink` custom call, so XLA keeps the computation too, as JAX.
+side-effecting `dce_sink` custom call, so XLA keeps the computation too, as JAX (jaxlib
+0.6, which lacks it, gets a side-effecting host call that does nothing).
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -118,11 +121,35 @@ def _dce_sink_batch(vals, dims, *, axis_size, prevent_mlir_dce):
     return [], []
 
 
+_SINK_ATTRS = 'call_target_name = "dce_sink", has_side_effect = true, api_version = 4 : i32, ' \
+              'backend_config = {}'
+
+
+@functools.lru_cache(maxsize=None)
+def _has_ffi_sink(platform: str) -> bool:
+    """Whether this jaxlib has the no-op FFI target `dce_sink` (JAX's, newer than jaxlib 0.6):
+    a tiny program that calls it is compiled and run once."""
+    from ..lowering import xla
+    text = ('module @probe { func.func public @main(%a: tensor<f32>) -> tensor<f32> {\n'
+            f'  "stablehlo.custom_call"(%a) <{{{_SINK_ATTRS}}}> : (tensor<f32>) -> ()\n'
+            '  return %a : tensor<f32> } }')
+    try:
+        dev = xla.get_device(platform)
+        run = xla.runner(xla.compile_text(text, platform), xla.result_handlers([ShapedArray((), np.float32)], dev))
+        run([xla.device_put(np.zeros((), np.float32), dev)])
+        return True
+    except Exception:
+        return False
+
+
 def _dce_sink_lower(ctx, x, *, prevent_mlir_dce):
-    if prevent_mlir_dce:  # jaxlib's no-op FFI target, marked as a side effect so XLA keeps x
-        ctx.op("stablehlo.custom_call", [x], [],
-               'call_target_name = "dce_sink", has_side_effect = true, '
-               'api_version = 4 : i32, backend_config = {}')
+    if not prevent_mlir_dce:
+        return []
+    if _has_ffi_sink(ctx.module.platform):  # a no-op marked as a side effect, so XLA keeps x
+        ctx.op("stablehlo.custom_call", [x], [], _SINK_ATTRS)
+    else:  # older jaxlib: a side-effecting host call that does nothing keeps x just as well
+        from .effects import _lower_effect
+        _lower_effect(ctx, [x], lambda *xs: (), [])
     return []
 
 
