@@ -26,6 +26,10 @@ or for a block of code with `override`.
 | softmax_custom_jvp   | False                        | FUNCAD_SOFTMAX_CUSTOM_JVP=1   |
 | check_tracer_leaks   | False                        | FUNCAD_CHECK_TRACER_LEAKS=1   |
 | enable_custom_prng   | False                        | FUNCAD_ENABLE_CUSTOM_PRNG=1   |
+| compilation_cache_dir | None (no persistent cache)  | FUNCAD_COMPILATION_CACHE_DIR=/tmp/fc |
+| enable_compilation_cache | True                     | FUNCAD_ENABLE_COMPILATION_CACHE=0 |
+| persistent_cache_min_compile_time_secs | 1.0        | FUNCAD_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0 |
+| persistent_cache_min_entry_size_bytes | 0           | FUNCAD_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES=0 |
 
 Every option is also accepted under JAX's name, `jax_<option>`
 (`funcad.config.update("jax_debug_nans", True)`), and those JAX has as context managers
@@ -57,7 +61,7 @@ from typing import Callable as _Callable, Iterator as _Iterator
 from .core.errors import FuncadTypeError as _FuncadTypeError
 from .core import traceback_util as _traceback_util
 from .core import options as _opts, prng_settings as _prng, x64 as _x64
-from .lowering import xla as _xla
+from .lowering import compilation_cache as _pcache, xla as _xla
 from .transforms import jit as _jit
 
 
@@ -223,6 +227,40 @@ def _set_legacy(v) -> None:
     _legacy_prng_key[0] = v
 
 
+def _path_or_none(name: str, v):
+    if v is None or v == "":
+        return None
+    if isinstance(v, (str, _os.PathLike)):
+        return _os.fspath(v)
+    raise _FuncadTypeError(f"config option {name} takes a directory path or None, got {v!r}")
+
+
+def _float(name: str, v) -> float:
+    try:
+        if not isinstance(v, bool):
+            return float(v)
+    except (TypeError, ValueError):
+        pass
+    raise _FuncadTypeError(f"config option {name} takes a number, got {v!r}")
+
+
+def _int(name: str, v) -> int:
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _FuncadTypeError(f"config option {name} takes an int, got {v!r}")
+    return v
+
+
+def _cache_setting(attr: str):
+    """(get, set) of a setting of the persistent compilation cache (lowering/compilation_cache.py)."""
+    def set_(v) -> None:
+        setattr(_pcache, attr, v)
+        if attr == "cache_dir":
+            _pcache.set_cache_dir(v)
+    return (lambda: getattr(_pcache, attr)), set_
+
+
 # name -> (validate(name, value), get(), set(value), environment variable, doc)
 _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
     "debug_nans": (_bool, lambda: _checks().NANS, lambda v: _set_checks(v, _checks().INFS),
@@ -290,6 +328,17 @@ _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
                           "FUNCAD_DEFAULT_PRNG_IMPL",
                           "PRNG implementation of keys made without impl=: threefry2x32, rbg, "
                           "unsafe_rbg, threefry4x32, philox2x32, philox4x32"),
+    "compilation_cache_dir": (_path_or_none, *_cache_setting("cache_dir"), "FUNCAD_COMPILATION_CACHE_DIR",
+                              "directory of the persistent compilation cache (None: no cache); "
+                              "see funcad.experimental.compilation_cache"),
+    "enable_compilation_cache": (_bool, *_cache_setting("enabled"), "FUNCAD_ENABLE_COMPILATION_CACHE",
+                                 "False turns the persistent compilation cache off even with a directory"),
+    "persistent_cache_min_compile_time_secs": (_float, *_cache_setting("min_compile_time_secs"),
+                                               "FUNCAD_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
+                                               "programs that compile quicker are not written to the cache"),
+    "persistent_cache_min_entry_size_bytes": (_int, *_cache_setting("min_entry_size_bytes"),
+                                              "FUNCAD_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES",
+                                              "smaller cache entries are not written (0 or -1: any size)"),
     "threefry_partitionable": (_bool, lambda: _prng.threefry_partitionable,
                                _set_prng(_prng.set_threefry_partitionable),
                                "FUNCAD_THREEFRY_PARTITIONABLE",

@@ -15,6 +15,11 @@ under vmap, with primal values under grad, once per iteration in loops, also und
 devices (funcad/_sharding_viz.py); inside jit, once, when the program is
 compiled, with the layout XLA's partitioner chose (transforms/inspect_sharding.py).
 
+`breakpoint(backend=None, filter_frames=True, num_frames=None, ordered=False, token=None)`
+stops in a pdb-like debugger over the live values, also under jit, vmap and grad
+(funcad/_debugger.py); `log(fmt, *args, **kwargs)` is `print` through Python's logging
+(funcad/_debug_log.py).
+
 >>> import funcad, funcad.numpy as fnp
 >>> def f(x):
 ...     funcad.debug.print("x = {x}", x=x)
@@ -24,8 +29,10 @@ x = 0.0
 >>> _ = funcad.jit(f)(1.0)
 x = 1.0
 """
+from ._debugger import breakpoint  # noqa: A004
+from ._debug_log import log
 from ._effect_callbacks import debug_callback as callback
 from ._sharding_viz import inspect_array_sharding, visualize_array_sharding, visualize_sharding
 from .transforms.debugging import print  # noqa: A004
 
-__all__ = ["callback", "inspect_array_sharding", "print", "visualize_array_sharding", "visualize_sharding"]
+__all__ = ["breakpoint", "callback", "log", "inspect_array_sharding", "print", "visualize_array_sharding", "visualize_sharding"]

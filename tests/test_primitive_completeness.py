@@ -81,6 +81,8 @@ LINEAR = {
     # Higher-order primitives transpose their bodies; debug_print and debug_callback
     # pass cotangents by.
     "jit", "checkpoint", "cond", "while", "scan", "debug_print", "debug_callback",
+    # dce_sink is linear (as JAX's deflinear): its transpose gives no cotangent.
+    "dce_sink",
 }
 # Higher-order primitives need a partial-evaluation rule (reverse mode stages their
 # unknown part as one equation).

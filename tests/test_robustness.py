@@ -270,7 +270,10 @@ def test_config_reads_updates_and_overrides():
                                            "default_device", "transfer_guard", "transfer_guard_host_to_device",
                                            "transfer_guard_device_to_host", "transfer_guard_device_to_device",
                                            "explain_cache_misses", "numpy_dtype_promotion", "legacy_prng_key",
-                                           "softmax_custom_jvp", "check_tracer_leaks", "enable_custom_prng"}
+                                           "softmax_custom_jvp", "check_tracer_leaks", "enable_custom_prng",
+                                           "compilation_cache_dir", "enable_compilation_cache",
+                                           "persistent_cache_min_compile_time_secs",
+                                           "persistent_cache_min_entry_size_bytes"}
     with pytest.raises(AttributeError, match="debug_nans"):
         funcad.config.update("debug_nan", True)
     with pytest.raises(funcad.FuncadTypeError, match="True or False"):

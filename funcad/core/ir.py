@@ -44,6 +44,11 @@ class Eqn(NamedTuple):
     params: dict
     source: str | None = None   # the user's line that produced it, for errors
 
+    # JAX's names for two fields, for code that inspects jaxprs as JAX's
+    # (`eqn.primitive is lax.sin_p`, `eqn.invars`).
+    primitive = property(lambda self: self.prim)
+    invars = property(lambda self: self.inputs)
+
 
 class Jaxpr:
     """A typed program: `{ lambda consts ; args . let eqns in (outs) }`."""

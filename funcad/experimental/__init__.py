@@ -6,12 +6,14 @@ The submodules, each loaded on first use (`import funcad` stays quick):
 `checkify` adds run-time error checks to a function (funcad/experimental/checkify.py);
 `ode.odeint` is JAX's ODE solver (adaptive Dormand–Prince, adjoint gradients);
 `jet.jet` is Taylor-mode differentiation; `mesh_utils` arranges devices into mesh
-grids; `multihost_utils` moves values between the processes of a multi-process program.
+grids; `multihost_utils` moves values between the processes of a multi-process program;
+`compilation_cache.compilation_cache.set_cache_dir(path)` keeps compiled programs on disk
+for later processes (funcad/lowering/compilation_cache.py).
 """
 from .._effect_callbacks import io_callback
 
-__all__ = ["io_callback", "checkify", "jet", "mesh_utils", "multihost_utils", "ode"]
-_SUBMODULES = {"checkify", "jet", "mesh_utils", "multihost_utils", "ode"}
+__all__ = ["io_callback", "checkify", "compilation_cache", "jet", "mesh_utils", "multihost_utils", "ode"]
+_SUBMODULES = {"checkify", "compilation_cache", "jet", "mesh_utils", "multihost_utils", "ode"}
 
 
 def __getattr__(name):

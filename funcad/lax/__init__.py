@@ -43,19 +43,10 @@ __all__ = sorted([n for names in _FROM_PRIMITIVES.values() for n in names.split(
 _LAZY_SUBMODULES = frozenset({"linalg"})
 
 
-# JAX's lax names that do not fit funcad, each with what to use instead (README lists them).
+# JAX's lax names that funcad leaves out, each with what to use instead (README lists them).
 _NOT_IN_FUNCAD = {
-    "create_token": "funcad orders side effects without tokens: use funcad.debug.callback(..., ordered=True) "
-                    "or funcad.experimental.io_callback(..., ordered=True) (infeed/outfeed, which tokens "
-                    "thread, are not supported)",
-    "after_all": "funcad orders side effects without tokens: use funcad.debug.callback(..., ordered=True) "
-                 "or funcad.experimental.io_callback(..., ordered=True)",
-    "dce_sink": "funcad's dead-code elimination keeps effects (debug.callback, io_callback) by itself; to keep "
-                "a value alive, return it",
-    "pcast": "funcad tracks device-varying axes inside shard_map itself; to mark a value as varying over an "
-             "axis use funcad.lax.pvary(x, axis_name)",
-    "pbroadcast": "funcad tracks device-varying axes inside shard_map itself; use funcad.lax.pvary(x, axis_name)",
-    "psum_scatter_start": "use funcad.lax.psum_scatter; XLA schedules the collective asynchronously itself",
+    "psum_scatter_start": "it returns a future of XLA's asynchronous collectives, a type funcad does not "
+                          "have; use funcad.lax.psum_scatter (XLA schedules it asynchronously itself)",
     "ragged_all_to_all": "use funcad.lax.all_to_all on blocks padded to equal size",
 }
 
@@ -124,3 +115,47 @@ __all__ = sorted(set(__all__) | set(_rng_all))
 from ..primitives.dot_algorithm import (AccuracyMode, DotAlgorithm, DotAlgorithmPreset,  # noqa: E402
                                         Tolerance)
 __all__ = sorted(set(__all__) | {"AccuracyMode", "DotAlgorithm", "DotAlgorithmPreset", "Tolerance"})
+from ._tokens import after_all, create_token, dce_sink, pbroadcast, pcast  # noqa: E402,F401
+
+__all__ = sorted(set(__all__) | {"after_all", "create_token", "dce_sink", "pbroadcast", "pcast"})
+
+# JAX's primitive objects (`lax.sin_p`...), for code that inspects jaxprs
+# (`eqn.primitive is lax.sin_p`): each funcad primitive that is the same operation as
+# JAX's, with the params users read. Left out: gather_p and scatter_add_p (funcad's are
+# point gathers/scatters; JAX's take dimension numbers) and the JAX primitives funcad
+# writes as compositions (log2, square, top_k, reduce_and...: see the README).
+from ..primitives import collectives as _collectives, tokens as _tokens  # noqa: E402
+from ..primitives import convolution as _convolution, fft as _fft_mod  # noqa: E402
+from ..primitives import rng as _rng_prims, sharding as _sharding_prims  # noqa: E402
+from ..transforms import checkpoint as _checkpoint, control_flow as _control  # noqa: E402
+from ..transforms import linear_solve as _linear_solve  # noqa: E402
+
+_PRIMITIVE_OBJECTS = {
+    _elementwise: """abs acos acosh add and asin asinh atan atan2 atanh cbrt ceil clamp complex conj
+        convert_element_type cos cosh digamma div eq erf erf_inv erfc exp exp2 expm1 floor ge gt
+        imag integer_pow is_finite le lgamma log log1p logistic lt max min mul ne neg not or
+        polygamma pow real rem round rsqrt select_n sign sin sinh sqrt stop_gradient sub tan tanh
+        xor""",
+    _structural: "broadcast_in_dim concatenate iota pad reshape rev slice squeeze transpose",
+    _reductions: """argmax argmin cummax cummin cumprod cumsum reduce_max reduce_min reduce_prod
+        reduce_sum""",
+    _linalg: "dot_general",
+    _indexing: "dynamic_slice dynamic_update_slice sort",
+    _bits: """bitcast_convert_type clz population_count reduce_precision shift_left
+        shift_right_arithmetic shift_right_logical""",
+    _special: """bessel_i0e bessel_i1e igamma igamma_grad_a igammac regularized_incomplete_beta
+        zeta""",
+    _collectives: "all_gather all_to_all axis_index pmax pmin ppermute psum",
+    _tokens: "after_all create_token",
+    _convolution: "conv_general_dilated",
+    _fft_mod: "fft",
+    _rng_prims: "rng_bit_generator rng_uniform",
+    _sharding_prims: "sharding_constraint",
+    _checkpoint: "optimization_barrier",
+    _control: "cond scan while",
+    _linear_solve: "linear_solve",
+}
+for _module, _names in _PRIMITIVE_OBJECTS.items():
+    for _name in _names.split():
+        globals()[_name + "_p"] = getattr(_module, _name + "_p")
+__all__ = sorted(set(__all__) | {n + "_p" for names in _PRIMITIVE_OBJECTS.values() for n in names.split()})

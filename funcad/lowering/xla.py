@@ -43,6 +43,7 @@ import functools
 import os
 import re
 import threading
+import time
 from collections import OrderedDict
 from typing import Callable
 
@@ -50,6 +51,7 @@ import numpy as np
 
 from ..core import options as _options
 from ..core.errors import FuncadError
+from . import compilation_cache
 
 # The jax/jaxlib releases funcad is tested with: >= the first, < the second.
 # Keep in step with pyproject.toml (tests/test_jaxlib_range.py checks that).
@@ -262,13 +264,30 @@ def compile_text(mlir: str, backend: str | None = None, host_callbacks: tuple = 
     # Long programs (tens of thousands of operations) overflow the 8 MiB main
     # stack in MLIR's and XLA's recursive passes and kill the process; they
     # are compiled on a thread with a large stack instead.
+    persistent = None if host_callbacks or not compilation_cache.active() else \
+        compilation_cache.key(mlir, device, compiler_overrides)
+    if persistent is not None:  # compiled by an earlier process?
+        exe = compilation_cache.load(persistent, functools.partial(_deserialize, client, device, options))
+        if exe is not None:
+            _exe_cache[key] = exe
+            return exe
+    start = time.perf_counter()
     exe = compile_() if mlir.count("\n") < BIG_PROGRAM_LINES else _on_big_stack(compile_)
     if host_callbacks:
         return exe
+    if persistent is not None:
+        compilation_cache.store(persistent, client.serialize_executable(exe), time.perf_counter() - start)
     _exe_cache[key] = exe
     if len(_exe_cache) > EXECUTABLE_CACHE_SIZE:
         _exe_cache.popitem(last=False)
     return exe
+
+
+def _deserialize(client, device, options, data: bytes):
+    """A serialized executable loaded onto `device` (jaxlib 0.6 takes no devices)."""
+    if hasattr(client, "compile_and_load"):
+        return client.deserialize_executable(data, _xc.DeviceList((device,)), options)
+    return client.deserialize_executable(data, options)
 
 
 def _compile_with_callbacks(client, mlir: str, device, options, callbacks: list):

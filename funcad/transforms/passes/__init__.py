@@ -37,6 +37,10 @@ from ...primitives.effects import io_callback_p as _io_callback_p  # noqa: E402
 
 register_effect(_debug_callback_p)
 register_effect(_io_callback_p)
+# lax.dce_sink: its only meaning is to keep the value it sinks (and what computes it).
+from ...primitives.tokens import dce_sink_p as _dce_sink_p  # noqa: E402
+
+register_effect(_dce_sink_p)
 
 
 def optimize(closed: ClosedJaxpr, max_rounds: int = 4) -> ClosedJaxpr:

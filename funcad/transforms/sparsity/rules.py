@@ -32,6 +32,7 @@ from .. import linear_solve as _linear_solve  # noqa: F401  (a call: its body is
 from ..custom_vmap import custom_vmap_p as _custom_vmap_p
 from ...primitives import effects as _effects  # noqa: F401  (debug_callback, io_callback)
 from ...primitives import host_local as _host_local  # noqa: F401  (multihost_utils' conversions)
+from ...primitives import tokens as _tokens  # noqa: F401  (create_token, after_all, dce_sink)
 from ._interp import (BODY_PRIMS, NO_FOLD, Val, apply, dep_rules, empty, group, pick, propagate,
                       stack, union)
 
@@ -321,10 +322,12 @@ def dense(eqn, ins, n):
 _register("custom_lin debug_print inspect_sharding", dense)
 # The callbacks: the user's Python function is opaque (and never run by the analysis).
 _register("pure_callback debug_callback io_callback", dense)
+# Tokens carry no data; dce_sink has no outputs (and, as an effect, is never folded).
+_register("create_token after_all dce_sink", zero)
 # conv_general_dilated: sound but dense for now; a window-exact rule is future work.
 _register("conv_general_dilated", dense)
 NO_FOLD.update(_PRIMS[p] for p in ("custom_lin", "debug_print", "rng_uniform", "debug_callback",
-                                    "io_callback", "inspect_sharding"))
+                                    "io_callback", "inspect_sharding", "dce_sink"))
 
 
 def identity(eqn, ins, n):
