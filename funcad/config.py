@@ -26,6 +26,7 @@ or for a block of code with `override`.
 | softmax_custom_jvp   | False                        | FUNCAD_SOFTMAX_CUSTOM_JVP=1   |
 | check_tracer_leaks   | False                        | FUNCAD_CHECK_TRACER_LEAKS=1   |
 | enable_custom_prng   | False                        | FUNCAD_ENABLE_CUSTOM_PRNG=1   |
+| debug_key_reuse      | False                        | FUNCAD_DEBUG_KEY_REUSE=1      |
 
 Every option is also accepted under JAX's name, `jax_<option>`
 (`funcad.config.update("jax_debug_nans", True)`), and those JAX has as context managers
@@ -216,6 +217,13 @@ def _set_all_guards(v) -> None:
         _set_guard(d)(v)
 
 
+def _set_key_reuse(v) -> None:
+    if v or _opts.debug_key_reuse:
+        # (loads funcad.random, a lazy namespace, only when the checker is wanted)
+        from .random import _key_reuse
+        _key_reuse.set_enabled(v)
+
+
 _legacy_prng_key = ["allow"]  # read by funcad.random (random/_keys.py: check_legacy)
 
 
@@ -276,6 +284,9 @@ _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
     "enable_custom_prng": (_bool, *_flag("enable_custom_prng"), "FUNCAD_ENABLE_CUSTOM_PRNG",
                            "funcad.random's PRNGKey, split, fold_in and clone return typed keys, and "
                            "raw keys passed to it warn (FutureWarning), as JAX's option"),
+    "debug_key_reuse": (_bool, lambda: _opts.debug_key_reuse, _set_key_reuse, "FUNCAD_DEBUG_KEY_REUSE",
+                        "typed keys (funcad.random.key) are tracked, and using one after a sampler, "
+                        "split or bits consumed it raises KeyReuseError, as JAX's option"),
     "default_backend": (_backend, _get_backend, _set_backend, "FUNCAD_BACKEND",
                         "backend jit uses when none is given: 'cpu', 'gpu' or None (automatic)"),
     "jit_cache_size": (_cache_size, _get_cache_size, _set_cache_size, "FUNCAD_JIT_CACHE_SIZE",

@@ -13,15 +13,16 @@ too; UnexpectedTracerError is a RuntimeError too).
 ...     print(type(e).__name__, isinstance(e, funcad.errors.ConcretizationTypeError))
 TracerBoolConversionError True
 
-JAX's `KeyReuseError` (funcad has no key-reuse checker), `InconclusiveDimensionOperation`
+`KeyReuseError` is raised only with `debug_key_reuse` on (see funcad/random/_key_reuse.py).
+JAX's `InconclusiveDimensionOperation`
 (no shape polymorphism) and `JaxRuntimeError` (jaxlib's own class) are not here.
 """
 from .core.errors import (BaseIndexError as JAXIndexError, BaseTypeError as JAXTypeError,
                           ConcretizationError as ConcretizationTypeError, JaxprTypeError,
-                          NonConcreteBooleanIndexError, TracerArrayConversionError,
+                          KeyReuseError, NonConcreteBooleanIndexError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
                           TracerLeakError as UnexpectedTracerError)
 
-__all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxprTypeError",
+__all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxprTypeError", "KeyReuseError",
            "NonConcreteBooleanIndexError", "TracerArrayConversionError", "TracerBoolConversionError",
            "TracerIntegerConversionError", "UnexpectedTracerError"]
