@@ -10,16 +10,16 @@ identities on key data where JAX's typed-key primitives consume or create keys:
   is the same keys.
 - `random_clone(data)` is a fresh, unconsumed copy of the keys (`clone`, `wrap_key_data`).
 
-Both are the identity in every rule (impl, lowering, to_python); their tangent is the
-input's, their batching rule adds the batch axis to the mask. With the option off neither
+Both are the identity in every rule (impl, lowering, to_python); they have no tangent
+(key data is uint32), and the batching rule adds the batch axis to the mask. With the option off neither
 is ever bound.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
-from ._base import defpython, new_primitive
+from ..core.trace import batch_rules, lowering_rules
+from ._base import defpython, defzero, new_primitive
 
 __all__ = ["KeyMask", "random_clone_p", "random_consume_p"]
 
@@ -62,12 +62,8 @@ def _consume_batch(vals, dims, *, axis_size, site, mask):
 
 batch_rules[random_consume_p] = _consume_batch
 batch_rules[random_clone_p] = lambda vals, dims, *, axis_size: (random_clone_p.bind(vals[0]), dims[0])
-# Key data is uint32: its tangent is symbolically zero, so these only pass it on.
-jvp_rules[random_consume_p] = lambda primals, tangents, **params: (
-    random_consume_p.bind(primals[0], **params), tangents[0])
-jvp_rules[random_clone_p] = lambda primals, tangents: (random_clone_p.bind(primals[0]), tangents[0])
-transpose_rules[random_consume_p] = lambda ct, x, **params: [ct]
-transpose_rules[random_clone_p] = lambda ct, x: [ct]
+defzero(random_consume_p)  # key data is uint32: no tangent
+defzero(random_clone_p)
 lowering_rules[random_consume_p] = lambda ctx, x, **params: x
 lowering_rules[random_clone_p] = lambda ctx, x: x
 defpython(random_consume_p, "{0}")
