@@ -53,6 +53,7 @@ True
 import contextlib as _contextlib
 import difflib as _difflib
 import os as _os
+import sys as _sys
 from typing import Callable as _Callable, Iterator as _Iterator
 
 from .core.errors import FuncadTypeError as _FuncadTypeError
@@ -218,10 +219,12 @@ def _set_all_guards(v) -> None:
 
 
 def _set_key_reuse(v) -> None:
-    if v or _opts.debug_key_reuse:
-        # (loads funcad.random, a lazy namespace, only when the checker is wanted)
-        from .random import _key_reuse
-        _key_reuse.set_enabled(v)
+    _opts.debug_key_reuse = v
+    # Typed keys exist only once funcad.random (a lazy namespace) is loaded; it installs
+    # the checks itself when it loads with the option on.
+    checker = _sys.modules.get("funcad.random._key_reuse")
+    if checker is not None:
+        checker.set_enabled(v)
 
 
 _legacy_prng_key = ["allow"]  # read by funcad.random (random/_keys.py: check_legacy)

@@ -266,3 +266,91 @@ def _outcome(lib, fn):
 def test_same_as_jax(name):
     expected = _outcome("jax", PROGRAMS[name])
     assert _outcome("funcad", PROGRAMS[name]) == expected
+
+
+# ---------------------------------------------------------- beyond the corpus ----
+
+def test_option_names_scope_and_error_class():
+    assert funcad.config.debug_key_reuse is False
+    assert issubclass(funcad.errors.KeyReuseError, funcad.errors.JAXTypeError)
+    with funcad.debug_key_reuse(True):
+        assert funcad.config.debug_key_reuse is True
+        k = fr.key(0)
+        fr.uniform(k)
+        with pytest.raises(funcad.errors.KeyReuseError, match="jit-compiled function at index 0"):
+            fr.uniform(k)
+    assert funcad.config.debug_key_reuse is False
+    fr.uniform(k)  # off: nothing is checked
+    funcad.config.update("jax_debug_key_reuse", True)
+    try:
+        with pytest.raises(TypeError, match="Previously-consumed key passed to random_split"):
+            fr.split(k)
+    finally:
+        funcad.config.update("jax_debug_key_reuse", False)
+
+
+def test_environment_variable():
+    import os
+    import subprocess
+    import sys
+    code = ("import funcad, funcad.random as fr\n"
+            "k = fr.key(0); fr.normal(k)\n"
+            "try:\n    fr.normal(k)\nexcept funcad.errors.KeyReuseError as e:\n    print(e)\n")
+    env = dict(os.environ, FUNCAD_DEBUG_KEY_REUSE="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "Previously-consumed key passed to jit-compiled function at index 0"
+
+
+def test_values_unchanged_and_raw_keys_untracked():
+    f = funcad.jit(lambda k: fr.normal(k, (3,)) + fr.uniform(fr.split(k)[1], (3,)))
+    k = fr.key(3)
+    off = np.asarray(f(k))
+    with funcad.debug_key_reuse(True):
+        on = np.asarray(funcad.jit(lambda k: fr.normal(k, (3,)))(fr.key(3)))
+        raw = fr.PRNGKey(0)
+        a, b = fr.normal(raw, (2,)), fr.normal(raw, (2,))  # raw keys are not tracked (as JAX's)
+    np.testing.assert_array_equal(on, np.asarray(fr.normal(fr.key(3), (3,))))
+    np.testing.assert_array_equal(a, b)
+    assert off.shape == (3,)
+
+
+def test_jaxpr_shows_the_markers():
+    with funcad.debug_key_reuse(True):
+        text = str(funcad.make_jaxpr(lambda k: fr.normal(fr.clone(k)))(fr.key(0)))
+    assert "random_clone" in text and "random_consume" in text
+    text = str(funcad.make_jaxpr(lambda k: fr.normal(k))(fr.key(0)))
+    assert "random_consume" not in text  # off: the program is unchanged
+
+
+def test_masks_from_indexing_and_vmap():
+    with funcad.debug_key_reuse(True):
+        ks = fr.split(fr.key(0), 4)
+        fr.normal(ks[1])
+        fr.normal(ks[2])
+        np.testing.assert_array_equal(ks._consumed, [False, True, True, False])
+        with pytest.raises(funcad.errors.KeyReuseError, match="passed to slice at index 0"):
+            ks[2]
+        funcad.vmap(fr.normal)(ks[::3])  # keys 0 and 3, batched
+        assert ks._consumed is True
+        # A jitted function that consumes one row of its argument marks only that row.
+        kk = fr.split(fr.key(1), 3)
+        funcad.jit(lambda ks: fr.normal(ks[0]))(kk)
+        np.testing.assert_array_equal(kk._consumed, [True, False, False])
+        funcad.jit(lambda ks: fr.normal(ks[1]))(kk)
+        with pytest.raises(funcad.errors.KeyReuseError, match="jit-compiled function at index 0"):
+            funcad.jit(lambda ks: fr.normal(ks[1]) + fr.normal(ks[2]))(kk)
+
+
+def test_pytree_arguments_and_outputs():
+    @funcad.jit
+    def step(state):
+        k, sub = fr.split(state["key"])
+        return {"key": k, "x": state["x"] + fr.normal(sub)}
+    with funcad.debug_key_reuse(True):
+        s0 = {"key": fr.key(0), "x": 0.0}
+        s1 = step(s0)
+        s2 = step(s1)  # the new key is fresh
+        assert s2["key"]._consumed is False and s1["key"]._consumed is True
+        with pytest.raises(funcad.errors.KeyReuseError, match="at index 0"):
+            step(s0)

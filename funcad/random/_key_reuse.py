@@ -409,3 +409,7 @@ def set_enabled(on: bool) -> None:
         Jitted.__call__ = _saved.pop("call")
     hooks.key_reuse_trace = traced_checked
     hooks.key_reuse_boundary = _boundary
+
+
+if options.debug_key_reuse:  # set (e.g. by FUNCAD_DEBUG_KEY_REUSE) before funcad.random loaded
+    set_enabled(True)
