@@ -132,6 +132,10 @@ def cond_branch_reuse(L, R, lax):
         return lax.cond(p, lambda k: R.normal(k) + R.normal(k), lambda k: 0.0, k)
     f(R.key(0), True)
 @prog
+def cond_closure_concrete_key_ok(L, R, lax):
+    k = R.key(0)
+    L.jit(lambda p: lax.cond(p, lambda: R.normal(k), lambda: R.uniform(k)))(True)
+@prog
 def scan_closure_key(L, R, lax):
     @L.jit
     def f(k):
@@ -354,3 +358,11 @@ def test_pytree_arguments_and_outputs():
         assert s2["key"]._consumed is False and s1["key"]._consumed is True
         with pytest.raises(funcad.errors.KeyReuseError, match="at index 0"):
             step(s0)
+
+
+def test_closed_over_key_consumed_before_the_call():
+    with funcad.debug_key_reuse(True):
+        k = fr.key(0)
+        fr.normal(k)
+        with pytest.raises(funcad.errors.KeyReuseError, match="Previously-consumed key passed to"):
+            funcad.jit(lambda x: x + fr.normal(k))(1.0)

@@ -17,8 +17,9 @@ Raw uint32 keys are not. Samplers, `split`, `bits` and indexing consume keys; `f
   key again on the next iteration. Every jit trace is checked, and a top-level jitted
   (or vmapped) call checks its key arguments against the signature and marks them.
 
-A key closed over by a jitted function is consumed when the function is traced, not at
-each call (funcad stages no key constants), so only its first use is checked.
+A key closed over by a jitted function is consumed when the function is traced (funcad
+stages no key constants): it must be unconsumed then, and each later call raises, as
+JAX's do; its uses inside that trace are not checked against each other.
 """
 from __future__ import annotations
 
@@ -67,12 +68,14 @@ def consume(key, site: str, mask=None, index: int = 0):
     if getattr(_state, "quiet", False):
         return key
     sel = True if mask is None else mask
+    recording = getattr(_state, "recording", None) if ctx.trace is not None else None
+    if recording is not None and any(k is key for k in recording):
+        return key  # a closed-over key the jit trace consumed already: checked at each call
     if np.any(np.logical_and(consumed_of(key), sel)):
         raise KeyReuseError(f"Previously-consumed key passed to {_EAGER_SITE.get(site, site)} "
                             f"at index {index}")
     key._consumed = _simplify(np.logical_or(consumed_of(key), sel))
-    recording = getattr(_state, "recording", None)
-    if recording is not None and ctx.trace is not None:
+    if recording is not None:
         recording.append(key)  # a key closed over by the function a jit traces
     return key
 
