@@ -45,7 +45,7 @@ from . import dtypes, errors, typing  # noqa: F401  (JAX's jax.dtypes, jax.error
 from . import dlpack, stages, version  # noqa: F401  (JAX's jax.dlpack, jax.stages, jax.version)
 from .core.errors import InfError
 from ._toplevel import (check_tracer_leaks, checking_leaks, copy_to_host_async, effects_barrier,
-                        enable_custom_prng, debug_infs, debug_nans, default_device,
+                        enable_custom_prng, debug_infs, debug_key_reuse, debug_nans, default_device,
                         default_matmul_precision, enable_checks, explain_cache_misses, host_count,
                         host_id, host_ids, legacy_prng_key, live_arrays, log_compiles, no_execution, no_tracing,
                         numpy_dtype_promotion, numpy_rank_promotion, print_environment_info,
@@ -94,7 +94,7 @@ __all__ = ["Array", "BackendError", "block_until_ready", "check_tracer_leaks", "
            "copy_to_host_async", "custom_gradient", "custom_jvp", "custom_vjp", "debug_infs",
            "debug_nans", "default_backend", "default_device", "default_matmul_precision", "default_prng_impl",
            "Device", "device_count", "device_get", "device_put", "devices", "disable_jit",
-           "dlpack", "dtypes", "effects_barrier", "enable_checks", "enable_custom_prng", "enable_x64", "ensure_compile_time_eval", "errors",
+           "dlpack", "dtypes", "debug_key_reuse", "effects_barrier", "enable_checks", "enable_custom_prng", "enable_x64", "ensure_compile_time_eval", "errors",
            "eval_jaxpr", "eval_shape", "explain_cache_misses", "float0", "FuncadError", "FuncadTypeError", "fwd_and_bwd",
            "get_abstract_mesh", "get_mesh", "grad", "hessian", "hessian_sparsity", "host_count",
            "host_id", "host_ids", "InfError", "legacy_prng_key", "softmax_custom_jvp", "jacfwd", "jacobian", "jacobian_sparsity", "jacrev",

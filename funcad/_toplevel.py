@@ -29,7 +29,7 @@ from .core.pytree import tree_leaves
 from .lowering import xla
 from .lowering.array import Array, ShardedArray
 
-__all__ = ["check_tracer_leaks", "checking_leaks", "copy_to_host_async", "debug_infs", "effects_barrier", "enable_custom_prng", "debug_nans", "default_device",
+__all__ = ["check_tracer_leaks", "checking_leaks", "copy_to_host_async", "debug_infs", "debug_key_reuse", "effects_barrier", "enable_custom_prng", "debug_nans", "default_device",
            "default_matmul_precision", "enable_checks", "explain_cache_misses", "host_count",
            "host_id", "host_ids", "legacy_prng_key", "live_arrays", "log_compiles", "no_execution", "no_tracing",
            "numpy_dtype_promotion", "numpy_rank_promotion", "print_environment_info",
@@ -45,6 +45,10 @@ def _scope(option: str, default_arg, doc: str) -> _OptionScope:
 
 debug_nans = _scope("debug_nans", True, """`with funcad.debug_nans(True):` each primitive that makes a
 NaN raises NaNError (a FloatingPointError) naming it and the user's line, eagerly and under jit.""")
+debug_key_reuse = _scope("debug_key_reuse", True, """`with funcad.debug_key_reuse(True):` typed keys
+(funcad.random.key) are checked as JAX checks them: using a key after a sampler, `split` or
+`bits` consumed it raises funcad.errors.KeyReuseError, eagerly, at jitted calls and inside
+traced programs (see funcad/random/_key_reuse.py).""")
 debug_infs = _scope("debug_infs", True, """`with funcad.debug_infs(True):` each primitive that makes an
 inf raises InfError (a FloatingPointError), as debug_nans does for NaNs.""")
 default_matmul_precision = _scope("default_matmul_precision", _NO_ARG, """`with

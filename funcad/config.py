@@ -30,6 +30,7 @@ or for a block of code with `override`.
 | enable_compilation_cache | True                     | FUNCAD_ENABLE_COMPILATION_CACHE=0 |
 | persistent_cache_min_compile_time_secs | 1.0        | FUNCAD_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0 |
 | persistent_cache_min_entry_size_bytes | 0           | FUNCAD_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES=0 |
+| debug_key_reuse      | False                        | FUNCAD_DEBUG_KEY_REUSE=1      |
 
 Every option is also accepted under JAX's name, `jax_<option>`
 (`funcad.config.update("jax_debug_nans", True)`), and those JAX has as context managers
@@ -56,6 +57,7 @@ True
 import contextlib as _contextlib
 import difflib as _difflib
 import os as _os
+import sys as _sys
 from typing import Callable as _Callable, Iterator as _Iterator
 
 from .core.errors import FuncadTypeError as _FuncadTypeError
@@ -220,6 +222,15 @@ def _set_all_guards(v) -> None:
         _set_guard(d)(v)
 
 
+def _set_key_reuse(v) -> None:
+    _opts.debug_key_reuse = v
+    # Typed keys exist only once funcad.random (a lazy namespace) is loaded; it installs
+    # the checks itself when it loads with the option on.
+    checker = _sys.modules.get("funcad.random._key_reuse")
+    if checker is not None:
+        checker.set_enabled(v)
+
+
 _legacy_prng_key = ["allow"]  # read by funcad.random (random/_keys.py: check_legacy)
 
 
@@ -314,6 +325,9 @@ _OPTIONS: dict[str, tuple[_Callable, _Callable, _Callable, str, str]] = {
     "enable_custom_prng": (_bool, *_flag("enable_custom_prng"), "FUNCAD_ENABLE_CUSTOM_PRNG",
                            "funcad.random's PRNGKey, split, fold_in and clone return typed keys, and "
                            "raw keys passed to it warn (FutureWarning), as JAX's option"),
+    "debug_key_reuse": (_bool, lambda: _opts.debug_key_reuse, _set_key_reuse, "FUNCAD_DEBUG_KEY_REUSE",
+                        "typed keys (funcad.random.key) are tracked, and using one after a sampler, "
+                        "split or bits consumed it raises KeyReuseError, as JAX's option"),
     "default_backend": (_backend, _get_backend, _set_backend, "FUNCAD_BACKEND",
                         "backend jit uses when none is given: 'cpu', 'gpu' or None (automatic)"),
     "jit_cache_size": (_cache_size, _get_cache_size, _set_cache_size, "FUNCAD_JIT_CACHE_SIZE",

@@ -14,17 +14,17 @@ too; UnexpectedTracerError is a RuntimeError too).
 TracerBoolConversionError True
 
 `JaxRuntimeError` is jaxlib's own class (what a jitted program that fails while running
-raises, as in JAX; loaded with the backend on first use). JAX's `KeyReuseError` (funcad
-has no key-reuse checker) and `InconclusiveDimensionOperation` (no shape polymorphism) are
-not here.
+raises, as in JAX; loaded with the backend on first use). `KeyReuseError` is raised only
+with `debug_key_reuse` on (see funcad/random/_key_reuse.py). JAX's
+`InconclusiveDimensionOperation` (no shape polymorphism) is not here.
 """
 from .core.errors import (BaseIndexError as JAXIndexError, BaseTypeError as JAXTypeError,
                           ConcretizationError as ConcretizationTypeError, JaxprTypeError,
-                          NonConcreteBooleanIndexError, TracerArrayConversionError,
+                          KeyReuseError, NonConcreteBooleanIndexError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
                           TracerLeakError as UnexpectedTracerError)
 
-__all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxprTypeError",
+__all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxprTypeError", "KeyReuseError",
            "NonConcreteBooleanIndexError", "TracerArrayConversionError", "TracerBoolConversionError",
            "TracerIntegerConversionError", "UnexpectedTracerError", "JaxRuntimeError"]
 

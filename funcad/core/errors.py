@@ -43,6 +43,11 @@ class JaxprTypeError(BaseTypeError):
     """A jaxpr does not type-check."""
 
 
+class KeyReuseError(BaseTypeError):
+    """With `debug_key_reuse` on, a typed PRNG key was used after being consumed (JAX's
+    `jax.errors.KeyReuseError`, a JAXTypeError; see funcad/random/_key_reuse.py)."""
+
+
 class NaNError(FuncadError, FloatingPointError):
     """With `debug_nans` on, a primitive produced a NaN (names it and the user's line)."""
 

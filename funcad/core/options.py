@@ -11,6 +11,7 @@ enable_checks = False            # type-check every traced jaxpr (core.ir.typech
 numpy_dtype_promotion = "standard"  # 'standard' | 'strict' (core.avals.result_type checks)
 explain_cache_misses = False     # log why a jitted function traces again (transforms/cache_miss.py)
 enable_custom_prng = False       # PRNGKey/split/fold_in/clone return typed keys; raw keys warn
+debug_key_reuse = False          # typed keys are checked for reuse (funcad/random/_key_reuse.py)
 check_tracer_leaks = False       # report tracers that outlive their transformation (core/leaks.py)
 softmax_custom_jvp = False        # nn.softmax differentiates by its custom rule (else the formula)
 default_device = None            # a Device or a platform name: where jit and device_put place results

@@ -66,6 +66,11 @@ class _Hooks:
     # its rules (installed by funcad/transforms/custom_calls.py).
     stage_custom_jvp: Callable
     stage_custom_vjp: Callable
+    # key_reuse_trace(trace, *args, **kw): a jit trace checked for key reuse;
+    # key_reuse_boundary(fun, args): a top-level vmap's call with JAX's key checks
+    # (installed by funcad/random/_key_reuse.py, read when debug_key_reuse is on).
+    key_reuse_trace: Callable = staticmethod(lambda trace, *args, **kw: trace(*args, **kw))
+    key_reuse_boundary: Callable = staticmethod(lambda fun, args: fun(*args))
 
 
 hooks = _Hooks()

@@ -34,7 +34,7 @@ from ._samplers import (bernoulli, cauchy, categorical, choice, double_sided_max
 # Eager calls compile each sampler once per static signature, as JAX does (see _eager.py).
 # So do `bits` of the implementations whose hash is a composition (op by op it is slow);
 # threefry2x32's NumPy hash is fast eagerly and rbg's bits are one primitive.
-bits = _eager_jit(bits, impls=_counter_impls.KEY_WIDTHS)
+bits = _eager_jit(bits, impls=_counter_impls.KEY_WIDTHS, site="random_bits")
 ball = _eager_jit(ball, dynamic=("p",))
 (beta, binomial, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, multinomial,
  poisson, t, orthogonal, multivariate_normal) = map(_eager_jit, (

@@ -19,9 +19,11 @@ import inspect
 
 import numpy as np
 
+from ..core import options
 from ..core.pytree import tree_leaves
 from ..core.trace import Tracer, ctx
 from ._keyarray import PRNGKeyArray
+from ._key_reuse import consume
 from ._keys import _inside, check_legacy, impl_of, impl_scope
 from ..lowering.array import Array
 from ..transforms.jit import jit
@@ -39,13 +41,15 @@ def _static(v):
     return v
 
 
-def eager_jit(fn, dynamic: tuple = (), impls=None):
+def eager_jit(fn, dynamic: tuple = (), impls=None, site: str = "jit"):
     """`fn` compiled per (static arguments, argument types) when called eagerly.
 
     Arrays and floats are arguments of the compiled program; so are Python ints passed for
     the parameters named in `dynamic`, which JAX's sampler traces too (an exponent traced as
     a number computes `pow`, where a static int would square): the values then match.
-    With `impls`, only keys of those implementations compile; others run op by op."""
+    With `impls`, only keys of those implementations compile; others run op by op.
+    `site` names the call in key-reuse errors (JAX's samplers are jitted functions;
+    its `bits` is the primitive random_bits)."""
     sig = inspect.signature(fn)
     compiled: dict = {}
 
@@ -57,6 +61,9 @@ def eager_jit(fn, dynamic: tuple = (), impls=None):
     def sampler(*args, **kwargs):
         bound = sig.bind(*args, **kwargs)
         check_legacy(bound.arguments.get("key"))  # the user's key; the parts see raw data
+        if options.debug_key_reuse and not _inside[0] and "key" in bound.arguments:
+            bound.arguments["key"] = consume(bound.arguments["key"], site)
+            args, kwargs = bound.args, bound.kwargs
         _inside[0] += 1
         try:
             return _sample(bound, args, kwargs)

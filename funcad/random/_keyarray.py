@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.avals import float0
 from ..core.pytree import register_pytree_node
-from ..core import prng_settings
+from ..core import options, prng_settings
 from ..core.trace import Tracer
 from ..lowering.array import register_array_type
 from .. import numpy as fnp
@@ -107,7 +107,8 @@ class PRNGKeyArray:
     ((4,), key<fry>, (3,))
     """
 
-    __slots__ = ("_data", "_impl")
+    # _consumed is set only by the key-reuse checker (debug_key_reuse; _key_reuse.py)
+    __slots__ = ("_data", "_impl", "_consumed")
     _hidden_ndim = 1  # the key words' axis: vmap counts negative axes without it
     __array_priority__ = 2000  # NumPy defers == to us
 
@@ -155,8 +156,12 @@ class PRNGKeyArray:
         idx = idx if isinstance(idx, tuple) else (idx,)
         if any(isinstance(i, PRNGKeyArray) for i in idx):
             raise TypeError("key arrays cannot be used as indices")
+        keys = self
+        if options.debug_key_reuse:  # indexing consumes the keys it takes, as JAX's slice
+            from ._key_reuse import consume, index_mask  # (_key_reuse imports this module)
+            keys = consume(self, "slice", index_mask(self.shape, idx))
         # The trailing full slice keeps the key words whatever idx holds (..., None, masks).
-        return PRNGKeyArray(self._data[idx + (slice(None),)], self._impl)
+        return PRNGKeyArray(keys._data[idx + (slice(None),)], self._impl)
 
     def reshape(self, *shape, order: str = "C") -> "PRNGKeyArray":
         if order != "C":
@@ -197,7 +202,10 @@ class PRNGKeyArray:
         return self.transpose()
 
     def copy(self) -> "PRNGKeyArray":
-        return PRNGKeyArray(self._data, self._impl)
+        out = PRNGKeyArray(self._data, self._impl)
+        if options.debug_key_reuse and hasattr(self, "_consumed"):  # a copy is the same keys
+            out._consumed = self._consumed
+        return out
 
     def block_until_ready(self) -> "PRNGKeyArray":
         if hasattr(self._data, "block_until_ready"):

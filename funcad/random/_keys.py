@@ -35,6 +35,7 @@ from ..primitives.bits import shift_left, shift_right_logical, threefry2x32
 from ..primitives.rng import rng_bit_generator_p
 from . import _counter_impls as C
 from ._keyarray import PRNGKeyArray, key_dtype, key_shape, resolve_impl
+from ._key_reuse import consume, fresh
 from ._words import counters as _counters, shape_of as _shape_of, size as _size, word as _word
 from .. import config
 
@@ -338,7 +339,8 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> PRNGKeyArray:
                         f"shape={a.shape} for impl={impl!r}")
     if a.dtype != _U32:
         raise TypeError(f"invalid PRNG key data: expected key_data.dtype = uint32; got dtype={a.dtype}")
-    return PRNGKeyArray(key_bits_array, impl)
+    out = PRNGKeyArray(key_bits_array, impl)
+    return fresh(out) if options.debug_key_reuse else out
 
 
 def _seed_data(name, seed, impl):
@@ -394,6 +396,8 @@ def split(key, num: int | Sequence[int] = 2):
     (2, 2)
     """
     impl = impl_of(key)
+    if options.debug_key_reuse and not _inside[0]:
+        key = consume(key, "random_split")
     data = check_key("split", key)
     with impl_scope(impl):
         return _rewrap(key, split_key(data, canonical_shape(num)), impl)
@@ -427,7 +431,8 @@ def clone(key):
     >>> clone(PRNGKey(1))
     array([0, 1], dtype=uint32)
     """
-    return _rewrap(key, check_key("clone", key, allow_batched=True), impl_of(key))
+    out = _rewrap(key, check_key("clone", key, allow_batched=True), impl_of(key))
+    return fresh(out) if options.debug_key_reuse else out
 
 
 def key_data(keys):

@@ -31,7 +31,8 @@ _log = logging.getLogger("funcad")
 CONTEXT_NAMES = ("jax_debug_nans", "jax_enable_x64", "jax_default_prng_impl",
                  "jax_threefry_partitionable", "jax_default_matmul_precision",
                  "jax_numpy_rank_promotion", "mesh", "jax_default_device",
-                 "jax_numpy_dtype_promotion", "jax_softmax_custom_jvp")
+                 "jax_numpy_dtype_promotion", "jax_softmax_custom_jvp",
+                 "jax_debug_key_reuse")
 _CONTEXT_START = 3  # key[3] is the backend, then CONTEXT_NAMES
 
 _seen_callsites: set = set()

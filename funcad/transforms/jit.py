@@ -30,7 +30,7 @@ from ..core.ir import ClosedJaxpr
 from ..core.pytree import flatten_fun, tree_flatten, tree_unflatten
 from ..core.sharding import Sharding, SingleDeviceSharding, context_mesh, flat_shardings
 from ..core.staging import ShapeDtypeStruct, lift_traced_consts, trace_to_jaxpr
-from ..core.trace import Primitive, ctx, eval_jaxpr, set_trace
+from ..core.trace import Primitive, ctx, eval_jaxpr, hooks, set_trace
 from ..core.traceback_util import api_boundary, filtered
 from ..lowering import xla
 from ..lowering.array import Array, ShardedArray
@@ -304,7 +304,8 @@ class Jitted:
         key = (in_tree, tuple(_leaf_key(x) for x in leaves), tuple(statics), self.backend,
                ctx.debug_nans, _x64.enabled, _prng.default_impl, _prng.threefry_partitionable,
                _options.default_matmul_precision, _options.numpy_rank_promotion, context_mesh(),
-               _options.default_device, _options.numpy_dtype_promotion, _options.softmax_custom_jvp)
+               _options.default_device, _options.numpy_dtype_promotion, _options.softmax_custom_jvp,
+               _options.debug_key_reuse)
         return leaves, key, in_tree, static_pos
 
     def _trace(self, args, kwargs, leaves, in_tree, static_pos, parent=None):
@@ -317,7 +318,11 @@ class Jitted:
                                "Its arguments' shapes, dtypes or static values differ from those of "
                                "earlier calls (or it was never called before the block).")
         start = time.perf_counter()
-        closed = trace_to_jaxpr(flat_fun, avals, name=f"jit({self.name})", parent=parent)
+        if _options.debug_key_reuse:  # checked, and its closed-over keys remembered
+            closed = hooks.key_reuse_trace(trace_to_jaxpr, flat_fun, avals, name=f"jit({self.name})",
+                                           parent=parent)
+        else:
+            closed = trace_to_jaxpr(flat_fun, avals, name=f"jit({self.name})", parent=parent)
         if _options.log_compiles:
             _log.warning("Finished tracing + transforming %s for jit in %.6f sec", self.name,
                          time.perf_counter() - start)

@@ -5,12 +5,13 @@ import threading
 from functools import wraps
 from typing import Any, Callable
 
+from ..core import options as _options
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import ConcretizationError, FuncadError, FuncadTypeError
 from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_leaves, tree_structure, tree_unflatten
 from ..core.sharding import batching as _sharding_batching
 from ..core.trace import (Trace, Tracer, abstract_eval_rules, batch_rules, bind_custom_jvp,
-                          bind_custom_vjp, check_alive, ctx, rule_for, set_trace)
+                          bind_custom_vjp, check_alive, ctx, hooks, rule_for, set_trace)
 from ..primitives._base import zeros_tangent
 from ..primitives.collectives import AxisFrame, axis_env, named_batch_rules
 from ..primitives.structural import moveaxis, moveaxis0  # noqa: F401  (jit uses them from here)
@@ -296,6 +297,11 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
 
     @wraps(fun)
     def batched(*args):
+        if _options.debug_key_reuse and ctx.trace is None:  # JAX's checks on typed keys
+            return hooks.key_reuse_boundary(_batched, args)
+        return _batched(*args)
+
+    def _batched(*args):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise FuncadTypeError(f"vmap: in_axes has {len(in_axes)} entries but the function was "
                                   f"called with {len(args)} positional arguments")

@@ -23,6 +23,7 @@ from ...primitives import schur as _schur, tridiagonal as _tridiagonal  # noqa: 
 from ...primitives import sharding as _sh, special as _special, triangular as _tri  # noqa: F401
 from ...primitives import collectives as _collectives, rng as _rng  # noqa: F401
 from ...primitives import callback as _callback  # noqa: F401
+from ...primitives.key_reuse import random_clone_p, random_consume_p
 from ...primitives import elementwise as _E
 from .. import shard_map as _shard_map  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
@@ -339,6 +340,7 @@ _register("optimization_barrier sharding_constraint name", identity)  # name: ch
 _register("shard_map psum psum_invariant pmax pmin all_gather psum_scatter ppermute all_to_all "
           "axis_index", dense)
 _register("pvary", identity)
+dep_rules[random_consume_p] = dep_rules[random_clone_p] = identity  # debug_key_reuse's markers
 
 
 def _host_local_rule(eqn, ins, n):
