@@ -1,0 +1,19 @@
+"""Small fixes found by running the JAX program corpus (tests/programs) with funcad."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import funcad
+import funcad.nn
+import funcad.numpy as fnp
+
+
+def test_one_hot_default_dtype_in_32_bit_mode_warns_nothing():
+    with funcad.enable_x64(False), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hot = funcad.nn.one_hot(np.array([1, 0]), 3)
+        assert hot.dtype == np.float32
+        np.testing.assert_array_equal(hot, [[0, 1, 0], [1, 0, 0]])
+    assert funcad.nn.one_hot(np.array([2]), 3).dtype == np.float64
