@@ -17,3 +17,11 @@ def test_one_hot_default_dtype_in_32_bit_mode_warns_nothing():
         assert hot.dtype == np.float32
         np.testing.assert_array_equal(hot, [[0, 1, 0], [1, 0, 0]])
     assert funcad.nn.one_hot(np.array([2]), 3).dtype == np.float64
+
+
+def test_var_method_of_a_traced_array():
+    x = np.arange(6.0).reshape(2, 3)
+    f = lambda a: a.var(-1, keepdims=True) + a.std()
+    np.testing.assert_allclose(funcad.jit(f)(x), f(x), rtol=1e-12)
+    np.testing.assert_allclose(funcad.vmap(lambda a: a.var())(x), x.var(1), rtol=1e-12)
+    np.testing.assert_allclose(funcad.grad(lambda a: a.var())(x), 2 * (x - x.mean()) / 6, rtol=1e-12)
