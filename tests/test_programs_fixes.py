@@ -25,3 +25,13 @@ def test_var_method_of_a_traced_array():
     np.testing.assert_allclose(funcad.jit(f)(x), f(x), rtol=1e-12)
     np.testing.assert_allclose(funcad.vmap(lambda a: a.var())(x), x.var(1), rtol=1e-12)
     np.testing.assert_allclose(funcad.grad(lambda a: a.var())(x), 2 * (x - x.mean()) / 6, rtol=1e-12)
+
+
+def test_initializers_default_dtype_is_silent_with_x64_off():
+    key = funcad.random.PRNGKey(0)
+    with funcad.enable_x64(False), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for init in (funcad.nn.initializers.glorot_normal(), funcad.nn.initializers.normal(),
+                     funcad.nn.initializers.zeros):
+            assert init(key, (3, 2)).dtype == np.float32
+    assert funcad.nn.initializers.glorot_normal()(key, (3, 2)).dtype == np.float64
