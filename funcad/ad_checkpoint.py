@@ -74,7 +74,7 @@ def _saved_residuals(f: _Callable, *args, **kwargs) -> list:
         trace.finish()
     consts, from_args, from_eqns = [], [], []
     for c in residuals:
-        var = c.var if trace.is_own(c) else None
+        var = c._var if trace.is_own(c) else None
         aval = _aval_of(c)
         if var is None:
             consts.append((aval, "from a constant"))

@@ -28,12 +28,12 @@ partial_eval_rules: dict = {}
 
 
 class StagingTracer(Tracer):
-    __slots__ = ("_aval", "var")
+    __slots__ = ("_aval", "_var")
 
     def __init__(self, trace, aval, var):
         self._trace = trace
         self._aval = aval
-        self.var = var
+        self._var = var
 
     @property
     def aval(self):
@@ -62,7 +62,7 @@ class StagingTrace(Trace):
     def atom(self, x):
         """The IR atom for a value: own tracer -> its Var; scalar -> Literal; else a constvar."""
         if type(x) is StagingTracer and x._trace is self:
-            return x.var
+            return x._var
         check_alive(x)
         if not isinstance(x, Tracer) and literal_value(x):
             return Literal(x)

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..core import options as _options
+from ..core import x64
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.trace import Tracer, bind_custom_jvp
@@ -162,4 +163,5 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
     shape.insert(out_axis, num_classes)
     classes = np.arange(num_classes, dtype=aval_of(x).dtype).reshape(shape)
     hot = fnp.equal(fnp.expand_dims(x, out_axis), classes)
-    return fnp.astype(hot, np.dtype(float if dtype is None else dtype))
+    # JAX's default is the default float (float32 with x64 off), with no truncation warning
+    return fnp.astype(hot, x64.default_float() if dtype is None else dtype)

@@ -21,6 +21,7 @@ import numpy as _np
 
 from .. import numpy as _fnp
 from .. import random as _random
+from ..core import x64 as _x64
 from ..core.errors import FuncadValueError as _FuncadValueError
 from ..primitives import elementwise as _E
 
@@ -39,7 +40,9 @@ class Initializer(_Protocol):
 
 
 def _dtype(dtype):
-    return _np.dtype(_np.float64 if dtype is None else dtype)
+    # the default is the default float (float32 with x64 off, no truncation warning); an
+    # explicit float64 with x64 off warns where it is used, as in JAX
+    return _x64.default_float() if dtype is None else _np.dtype(dtype)
 
 
 def _shape(shape):

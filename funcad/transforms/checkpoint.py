@@ -119,7 +119,7 @@ class _RecomputingTrace(StagingTrace):
             staged = self.stage(prim, args, params)
             pairs = zip(out, staged) if prim.multiple_results else [(out, staged)]
             for value, copy in pairs:
-                self.copies[id(value)] = (copy.var, value)
+                self.copies[id(value)] = (copy._var, value)
         return out
 
     def atom(self, x):
