@@ -89,6 +89,38 @@ SLOW = [
     "test_misc_options.py::test_softmax_derivatives_match_jax_in_both_modes[False-True]",
     "test_rng_bits.py::test_numpy_algorithm_is_xlas[*-1]",
     "test_rng_bits.py::test_numpy_algorithm_is_xlas[*-2]",
+    # the JAX-program corpus (tests/programs/): each program runs under JAX and under
+    # funcad (seconds each); pytree_updates, x64_dtypes, implicit_fixed_point and
+    # jvp_tricks stay in the default run
+    "test_programs.py::test_program_prints_what_jax_prints[mlp_classifier]",
+    "test_programs.py::test_program_prints_what_jax_prints[cnn_lax_conv]",
+    "test_programs.py::test_program_prints_what_jax_prints[lstm_scan]",
+    "test_programs.py::test_program_prints_what_jax_prints[attention_block]",
+    "test_programs.py::test_program_prints_what_jax_prints[vae]",
+    "test_programs.py::test_program_prints_what_jax_prints[gp_regression]",
+    "test_programs.py::test_program_prints_what_jax_prints[bayes_logreg_hmc]",
+    "test_programs.py::test_program_prints_what_jax_prints[langevin]",
+    "test_programs.py::test_program_prints_what_jax_prints[neural_ode]",
+    "test_programs.py::test_program_prints_what_jax_prints[pinn_poisson]",
+    "test_programs.py::test_program_prints_what_jax_prints[realnvp_flow]",
+    "test_programs.py::test_program_prints_what_jax_prints[gnn_segment_sum]",
+    "test_programs.py::test_program_prints_what_jax_prints[kmeans]",
+    "test_programs.py::test_program_prints_what_jax_prints[pca_svd]",
+    "test_programs.py::test_program_prints_what_jax_prints[newton_hessian]",
+    "test_programs.py::test_program_prints_what_jax_prints[bfgs_minimize]",
+    "test_programs.py::test_program_prints_what_jax_prints[nbody_vmap]",
+    "test_programs.py::test_program_prints_what_jax_prints[monte_carlo_option]",
+    "test_programs.py::test_program_prints_what_jax_prints[maml]",
+    "test_programs.py::test_program_prints_what_jax_prints[per_example_grads]",
+    "test_programs.py::test_program_prints_what_jax_prints[cg_solve]",
+    "test_programs.py::test_program_prints_what_jax_prints[image_resize]",
+    "test_programs.py::test_program_prints_what_jax_prints[fft_filter]",
+    "test_programs.py::test_program_prints_what_jax_prints[random_tour]",
+    "test_programs.py::test_program_prints_what_jax_prints[custom_rules]",
+    "test_programs.py::test_program_prints_what_jax_prints[stax_mlp_momentum]",
+    # key reuse: the environment-variable subprocess and the slowest program pair
+    "test_key_reuse.py::test_environment_variable",
+    "test_key_reuse.py::test_same_as_jax[eager_gamma_twice]",
 ]
 # Op-table rows whose jit, order-2 and complex checks compile or differentiate large
 # programs (matrix functions, hypergeometric series, truncated normals); their eager,
