@@ -152,6 +152,8 @@ def values(refs) -> list:
 def write_back(refs, new_values) -> None:
     """Store a staged call's results into `refs` (after `values` was read)."""
     for r, v in zip(refs, new_values):
+        check_write(r, v)
+    for r, v in zip(refs, new_values):
         r._value = v
 
 
