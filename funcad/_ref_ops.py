@@ -335,7 +335,7 @@ def _repr(self) -> str:
     v = self._value
     if isinstance(v, Tracer):
         return f"Traced<{self.aval.str_short()}>"
-    body = np.array2string(np.asarray(v), separator=", ", prefix="Ref(")
+    body = np.array2string(np.asarray(v), separator=", ", prefix="Array(")  # JAX's indent
     return f"Ref({body}, dtype={v.dtype.name})"
 
 
