@@ -16,36 +16,10 @@ from __future__ import annotations
 
 import threading
 
-from .avals import ShapedArray
+from .avals import AbstractRef, ShapedArray
 from .trace import Tracer, ctx
 
 __all__ = ["Ref", "AbstractRef", "ClosedRefs", "scope", "threaded", "is_ref"]
-
-
-class AbstractRef:
-    """The type of a Ref: its value's ShapedArray (printed `Ref{f32[3]}`, as JAX)."""
-
-    __slots__ = ("inner_aval", "memory_space")
-
-    def __init__(self, inner_aval: ShapedArray, memory_space=None):
-        self.inner_aval, self.memory_space = inner_aval, memory_space
-
-    shape = property(lambda self: self.inner_aval.shape)
-    dtype = property(lambda self: self.inner_aval.dtype)
-    ndim = property(lambda self: self.inner_aval.ndim)
-    size = property(lambda self: self.inner_aval.size)
-
-    def str_short(self) -> str:
-        return repr(self)
-
-    def __repr__(self):
-        return f"Ref{{{self.dtype.name}{list(self.shape)}}}".replace(" ", "")
-
-    def __eq__(self, other):
-        return isinstance(other, AbstractRef) and (self.shape, self.dtype) == (other.shape, other.dtype)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype))
 
 
 _ANY = object()  # home of a ref touched while a scope discovers: any value may be written
