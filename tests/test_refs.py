@@ -216,7 +216,34 @@ def dynamic_slices_in_jit(J, N):
     return f(1, N.array([7.0, 8.0])), f(4, N.array([7.0, 8.0]))  # start 4 clamps to 3
 
 
-PROGRAMS = [eager_ops, jit_mutates_arg, jit_creates_and_freezes, jit_closed_over, nested_jit,
+def jit_argument_forms(J, N):
+    d = {"a": J.new_ref(N.zeros(2)), "b": J.new_ref(1.0)}
+
+    @J.jit
+    def g(refs, x):
+        refs["a"][...] += x
+        refs["b"][...] *= 2.0
+        return x.sum()
+
+    def h(q, n):
+        for _ in range(n):
+            q[...] += 1.0
+        return q[...]
+
+    hj, q = J.jit(h, static_argnums=1), J.new_ref(0.0)
+    c = J.new_ref(0.0)
+
+    @J.jit
+    def sj(xs):  # a scan inside jit closing over a ref from outside both
+        J.lax.scan(lambda carry, x: (c.addupdate(x), (carry, None))[1], 0.0, xs)
+        return c[...]
+
+    kw = J.jit(lambda x, *, q: (q.__setitem__(..., x), x * 2)[1])(3.0, q=J.new_ref(0.0))
+    return (g(d, N.ones(2)), g(d, N.ones(2)), _state(d["a"]), _state(d["b"]), hj(q, 3), hj(q, 2),
+            _state(q), sj(N.arange(3.0)), sj(N.arange(3.0)), kw)
+
+
+PROGRAMS = [jit_argument_forms, eager_ops, jit_mutates_arg, jit_creates_and_freezes, jit_closed_over, nested_jit,
             transforms_of_internal_refs, scan_closed_over, loops_closed_over, cond_closed_over,
             vmap_of_refs, grad_with_ref_plumbing, checkpoint_closed_over, dynamic_slices_in_jit]
 
