@@ -55,7 +55,11 @@ class ClosedRefs(Exception):
     """Raised at the end of a scope's trace that touched refs made outside it."""
 
     def __init__(self, refs: list):
-        super().__init__(f"{len(refs)} closed-over refs")
+        super().__init__(
+            f"the traced function uses {len(refs)} funcad.Ref(s) made outside it "
+            f"({', '.join(r.aval.str_short() for r in refs)}). jit, scan, while_loop, fori_loop, "
+            "cond and checkpoint take such refs as inputs; this use of the function (e.g. "
+            "jit(f).lower/.trace, make_jaxpr, custom_jvp) cannot: pass the values instead.")
         self.refs = refs
 
 
