@@ -7,12 +7,14 @@ from typing import Any
 
 import numpy as np
 
+from . import lax
 from .core import refs as _r
 from .core.avals import aval_of
 from .core.refs import AbstractRef, Ref
 from .core.staging import ShapeDtypeStruct
 from .core.trace import Tracer, ctx
-from .core.errors import FuncadTypeError
+from .core.pytree import register_pytree_node
+from .numpy import asarray, zeros
 
 
 class Slice:
@@ -112,8 +114,6 @@ def _normalize(idx, ndim: int) -> tuple:
 def _dynamic_parts(x, idx: tuple):
     """Split dynamic Slices out of idx: (x cut to their windows, index into the window,
     starts per axis or None). Static Slices become Python slices (checked in bounds)."""
-    from . import lax
-    from .numpy import asarray
     idx = _normalize(idx, x.ndim)
     n_ell = sum(1 for i in idx if i is Ellipsis)
     if n_ell > 1:
@@ -163,7 +163,6 @@ def _read(x, idx):
 
 
 def _write(x, idx, v, how: str):
-    from . import lax
     window, inner, dyn = _dynamic_parts(x, idx)
     at = window.at[inner]
     new = at.set(v) if how == "set" else at.add(v)
@@ -181,7 +180,6 @@ def _value_of(ref: Ref):
 
 
 def _check_value(ref: Ref, x, expected, op: str):
-    from .numpy import asarray
     v = asarray(x)
     a = aval_of(v)
     if a.shape != tuple(expected.shape):
@@ -248,7 +246,6 @@ def addupdate(ref: Ref, idx, value) -> None:
     whole = _whole(idx)
     v = _check_value(ref, value, x if whole else _read(x, idx), "addupdate")
     _r.check_write(ref, v)
-    from . import lax
     ref._value = lax.add(x, v) if whole else _write(x, idx, v, "add")
 
 
@@ -281,8 +278,6 @@ def new_ref(init_val, *, memory_space: Any = None) -> Ref:
         raise TypeError(f"Error interpreting argument to new_ref as a JAX value. The problematic value "
                         f"is of type {type(init_val)} and was passed to new_ref at position 0. Pass "
                         "an array (funcad.numpy.asarray(...)) of the ref's shape and dtype.")
-    from . import lax
-    from .numpy import asarray
     x = asarray(init_val)
     x = lax.convert_element_type(x, aval_of(x).dtype)  # strong type, as JAX's refs
     ref = Ref(x, ctx.trace)
@@ -298,7 +293,6 @@ def empty_ref(ty, memory_space: Any = None) -> Ref:
     >>> funcad.empty_ref(funcad.ShapeDtypeStruct((2,), "float32")).shape
     (2,)
     """
-    from .numpy import zeros
     _space(memory_space)
     if not hasattr(ty, "shape") or not hasattr(ty, "dtype"):
         raise TypeError(f"empty_ref: expected a ShapeDtypeStruct or an array, got {type(ty).__name__}")
@@ -355,7 +349,6 @@ def _addupdate_method(self, x, idx=()):
 
 
 def _install():
-    from .core.pytree import register_pytree_node
     register_pytree_node(Slice, _slice_flatten, _slice_unflatten)
     Ref.__getitem__ = lambda self, idx: get(self, idx)
     Ref.__setitem__ = lambda self, idx, v: set(self, idx, v)
