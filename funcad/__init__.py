@@ -62,6 +62,8 @@ remat = checkpoint
 jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its own
 
 from .version import __version__, __version_info__  # noqa: E402
+from . import ref  # noqa: E402,F401  (JAX's jax.ref: mutable array references)
+from ._ref_ops import Ref, ds, empty_ref, free_ref, freeze, new_ref  # noqa: E402
 
 # User namespaces, and the sparse-Jacobian transforms (they need scipy.sparse), load on
 # first attribute access, as attributes of `funcad` like JAX's, so `import funcad` (and a
@@ -94,18 +96,18 @@ __all__ = ["Array", "BackendError", "block_until_ready", "check_tracer_leaks", "
            "copy_to_host_async", "custom_gradient", "custom_jvp", "custom_vjp", "debug_infs",
            "debug_nans", "default_backend", "default_device", "default_matmul_precision", "default_prng_impl",
            "Device", "device_count", "device_get", "device_put", "devices", "disable_jit",
-           "dlpack", "dtypes", "debug_key_reuse", "effects_barrier", "enable_checks", "enable_custom_prng", "enable_x64", "ensure_compile_time_eval", "errors",
-           "eval_jaxpr", "eval_shape", "explain_cache_misses", "float0", "FuncadError", "FuncadTypeError", "fwd_and_bwd",
+           "dlpack", "ds", "dtypes", "debug_key_reuse", "effects_barrier", "enable_checks", "enable_custom_prng", "enable_x64", "ensure_compile_time_eval", "errors",
+           "empty_ref", "eval_jaxpr", "eval_shape", "explain_cache_misses", "float0", "free_ref", "freeze", "FuncadError", "FuncadTypeError", "fwd_and_bwd",
            "get_abstract_mesh", "get_mesh", "grad", "hessian", "hessian_sparsity", "host_count",
            "host_id", "host_ids", "InfError", "legacy_prng_key", "softmax_custom_jvp", "jacfwd", "jacobian", "jacobian_sparsity", "jacrev",
            "Jaxpr", "jit", "jvp", "linear_transpose", "linearize", "live_arrays",
            "local_device_count", "local_devices", "log_compiles", "make_array_from_callback",
            "make_array_from_process_local_data", "make_array_from_single_device_arrays",
            "make_jaxpr", "make_mesh", "MissingRuleError", "named_call", "named_scope",
-           "NamedSharding", "NaNError", "no_execution", "no_tracing", "numpy_dtype_promotion",
+           "NamedSharding", "NaNError", "new_ref", "no_execution", "no_tracing", "numpy_dtype_promotion",
            "numpy_rank_promotion",
            "optimize", "P", "pmap", "print_environment_info", "process_count", "process_index",
-           "process_indices", "pure_callback", "remat", "reshard", "set_mesh", "Shard", "ShapeDtypeStruct",
+           "process_indices", "pure_callback", "Ref", "ref", "remat", "reshard", "set_mesh", "Shard", "ShapeDtypeStruct",
            "shard_map", "smap", "sparse_hessian", "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev",
            "SparseMatrix", "stages", "stop_gradient", "threefry_partitionable", "to_python",
            "TracerLeakError", "transfer_guard", "transfer_guard_device_to_device",

@@ -358,4 +358,7 @@ def typeof(x: Any) -> ShapedArray:
     >>> typeof(np.ones((2, 3), np.float32)).str_short()
     'f32[2,3]'
     """
+    from .core.refs import Ref  # a ref's type is Ref{...}, as JAX's
+    if isinstance(x, Ref):
+        return x.aval
     return aval_of(asarray_or_tracer(x))

@@ -77,6 +77,32 @@ def is_python_scalar(x) -> bool:
     return type(x) in _PY_SCALARS
 
 
+class AbstractRef:
+    """The type of a Ref: its value's ShapedArray (printed `Ref{f32[3]}`, as JAX)."""
+
+    __slots__ = ("inner_aval", "memory_space")
+
+    def __init__(self, inner_aval: ShapedArray, memory_space=None):
+        self.inner_aval, self.memory_space = inner_aval, memory_space
+
+    shape = property(lambda self: self.inner_aval.shape)
+    dtype = property(lambda self: self.inner_aval.dtype)
+    ndim = property(lambda self: self.inner_aval.ndim)
+    size = property(lambda self: self.inner_aval.size)
+
+    def str_short(self) -> str:
+        return repr(self)
+
+    def __repr__(self):
+        return f"Ref{{{self.dtype.name}{list(self.shape)}}}".replace(" ", "")
+
+    def __eq__(self, other):
+        return isinstance(other, AbstractRef) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+
 def aval_of(x) -> ShapedArray:
     """The abstract value of a concrete value or tracer."""
     t = type(x)
@@ -87,6 +113,11 @@ def aval_of(x) -> ShapedArray:
         return ShapedArray((), _PY_SCALARS[t], t is not bool)
     aval = getattr(x, "aval", None)
     if aval is not None:
+        if type(aval) is AbstractRef:
+            raise FuncadTypeError(
+                f"a Ref of type {aval.str_short()} can't be passed where an array is expected. Did you "
+                "forget to read its value with `ref[...]`? (Refs may be passed to jit, vmap and "
+                "grad's non-differentiated arguments; read them before other transformations.)")
         return aval
     if isinstance(x, (np.ndarray, np.generic)):
         if x.dtype.kind in "OSUV" and x.dtype != float0 and x.dtype not in _narrow.KINDS:

@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..core import refs as _refs
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
@@ -62,7 +63,8 @@ def _trace(fun: Callable, in_tree, in_avals, name: str, flatten_out: Callable):
     def flat(*xs):
         return flatten_out(fun(*tree_unflatten(in_tree, xs)))
 
-    closed = trace_to_jaxpr(flat, list(in_avals), name=name, parent=ctx.trace)
+    with _refs.scope():  # refs closed over raise ClosedRefs here, before anything runs
+        closed = trace_to_jaxpr(flat, list(in_avals), name=name, parent=ctx.trace)
     return lift_traced_consts(closed)
 
 
@@ -124,7 +126,7 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
             raise FuncadTypeError(f"cond: the predicate must be a boolean or number, got {a.str_short()}")
         pred = ne(pred, np.zeros((), a.dtype))
     index = convert_element_type(pred, np.int32)
-    return _switch(index, [false_fun, true_fun], operands, ["false_fun", "true_fun"], ref=1)
+    return _switch_refs(index, [false_fun, true_fun], operands, ["false_fun", "true_fun"], 1)
 
 
 def switch(index, branches: Sequence[Callable], *operands):
@@ -144,7 +146,32 @@ def switch(index, branches: Sequence[Callable], *operands):
         return branches[0](*operands)
     index = convert_element_type(index, np.int32)
     index = clamp(np.int32(0), index, np.int32(len(branches) - 1))
-    return _switch(index, branches, operands, [f"branches[{i}]" for i in range(len(branches))], ref=0)
+    return _switch_refs(index, branches, operands, [f"branches[{i}]" for i in range(len(branches))], 0)
+
+
+def _switch_refs(index, funs, operands, names, ref):
+    """_switch, with the refs the branches close over as extra operands and outputs."""
+    def thread(refs):
+        def branch(f):
+            def g(ops, vals):
+                with _refs.threaded(refs, vals) as final:
+                    out = f(*ops)
+                    return out, final()
+            return g
+        out, new = _switch_refs(index, [branch(f) for f in funs], (operands, _refs.values(refs)),
+                                names, ref)
+        _refs.write_back(refs, new)
+        return out
+    return _with_refs(lambda: _switch(index, funs, operands, names, ref), thread)
+
+
+def _with_refs(run: Callable, thread: Callable):
+    """run() (which traces user functions); if they touched funcad.Refs made outside it,
+    thread(refs) instead, which passes the refs' values in and out (core/refs.py)."""
+    try:
+        return run()
+    except _refs.ClosedRefs as e:
+        return thread(e.refs)
 
 
 def _switch(index, funs, operands, names, ref):
@@ -238,6 +265,22 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val, *, max_steps: i
     >>> round(float(sqrt2(2.0)), 12), round(float(funcad.grad(sqrt2)(2.0)), 6)
     (1.414213562373, 0.353553)
     """
+    def thread(refs):
+        def cond2(state):
+            with _refs.threaded(refs, state[1]):
+                return cond_fun(state[0])
+
+        def body2(state):
+            with _refs.threaded(refs, state[1]) as final:
+                return body_fun(state[0]), final()
+
+        out, new = while_loop(cond2, body2, (init_val, _refs.values(refs)), max_steps=max_steps)
+        _refs.write_back(refs, new)
+        return out
+    return _with_refs(lambda: _while_loop(cond_fun, body_fun, init_val, max_steps), thread)
+
+
+def _while_loop(cond_fun, body_fun, init_val, max_steps):
     flat, in_tree = tree_flatten((init_val,))
     flat, avals = _strong(flat)
     carry_tree = tree_flatten(init_val)[1]
@@ -319,6 +362,25 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
     >>> funcad.lax.scan(lambda c, x: (c + x, c * x), 0.0, np.arange(4.0))
     (Array(6., dtype=float64), Array([0., 0., 2., 9.], dtype=float64))
     """
+    def thread(refs):
+        def f2(carry, x):
+            with _refs.threaded(refs, carry[1]) as final:
+                c, y = _pair(f(carry[0], x))
+                return (c, final()), y
+
+        (c, new), ys = scan(f2, (init, _refs.values(refs)), xs, length, reverse, unroll)
+        _refs.write_back(refs, new)
+        return c, ys
+    return _with_refs(lambda: _scan(f, init, xs, length, reverse, unroll), thread)
+
+
+def _pair(out):
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise FuncadTypeError(f"scan: f must return a pair (carry, y), got {type(out).__name__}")
+    return out
+
+
+def _scan(f, init, xs, length, reverse, unroll):
     xs_flat, xs_tree = tree_flatten(xs)
     lengths = set()
     for x in xs_flat:

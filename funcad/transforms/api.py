@@ -8,6 +8,7 @@ from ..core.avals import aval_of, float0, tangent_dtype
 from ..core.narrow import kind as _kind
 from ..core.errors import FuncadTypeError
 from ..core.arguments import argnums_partial
+from ..core.refs import Ref
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import flatten_up_to, tree_flatten, tree_map, tree_structure, tree_unflatten
 from ..core import staging
@@ -179,6 +180,13 @@ def _check_diff_inputs(leaves, name, holomorphic, allow_int, forward=False):
     """JAX's input rules: holomorphic needs complex inputs; reverse mode takes real or
     complex ones (integers with allow_int); forward mode (jacfwd) real ones only."""
     for x in leaves:
+        if isinstance(x, Ref):
+            raise TypeError(
+                f"{name} cannot differentiate with respect to a Ref-typed argument, because the "
+                "gradient for a ref must itself be accumulated into a ref. Differentiate with "
+                "respect to its value instead (pass ref[...] and write the result back). (Ref "
+                f"arguments not selected by {name}'s argnums are fine: they are treated as plumbing, "
+                "and are not differentiated.)")
         a = aval_of(x)
         k = _kind(a.dtype)
         if holomorphic:

@@ -29,6 +29,7 @@ from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr
 from ..core.pytree import flatten_fun, tree_flatten, tree_map, tree_unflatten
 from ..core.avals import aval_of
+from ..core import refs as _refs
 from ..core.staging import StagingTrace, lift_traced_consts, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr, impl_rules,
                           jvp_rules, python_rules, set_trace, transpose_rules)
@@ -291,6 +292,16 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy:
         raise FuncadTypeError("checkpoint: static_argnums must be an int or a tuple of ints, got "
                               f"{static_argnums!r}")
 
+    def threaded(refs, args, kwargs):
+        def with_values(values, *a, **kw):
+            with _refs.threaded(refs, values) as final:
+                return fun(*a, **kw), final()
+        shifted = tuple(i + 1 if i >= 0 else i for i in static)
+        out, new = checkpoint(with_values, prevent_cse=prevent_cse, policy=policy,
+                              static_argnums=shifted)(_refs.values(refs), *args, **kwargs)
+        _refs.write_back(refs, new)
+        return out
+
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
         if ctx.trace is None:
@@ -302,7 +313,12 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy:
         flat, in_tree = tree_flatten((dyn, kwargs))
         flat_fun, store = flatten_fun(
             lambda d, kw: fun(*merge_static(args, static_pos, d), **kw), in_tree)
-        closed = trace_to_jaxpr(flat_fun, [aval_of(x) for x in flat], name="checkpoint", parent=ctx.trace)
+        try:
+            with _refs.scope():
+                closed = trace_to_jaxpr(flat_fun, [aval_of(x) for x in flat], name="checkpoint",
+                                        parent=ctx.trace)
+        except _refs.ClosedRefs as e:  # refs it closes over: their values in and out
+            return threaded(e.refs, args, kwargs)
         closed, consts = lift_traced_consts(closed)
         outs = checkpoint_p.bind(*consts, *flat, jaxpr=closed, **_params(bool(prevent_cse), policy))
         return tree_unflatten(store[0], outs)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.arguments import int_tuple, merge_static, resolve_static_args, split_static
 from ..core.avals import aval_of
-from ..core import options as _options, prng_settings as _prng, x64 as _x64
+from ..core import options as _options, prng_settings as _prng, refs as _refs, x64 as _x64
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import flatten_fun, tree_flatten, tree_unflatten
@@ -42,7 +42,7 @@ from .cache_miss import explain as _explain_miss
 from .calls import define_call
 from .passes import optimize
 from .debugging import check_jit_nans, hoist_prints
-from . import inspect_sharding
+from . import inspect_sharding, jit_refs
 from .jit_spmd import SpmdExecutable, constrains, lower_spmd
 from .jaxpr_transforms import (batch_jaxpr, forward_residuals, jvp_jaxpr, nonzero_tangent,
                                partial_eval_jaxpr, transpose_jaxpr)
@@ -279,6 +279,10 @@ class Jitted:
         # jitted function) would bring that function's caches along.
         functools.update_wrapper(self, fun, updated=())
         _live.add(self)
+        # funcad.Ref support (transforms/jit_refs.py): the refs the function was found to
+        # close over, and the jitted function that threads ref values (False: this is it).
+        self._closed_refs: list = []
+        self._ref_inner = None
 
     # -- signature ---------------------------------------------------------
     def _split(self, args, kwargs):
@@ -318,11 +322,22 @@ class Jitted:
                                "Its arguments' shapes, dtypes or static values differ from those of "
                                "earlier calls (or it was never called before the block).")
         start = time.perf_counter()
-        if _options.debug_key_reuse:  # checked, and its closed-over keys remembered
-            closed = hooks.key_reuse_trace(trace_to_jaxpr, flat_fun, avals, name=f"jit({self.name})",
-                                           parent=parent)
+        def run_trace(fun):
+            if _options.debug_key_reuse:  # checked, and its closed-over keys remembered
+                return hooks.key_reuse_trace(trace_to_jaxpr, fun, avals, name=f"jit({self.name})",
+                                             parent=parent)
+            return trace_to_jaxpr(fun, avals, name=f"jit({self.name})", parent=parent)
+
+        if self._ref_inner is False:
+            closed = run_trace(flat_fun)
         else:
-            closed = trace_to_jaxpr(flat_fun, avals, name=f"jit({self.name})", parent=parent)
+            def checked(*xs):
+                outs = flat_fun(*xs)
+                jit_refs.check_no_refs(outs, self.name)
+                return outs
+            # A ref closed over raises ClosedRefs when the trace ends (see _call).
+            with _refs.scope():
+                closed = run_trace(checked)
         if _options.log_compiles:
             _log.warning("Finished tracing + transforming %s for jit in %.6f sec", self.name,
                          time.perf_counter() - start)
@@ -396,6 +411,19 @@ class Jitted:
 
     @api_boundary
     def _call(self, args, kwargs):
+        if self._ref_inner is not False and (self._closed_refs or jit_refs.has_refs(args, kwargs)):
+            return jit_refs.call(self, args, kwargs)
+        try:
+            return self._call_plain(args, kwargs)
+        except _refs.ClosedRefs as e:
+            if self._ref_inner is False:
+                raise
+            self._closed_refs = list(e.refs)
+            self._fast_ok = False  # every call now reads the refs' current values
+            self._fast.clear()
+            return jit_refs.call(self, args, kwargs)
+
+    def _call_plain(self, args, kwargs):
         if ctx.trace is not None:
             return self._call_traced(args, kwargs)
         fast_key = None

@@ -6,7 +6,9 @@ from functools import wraps
 from typing import Any, Callable
 
 from ..core import options as _options
+from ..core import refs as _refs
 from ..core.avals import ShapedArray, aval_of
+from ..core.refs import Ref
 from ..core.errors import ConcretizationError, FuncadError, FuncadTypeError
 from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_leaves, tree_structure, tree_unflatten
 from ..core.sharding import batching as _sharding_batching
@@ -276,6 +278,29 @@ def _expand_axes(axes, tree, what):
     return out
 
 
+def _lane_refs(flat, flat_fun, positions):
+    """Mapped Ref arguments as their values; inside, each becomes a ref of the batched
+    value, whose final values are extra outputs. Returns (args, function, the refs)."""
+    owners = [flat[i] for i in positions]
+    if len({id(r) for r in owners}) < len(owners):
+        raise ValueError("only one reference to a mutable array may be passed as an argument to a "
+                         "function, but a mutable array reference appeared twice among vmap's mapped "
+                         "arguments. Pass it once.")
+    args = list(flat)
+    for i, v in zip(positions, _refs.values(owners)):
+        args[i] = v
+
+    def with_refs(*xs):
+        lanes = [_refs.Ref(xs[i], ctx.trace) for i in positions]
+        for r in lanes:
+            _refs.created(r)
+        xs = list(xs)
+        for i, r in zip(positions, lanes):
+            xs[i] = r
+        return list(flat_fun(*xs)) + [r._value for r in lanes]
+    return args, with_refs, owners
+
+
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
          axis_size: int | None = None, spmd_axis_name=None) -> Callable:
     """Vectorise `fun` over a batch axis of its arguments.
@@ -313,7 +338,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
             if d is None:
                 norm.append(None)
                 continue
-            a = aval_of(x)
+            a = x.aval.inner_aval if isinstance(x, Ref) else aval_of(x)
             if not -a.ndim <= d < a.ndim:
                 raise FuncadTypeError(f"vmap: in_axes={d} is out of range for argument leaf {i} of type "
                                       f"{a.str_short()} (rank {a.ndim})")
@@ -331,7 +356,13 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         if axis_size is not None and sizes and n != axis_size:
             raise FuncadTypeError(f"vmap: axis_size={axis_size} but the mapped axes have size {n}")
         flat_fun, store = flatten_fun(fun, in_tree)
+        refs = [i for i, (x, d) in enumerate(zip(flat, norm)) if d is not None and isinstance(x, Ref)]
+        if refs:  # a mapped Ref: each lane reads and writes its slice (a ref of the lane's type)
+            flat, flat_fun, owners = _lane_refs(flat, flat_fun, refs)
         pairs = batch_call(flat_fun, flat, norm, n, axis_name, spmd)
+        if refs:
+            pairs, lanes = pairs[:len(pairs) - len(refs)], pairs[len(pairs) - len(refs):]
+            _refs.write_back(owners, [place_batch_axis(v, d, norm[i], n) for (v, d), i in zip(lanes, refs)])
         out_tree = store[0]
         # out_axes describe the outputs with their batch axis: an unbatched one stands as its
         # broadcast type (only shapes are read)
