@@ -5,12 +5,13 @@ calls an impure Python function from inside transformed code (funcad/_effect_cal
 The submodules, each loaded on first use (`import funcad` stays quick):
 `checkify` adds run-time error checks to a function (funcad/experimental/checkify.py);
 `ode.odeint` is JAX's ODE solver (adaptive Dormand–Prince, adjoint gradients);
-`jet.jet` is Taylor-mode differentiation.
+`jet.jet` is Taylor-mode differentiation;
+`sparse` holds JAX's sparse arrays (BCOO), `sparsify` and sparse-aware gradients.
 """
 from .._effect_callbacks import io_callback
 
-__all__ = ["io_callback", "checkify", "jet", "ode"]
-_SUBMODULES = {"checkify", "jet", "ode"}
+__all__ = ["io_callback", "checkify", "jet", "ode", "sparse"]
+_SUBMODULES = {"checkify", "jet", "ode", "sparse"}
 
 
 def __getattr__(name):

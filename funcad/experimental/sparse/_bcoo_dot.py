@@ -92,14 +92,14 @@ def _spdot_one(ld, li, rd, ri, lshape, rshape, lc, rc, out_nse):
     rrest = [d for d in range(ri.shape[-1]) if d not in rc]
     lfill = np.array([lshape[d] for d in lc], dtype=li.dtype)
     rfill = np.array([rshape[d] for d in rc], dtype=ri.dtype)
-    lci, rci = li[:, list(lc)], ri[:, list(rc)]
+    lci, rci = li[:, np.asarray(lc, dtype=np.intp)], ri[:, np.asarray(rc, dtype=np.intp)]
     match = (lci[:, None] == rci[None, :]).all(-1)
     valid = (lci < lfill).all(-1)[:, None] & (rci < rfill).all(-1)[None, :]
     data = fnp.where(match & valid, ld[:, None] * rd[None, :], 0).ravel()
     nl, nr = li.shape[0], ri.shape[0]
     idt = fnp.result_type(li.dtype, ri.dtype)
-    left = fnp.broadcast_to(li[:, None, lrest].astype(idt), (nl, nr, len(lrest)))
-    right = fnp.broadcast_to(ri[None, :, rrest].astype(idt), (nl, nr, len(rrest)))
+    left = fnp.broadcast_to(li[:, None, np.asarray(lrest, dtype=np.intp)].astype(idt), (nl, nr, len(lrest)))
+    right = fnp.broadcast_to(ri[None, :, np.asarray(rrest, dtype=np.intp)].astype(idt), (nl, nr, len(rrest)))
     indices = fnp.concatenate([left, right], -1).reshape(nl * nr, len(lrest) + len(rrest))
     out_shape = tuple(lshape[d] for d in lrest) + tuple(rshape[d] for d in rrest)
     return bcoo_sum_duplicates(BCOO((data, indices), shape=out_shape), nse=out_nse)

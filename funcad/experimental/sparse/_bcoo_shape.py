@@ -64,7 +64,7 @@ def bcoo_transpose(mat: BCOO, *, permutation: Sequence[int]) -> BCOO:
                          f"n_sparse={ns}, n_dense={mat.n_dense}.")
     data = fnp.transpose(mat.data, bp + [nb] + [d - ns + 1 for d in dp])
     indices = fnp.transpose(mat.indices, bp + [nb, nb + 1])
-    indices = indices[..., [d - nb for d in sp]]
+    indices = indices[..., np.asarray([d - nb for d in sp], dtype=np.intp)]
     return BCOO((data, indices), shape=tuple(mat.shape[p] for p in perm),
                 indices_sorted=mat.indices_sorted and sp == sorted(sp),
                 unique_indices=mat.unique_indices)
@@ -88,7 +88,7 @@ def bcoo_reduce_sum(mat: BCOO, *, axes: Sequence[int]) -> BCOO:
         data = data.sum(axis=tuple(a - ns + 1 for a in dense_axes))
     sparse_axes = [a - nb for a in axes if nb <= a < nb + ns]
     if sparse_axes:
-        indices = indices[..., [d for d in range(ns) if d not in sparse_axes]]
+        indices = indices[..., np.asarray([d for d in range(ns) if d not in sparse_axes], dtype=np.intp)]
     batch_axes = [a for a in axes if a < nb]
     if batch_axes:
         keep = [a for a in range(nb) if a not in batch_axes]
@@ -183,7 +183,7 @@ def bcoo_squeeze(arr: BCOO, *, dimensions: Sequence[int]) -> BCOO:
     data = fnp.squeeze(data, axis=tuple(bd + dd)) if bd or dd else data
     indices = fnp.squeeze(indices, axis=tuple(bd)) if bd else indices
     if sd:
-        indices = indices[..., [j for j in range(ns) if j not in sd]]
+        indices = indices[..., np.asarray([j for j in range(ns) if j not in sd], dtype=np.intp)]
     shape = tuple(s for i, s in enumerate(arr.shape) if i not in dims)
     return BCOO((data, indices), shape=shape)
 
@@ -332,7 +332,7 @@ def bcoo_broadcast_in_dim(mat: BCOO, *, shape: Sequence[int], broadcast_dimensio
     if new_ns != ns:
         cols = [d - new_nb for d in s_d]
         full = fnp.zeros((*shape[:new_nb], mat.nse, new_ns), indices.dtype)
-        indices = full.at[..., cols].set(indices)
+        indices = full.at[..., np.asarray(cols, dtype=np.intp)].set(indices)
     return BCOO((data, indices), shape=shape)
 
 
