@@ -28,6 +28,8 @@ class JAXSparse(abc.ABC):
     shape: tuple
 
     __hash__ = None  # mutable-looking containers of arrays, as in JAX
+    # NumPy operands defer to our reflected operators (ndarray @ BCOO calls __rmatmul__)
+    __array_ufunc__ = None
 
     def __init__(self, args, *, shape: Sequence[int]):
         self.shape = tuple(int(s) for s in shape)

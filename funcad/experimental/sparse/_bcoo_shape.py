@@ -265,7 +265,7 @@ def bcoo_slice(mat: BCOO, *, start_indices: Sequence[int], limit_indices: Sequen
 
 
 def bcoo_dynamic_slice(mat: BCOO, start_indices: Sequence, slice_sizes: Sequence[int]) -> BCOO:
-    """`lax.dynamic_slice` of a BCOO array: traced starts, clamped into range as lax's.
+    """`lax.dynamic_slice` of a BCOO array: traced starts, wrapped and clamped as lax's.
 
     >>> import numpy as np
     >>> from funcad.experimental import sparse
@@ -282,7 +282,10 @@ def bcoo_dynamic_slice(mat: BCOO, start_indices: Sequence, slice_sizes: Sequence
                         f"shape {mat.shape}.")
     nb, ns = mat.n_batch, mat.n_sparse
     data, indices = _full_batch(mat.data, mat.indices, mat.shape, nb)
-    starts = [fnp.clip(fnp.asarray(s), 0, full - n) for s, n, full in zip(start_indices, sizes, mat.shape)]
+    # negative starts count from the end, then clamp into range (lax.dynamic_slice's rule)
+    starts = [fnp.asarray(s) for s in start_indices]
+    starts = [fnp.clip(fnp.where(s < 0, s + full, s), 0, full - n)
+              for s, n, full in zip(starts, sizes, mat.shape)]
     zero = fnp.zeros((), starts[0].dtype) if starts else 0
     if nb or mat.n_dense:
         dstarts = starts[:nb] + [zero] + starts[nb + ns:]
