@@ -1,6 +1,6 @@
 """funcad.experimental.sparse: JAX's `jax.experimental.sparse`.
 
-`BCOO` (batched COO) arrays whose operations are compositions of funcad ops (gather,
+`BCOO` (batched COO) and `BCSR` (batched CSR) arrays whose operations are compositions of funcad ops (gather,
 scatter-add, dot_general, sort), so they run eagerly, under `jit`, `vmap` (over batch
 dimensions) and `grad` (with respect to `data`); `sparsify` runs funcad.numpy code on
 them; `grad`/`value_and_grad`/`jacfwd`/`jacrev` give derivatives with respect to a
@@ -22,14 +22,19 @@ from ._bcoo_dot import (bcoo_dot_general, bcoo_dot_general_sampled, bcoo_multipl
 from ._bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice, bcoo_gather,
                           bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze,
                           bcoo_transpose)
+from ._bcsr import (BCSR, bcsr_broadcast_in_dim, bcsr_concatenate, bcsr_dot_general,
+                    bcsr_eliminate_zeros, bcsr_extract, bcsr_fromdense, bcsr_sum_duplicates,
+                    bcsr_todense)
 from ._transform import sparsify
 
 __all__ = [
-    "BCOO", "JAXSparse", "SparseEfficiencyError", "SparseEfficiencyWarning",
+    "BCOO", "BCSR", "JAXSparse", "SparseEfficiencyError", "SparseEfficiencyWarning",
     "bcoo_broadcast_in_dim", "bcoo_concatenate", "bcoo_dot_general", "bcoo_dot_general_sampled",
     "bcoo_dynamic_slice", "bcoo_eliminate_zeros", "bcoo_extract", "bcoo_fromdense", "bcoo_gather",
     "bcoo_multiply_dense", "bcoo_multiply_sparse", "bcoo_reduce_sum", "bcoo_reshape", "bcoo_rev",
     "bcoo_slice", "bcoo_sort_indices", "bcoo_squeeze", "bcoo_sum_duplicates", "bcoo_todense",
-    "bcoo_transpose", "bcoo_update_layout", "empty", "eye", "grad", "jacfwd", "jacobian",
+    "bcoo_transpose", "bcoo_update_layout", "bcsr_broadcast_in_dim", "bcsr_concatenate",
+    "bcsr_dot_general", "bcsr_eliminate_zeros", "bcsr_extract", "bcsr_fromdense",
+    "bcsr_sum_duplicates", "bcsr_todense", "empty", "eye", "grad", "jacfwd", "jacobian",
     "jacrev", "random_bcoo", "sparsify", "todense", "value_and_grad",
 ]

@@ -11,11 +11,12 @@ import numpy as np
 import funcad.numpy as fnp
 from ._base import JAXSparse
 from ._bcoo import BCOO
+from ._bcsr import BCSR
 from ._transform import sparsify
 
 __all__ = ["todense", "empty", "eye", "random_bcoo"]
 
-_FORMATS = {"bcoo": BCOO}
+_FORMATS = {"bcoo": BCOO, "bcsr": BCSR}
 
 
 def todense(arr):
@@ -163,3 +164,6 @@ _METHODS = {
 }
 for _name, _impl in _METHODS.items():
     setattr(BCOO, _name, _impl)
+
+BCSR.__matmul__ = sparsify(fnp.matmul)
+BCSR.__rmatmul__ = sparsify(_swap(fnp.matmul))

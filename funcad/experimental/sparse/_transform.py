@@ -21,6 +21,7 @@ from ...core.staging import trace_to_jaxpr
 from ._base import JAXSparse
 from ._bcoo import BCOO, bcoo_sum_duplicates
 from ._bcoo_dot import bcoo_dot_general, bcoo_multiply_dense, bcoo_multiply_sparse
+from ._bcsr import BCSR, bcsr_broadcast_in_dim, bcsr_concatenate, bcsr_dot_general
 from ._bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice,
                           bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze,
                           bcoo_transpose)
@@ -28,6 +29,7 @@ from ._bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_
 __all__ = ["sparsify", "sparse_rules"]
 
 sparse_rules: dict = {}   # primitive name -> rule(*values, **params) -> list of outputs
+bcsr_rules: dict = {}     # the same for equations with a BCSR input
 
 _DENSIFYING = {"acos", "acosh", "bessel_i0e", "cos", "cosh", "eq", "exp", "exp2", "ge", "gt",
                "le", "lt", "log", "log2", "ne", "xor"}
@@ -61,7 +63,12 @@ def eval_sparse(jaxpr, consts, args):
     for eqn in jaxpr.eqns:
         ins = [read(a) for a in eqn.inputs]
         name = eqn.prim.name
-        if any(_is_sparse(x) for x in ins):
+        if any(isinstance(x, BCSR) for x in ins):
+            rule = bcsr_rules.get(name)
+            if rule is None:
+                _unimplemented(name + " with a BCSR operand")
+            outs = rule(*ins, **eqn.params)
+        elif any(_is_sparse(x) for x in ins):
             rule = sparse_rules.get(name)
             if rule is None:
                 _unimplemented(name)
@@ -308,3 +315,14 @@ sparse_rules["checkpoint"] = _call_rule("jaxpr")
 # a custom_jvp function is evaluated through its body (its values are the same; the
 # body's own derivative is used for the sparse values)
 sparse_rules["custom_jvp_call"] = _call_rule("call_jaxpr")
+
+
+# BCSR: the operations JAX's sparsify has BCSR rules for
+bcsr_rules["dot_general"] = lambda lhs, rhs, *, dimension_numbers, preferred_element_type=None, **_: [
+    bcsr_dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
+                     preferred_element_type=preferred_element_type)]
+bcsr_rules["broadcast_in_dim"] = lambda x, *, shape, broadcast_dimensions, **_: [
+    bcsr_broadcast_in_dim(x, shape=shape, broadcast_dimensions=broadcast_dimensions)]
+bcsr_rules["concatenate"] = lambda *xs, dimension: [bcsr_concatenate(xs, dimension=dimension)]
+for _name in ("jit", "checkpoint", "custom_jvp_call"):
+    bcsr_rules[_name] = sparse_rules[_name]
