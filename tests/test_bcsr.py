@@ -67,3 +67,41 @@ def test_grad_jit_and_errors():
         sparse.BCSR((np.ones(2), np.zeros(2, np.int32), np.zeros(2, np.int32)), shape=(3, 3))
     with pytest.raises(NotImplementedError, match="sparse rule for sin with a BCSR operand"):
         sparse.sparsify(funcad.numpy.sin)(m)
+
+
+@pytest.mark.parametrize("fmt", ["COO", "CSR", "CSC"])
+def test_coo_csr_csc(fmt):
+    x = _x((4, 5))
+    nnz = int((x != 0).sum())
+    a = getattr(sparse, fmt).fromdense(x, nse=nnz + 2)            # two padding entries
+    b = getattr(jsparse, fmt).fromdense(jnp.asarray(x), nse=nnz + 2)
+    for name in ("data", "row", "col", "indices", "indptr"):
+        if hasattr(b, name):
+            np.testing.assert_array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name)))
+    np.testing.assert_array_equal(np.asarray(a.todense()), x)
+    v, B = rng.normal(size=5), rng.normal(size=(5, 2))
+    np.testing.assert_allclose(a @ v, x @ v, rtol=1e-12)
+    np.testing.assert_allclose(a @ B, x @ B, rtol=1e-12)
+    np.testing.assert_array_equal(np.asarray(a.T.todense()), x.T)
+    np.testing.assert_array_equal(np.asarray(sparse.eye(3, 4, -1, sparse_format=fmt.lower()).todense()),
+                                  np.eye(3, 4, -1))
+
+
+def test_coo_csr_functions_grads_errors():
+    x = _x((4, 5))
+    u, v = rng.normal(size=4), rng.normal(size=5)
+    c, r = sparse.coo_fromdense(x), sparse.csr_fromdense(x)
+    np.testing.assert_allclose(sparse.coo_matvec(c, u, transpose=True), x.T @ u, rtol=1e-12)
+    np.testing.assert_allclose(sparse.csr_matvec(r, v), x @ v, rtol=1e-12)
+    np.testing.assert_allclose(sparse.coo_matmat(c, np.ones((5, 2))), x @ np.ones((5, 2)), rtol=1e-12)
+    np.testing.assert_allclose(sparse.csr_matmat(r, np.ones((4, 2)), transpose=True), x.T @ np.ones((4, 2)),
+                               rtol=1e-12)
+    np.testing.assert_array_equal(np.asarray(sparse.coo_todense(c)), x)
+    np.testing.assert_array_equal(np.asarray(sparse.csr_todense(r)), x)
+    f = lambda d: (sparse.CSR((d, r.indices, r.indptr), shape=r.shape) @ v).sum()
+    np.testing.assert_allclose(funcad.grad(f)(r.data), v[np.nonzero(x)[1]], rtol=1e-12)
+    np.testing.assert_allclose(funcad.jit(lambda m: m @ v)(c), x @ v, rtol=1e-12)
+    with pytest.raises(ValueError, match="2-d"):
+        sparse.coo_fromdense(np.ones(3))
+    with pytest.raises(NotImplementedError, match="two sparse"):
+        c @ c

@@ -12,11 +12,12 @@ import funcad.numpy as fnp
 from ._base import JAXSparse
 from ._bcoo import BCOO
 from ._bcsr import BCSR
+from ._coo_csr import COO, CSC, CSR
 from ._transform import sparsify
 
 __all__ = ["todense", "empty", "eye", "random_bcoo"]
 
-_FORMATS = {"bcoo": BCOO, "bcsr": BCSR}
+_FORMATS = {"bcoo": BCOO, "bcsr": BCSR, "coo": COO, "csr": CSR, "csc": CSC}
 
 
 def todense(arr):
