@@ -263,6 +263,14 @@ def test_sparsify_values_jit_and_errors():
 
     _same(sparse.sparsify(f(fnp, None))(a, v), jsparse.sparsify(f(jnp, None))(b, jnp.asarray(v)))
     _same(funcad.jit(sparse.sparsify(f(fnp, None)))(a, v), f(np, None)(x, v), layout=False)
+    cond = sparse.sparsify(lambda p, m: flax.cond(p, lambda m: m * 2.0, lambda m: -m, m))
+    assert isinstance(cond(True, a), sparse.BCOO)
+    np.testing.assert_allclose(_dense(cond(False, a)), -x)
+    loop = sparse.sparsify(lambda m: flax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0),
+                                                     (0, m))[1])
+    np.testing.assert_allclose(_dense(funcad.jit(loop)(a)), 8 * x)
+    with pytest.raises(TypeError):   # one branch sparse, the other dense
+        sparse.sparsify(lambda p, m: flax.cond(p, lambda m: m, lambda m: m @ np.eye(4), m))(True, a)
     with pytest.raises(NotImplementedError, match="sparse rule for cos .*dense output"):
         sparse.sparsify(fnp.cos)(a)
     with pytest.raises(NotImplementedError, match="sparse rule for cumsum"):

@@ -326,3 +326,26 @@ bcsr_rules["broadcast_in_dim"] = lambda x, *, shape, broadcast_dimensions, **_: 
 bcsr_rules["concatenate"] = lambda *xs, dimension: [bcsr_concatenate(xs, dimension=dimension)]
 for _name in ("jit", "checkpoint", "custom_jvp_call"):
     bcsr_rules[_name] = sparse_rules[_name]
+
+
+# control flow: the sparsified bodies are traced again by funcad.lax's own cond/while,
+# with the BCOO operands as pytrees (so a BCOO carry keeps its nse, as in JAX)
+def _cond_rule(index, *ops, branches):
+    from ...lax import switch  # funcad.lax loads after this module's layer
+    if _is_sparse(index):
+        _unimplemented("cond with a sparse predicate")
+    fns = [lambda *xs, br=br: list(eval_sparse(br.jaxpr, br.consts, xs)) for br in branches]
+    return switch(index, fns, *ops)
+
+
+def _while_rule(*ins, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, max_steps=None):
+    from ...lax import while_loop  # funcad.lax loads after this module's layer
+    cc, bc = ins[:cond_nconsts], ins[cond_nconsts:cond_nconsts + body_nconsts]
+    init = list(ins[cond_nconsts + body_nconsts:])
+    cond = lambda carry: eval_sparse(cond_jaxpr.jaxpr, cond_jaxpr.consts, [*cc, *carry])[0]
+    body = lambda carry: list(eval_sparse(body_jaxpr.jaxpr, body_jaxpr.consts, [*bc, *carry]))
+    return list(while_loop(cond, body, init, max_steps=max_steps))
+
+
+sparse_rules["cond"] = _cond_rule
+sparse_rules["while"] = _while_rule
