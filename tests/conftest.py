@@ -121,6 +121,17 @@ SLOW = [
     # key reuse: the environment-variable subprocess and the slowest program pair
     "test_key_reuse.py::test_environment_variable",
     "test_key_reuse.py::test_same_as_jax[eager_gamma_twice]",
+    # experimental.sparse: the comparisons of JAX's buffer layouts (the same ops stay
+    # checked against dense NumPy)
+    "test_bcoo.py::test_dot_general_sparse_sparse_vs_jax",
+    "test_bcoo.py::test_structural_layouts_vs_jax",
+    "test_bcoo.py::test_empty_eye",
+    "test_bcoo.py::test_sum_duplicates_batched",
+    "test_bcoo.py::test_update_layout[src4-dst4]",
+    "test_bcoo.py::test_fromdense_todense_layouts[2-0]",
+    "test_bcoo.py::test_fromdense_todense_layouts[0-1]",
+    "test_bcoo.py::test_extract_and_dot_general_sampled",
+    "test_bcoo.py::test_fromdense_padding_and_index_dtype",
 ]
 # Op-table rows whose jit, order-2 and complex checks compile or differentiate large
 # programs (matrix functions, hypergeometric series, truncated normals); their eager,

@@ -8,12 +8,14 @@ The submodules, each loaded on first use (`import funcad` stays quick):
 `jet.jet` is Taylor-mode differentiation; `mesh_utils` arranges devices into mesh
 grids; `multihost_utils` moves values between the processes of a multi-process program;
 `compilation_cache.compilation_cache.set_cache_dir(path)` keeps compiled programs on disk
-for later processes (funcad/lowering/compilation_cache.py).
+for later processes (funcad/lowering/compilation_cache.py); `sparse` holds JAX's sparse
+arrays (BCOO, BCSR, COO, CSR, CSC), `sparsify` and sparse-aware gradients.
 """
 from .._effect_callbacks import io_callback
 
-__all__ = ["io_callback", "checkify", "compilation_cache", "jet", "mesh_utils", "multihost_utils", "ode"]
-_SUBMODULES = {"checkify", "compilation_cache", "jet", "mesh_utils", "multihost_utils", "ode"}
+__all__ = ["io_callback", "checkify", "compilation_cache", "jet", "mesh_utils", "multihost_utils", "ode",
+           "sparse"]
+_SUBMODULES = {"checkify", "compilation_cache", "jet", "mesh_utils", "multihost_utils", "ode", "sparse"}
 
 
 def __getattr__(name):
