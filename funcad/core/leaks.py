@@ -45,7 +45,8 @@ def remember(trace) -> None:
 def check() -> None:
     """Raise TracerLeakError if a finished trace is still held by a tracer."""
     refs, _finished.refs = _finished.refs, []
-    if not refs:
+    refs = [r for r in refs if r() is not None]
+    if not refs:  # every trace freed by reference counting: nothing can hold its tracers
         return
     gc.collect()  # tracers kept alive only by reference cycles cannot reach user code
     from .trace import Tracer
