@@ -8,6 +8,7 @@ explicit setting in the environment wins.
 """
 import os
 import re
+import zlib
 
 import pytest
 
@@ -132,11 +133,43 @@ SLOW = [
     "test_bcoo.py::test_fromdense_todense_layouts[0-1]",
     "test_bcoo.py::test_extract_and_dot_general_sampled",
     "test_bcoo.py::test_fromdense_padding_and_index_dtype",
+    # room for this session's namespaces (the suite reached 11.5 minutes): the heaviest
+    # checks whose siblings stay (other dtypes, distributions, modes, transforms)
+    "test_toplevel_cfg3.py::test_jax_reports_the_same_leaks",
+    "test_toplevel_cfg3.py::test_a_leak_into_an_object_attribute_and_a_closure",
+    "test_toplevel_cfg3.py::test_a_leak_is_reported_naming_the_trace_and_its_holder[vmap]",
+    "test_toplevel_cfg3.py::test_a_leak_is_reported_naming_the_trace_and_its_holder[hessian]",
+    "test_toplevel_cfg3.py::test_a_leak_is_reported_naming_the_trace_and_its_holder[jacrev]",
+    "test_rotation.py::test_conversions_match_jax[stack]",
+    "test_nn.py::test_softmax_family_with_where_and_axes",
+    "test_refs.py::test_program_matches_jax[transforms_of_internal_refs]",
+    "test_scipy.py::test_continuous_distributions_match_jax_with_loc_scale[beta]",
+    "test_scipy.py::test_continuous_distributions_match_jax_with_loc_scale[chi2]",
+    "test_scipy.py::test_continuous_distributions_match_jax_with_loc_scale[cauchy]",
+    "test_lax2.py::test_custom_linear_solve_all_modes_match_jax",
+    "test_ode.py::test_second_order_and_jacobian_wrt_times_match_jax",
+    "test_random_more.py::test_sampler_jit_and_vmap_match_jax[binomial]",
+    "test_random_more.py::test_sampler_jit_and_vmap_match_jax[poisson]",
+    "test_random_more.py::test_sampler_jit_and_vmap_match_jax[t]",
+    "test_scaled_dot.py::test_grad_matches_jax[mxfp4-None]",
+    "test_scaled_dot.py::test_values_match_jax[mxfp8-None-bf16]",
+    "test_scaled_dot.py::test_dimension_numbers_match_jax[matmul]",
+    "test_random.py::test_uniform_normal_exact[0-float16]",
+    "test_linalg_schur.py::test_polar_gradients_match_jax_svd_and_jit",
+    "test_x32.py::test_softmax_logsumexp",
+    "test_optimize.py::test_matches_jax_eager_and_jit[float64-1e-09]",
+    "test_ops_segment.py::test_tied_extremes_share_the_gradient_as_in_jax[segment_max]",
+    "test_notebooks.py::test_notebook_runs_in_a_fresh_kernel[03_jit_and_xla]",
+    "test_notebooks.py::test_notebook_runs_in_a_fresh_kernel[05_training]",
 ]
 # Op-table rows whose jit, order-2 and complex checks compile or differentiate large
 # programs (matrix functions, hypergeometric series, truncated normals); their eager,
 # vmap and order-1 checks stay in the default run.
-HEAVY_ROWS = {"scipy_linalg_expm", "scipy_linalg_expm_large", "scipy_linalg_expm_frechet",
+HEAVY_ROWS = {"special2_exp1", "special2_expi", "special2_hyp1f1_x", "special2_hyp1f1_abx",
+              "special_betaln_large", "c_linalg_lstsq", "c_scipy_linalg_funm", "special_comb", "c_linalg_det",
+              "regular_grid_interpolator", "lax_conv_general_dilated_local", "lax_scatter_max_dn",
+              "lax_cumlogsumexp", "c_linalg_qr_complete", "special2_expi_large", "c_linalg_svd_wide",
+              "scipy_linalg_expm", "scipy_linalg_expm_large", "scipy_linalg_expm_frechet",
               "c_scipy_linalg_expm_frechet", "special2_hyp2f1_x", "special2_hyp2f1_abcx", "special2_expn",
               "special_beta", "scipy_linalg_polar", "scipy_linalg_polar_tall", "scipy_linalg_polar_wide_left",
               "linalg_qdwh", "stats_truncnorm_sf", "stats_truncnorm_logsf", "stats_truncnorm_cdf",
@@ -145,7 +178,23 @@ HEAVY_ROWS = {"scipy_linalg_expm", "scipy_linalg_expm_large", "scipy_linalg_expm
               "c_linalg_eig_vectors_complex", "linalg_lstsq", "polyfit_weighted_2d", "lax_scatter_min_dn",
               "scipy_linalg_lu_solve_t", "linalg_cholesky_update"}
 HEAVY_CHECKS = {"test_op_table_under_jit_matches_eager", "test_check_grads_order2",
-                "test_complex_row_matches_jax", "test_complex_row_finite_differences_order2"}
+                "test_complex_row_matches_jax", "test_complex_row_finite_differences_order2",
+                "test_vmap_matches_jax"}
+# scipy.stats' distributions are compositions of the special functions that the
+# special_* rows check under jit and vmap; their heavy checks run with -m slow too.
+HEAVY_PREFIXES = ("stats_",)
+# vmap against JAX's vmap: every row's vmap is checked against a loop in the default run;
+# the JAX comparison runs there for a fixed third of the rows (by a hash of the name)
+# and for all of them with -m slow.
+SAMPLED_CHECKS = {"test_vmap_matches_jax"}
+
+
+def _heavy(name: str, row: str | None) -> bool:
+    if row is None or name not in HEAVY_CHECKS:
+        return False
+    if row in HEAVY_ROWS or row.startswith(HEAVY_PREFIXES):
+        return True
+    return name in SAMPLED_CHECKS and zlib.crc32(row.encode()) % 3 != 0
 _SLOW = re.compile("|".join(re.escape(k).replace(r"\*", ".*") for k in SLOW))
 
 
@@ -155,5 +204,5 @@ def pytest_collection_modifyitems(config, items):
         name = getattr(item, "originalname", item.name)
         row = item.callspec.id.split("-")[0] if hasattr(item, "callspec") else None
         key = f"{os.path.basename(str(item.fspath))}::{item.name}"
-        if _SLOW.fullmatch(key) or _SLOW.fullmatch(key.split("[")[0]) or (name in HEAVY_CHECKS and row in HEAVY_ROWS):
+        if _SLOW.fullmatch(key) or _SLOW.fullmatch(key.split("[")[0]) or _heavy(name, row):
             item.add_marker(pytest.mark.slow)
