@@ -79,7 +79,7 @@ class _NotSpecified:
 
 
 def ds(start, size: Any = _NotSpecified(), stride: int | None = None) -> "Slice | slice":
-    """A `Slice` from a start and a size, as `jax.ds`: `ds(None)` is `:`, `ds(j)` is
+    """A `Slice` from a start and a size, as JAX's `ds`: `ds(None)` is `:`, `ds(j)` is
     `:j`, `ds(i, n)` is `i:i+n` and `ds(i, n, k)` is `i:i+n:k`; `i` may be traced.
 
     >>> import funcad

@@ -1,5 +1,5 @@
 """funcad.scipy.fft: the discrete cosine transform (type 2) and its inverse, as JAX's
-jax.scipy.fft, computed with one complex FFT per axis (Makhoul's reordering).
+scipy.fft namespace has them, computed with one complex FFT per axis (Makhoul's reordering).
 
 >>> import numpy as np
 >>> np.round(np.asarray(dct(np.array([1.0, 2.0, 3.0]))), 6).tolist()

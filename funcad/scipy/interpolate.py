@@ -1,4 +1,4 @@
-"""funcad.scipy.interpolate: RegularGridInterpolator, as JAX's jax.scipy.interpolate.
+"""funcad.scipy.interpolate: RegularGridInterpolator, as in JAX's scipy.interpolate namespace.
 
 >>> import numpy as np
 >>> f = RegularGridInterpolator((np.array([0.0, 1.0]),), np.array([0.0, 10.0]))

@@ -1,4 +1,4 @@
-"""funcad.scipy.ndimage: map_coordinates, as JAX's jax.scipy.ndimage.
+"""funcad.scipy.ndimage: map_coordinates, as in JAX's scipy.ndimage namespace.
 
 >>> import numpy as np
 >>> map_coordinates(np.arange(12.0).reshape(3, 4), [np.array([0.5, 1.5]), np.array([1.5, 2.5])], order=1)
@@ -42,7 +42,7 @@ _FIX_INDEX = {
 
 def map_coordinates(input, coordinates: _Sequence, order: int, mode: str = "constant", cval=0.0):
     """`input` interpolated at the points `coordinates` (one array of positions per axis of
-    input, all of one shape), as jax.scipy.ndimage.map_coordinates.
+    input, all of one shape), as JAX's map_coordinates.
 
     order is 0 (nearest, rounding half away from zero) or 1 (linear). mode says what a
     point outside the grid sees: 'constant' (cval; SciPy's 'grid-constant'), 'nearest',

@@ -1,5 +1,5 @@
 """`linear_call`: a linear function called with a user-given transpose, as JAX's
-`jax.custom_derivatives.linear_call`.
+`linear_call` (in its custom_derivatives namespace).
 
 The primitive's operands are the callee's closed-over constants, the residual
 leaves, then the linear leaves; `jaxpr` is `fun` traced on (residuals, linear

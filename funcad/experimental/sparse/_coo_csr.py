@@ -142,8 +142,7 @@ class COO(JAXSparse):
 
     def transpose(self, axes=None) -> "COO":
         """The transpose (row and col swapped)."""
-        if axes is not None and tuple(axes) != (1, 0):
-            raise ValueError(f"COO.transpose of a 2-d matrix takes axes=None or (1, 0); got {axes}.")
+        _check_transpose_axes("COO", axes)
         return COO((self.data, self.col, self.row), shape=self.shape[::-1],
                    rows_sorted=self._cols_sorted, cols_sorted=self._rows_sorted)
 
@@ -151,15 +150,9 @@ class COO(JAXSparse):
         return _matmul(self, other, (self.data, self.row, self.col), self.shape, False)
 
 
-class CSR(JAXSparse):
-    """2-d CSR sparse matrix (JAX's `jax.experimental.sparse.CSR`).
-
-    >>> import numpy as np
-    >>> from funcad.experimental import sparse
-    >>> M = sparse.CSR.fromdense(np.array([[0., 2.], [3., 4.]]))
-    >>> M.indptr.tolist(), (M @ np.ones(2)).tolist()
-    ([0, 1, 3], [2.0, 7.0])
-    """
+class _Compressed(JAXSparse):
+    """CSR and CSC: `data`, `indices` and `indptr` buffers over a 2-d shape (rows for
+    CSR, columns for CSC)."""
 
     def __init__(self, args, *, shape):
         self.data, self.indices, self.indptr = (fnp.asarray(a) for a in args)
@@ -182,6 +175,17 @@ class CSR(JAXSparse):
         obj.data, obj.indices, obj.indptr = children
         obj.shape = aux_data
         return obj
+
+
+class CSR(_Compressed):
+    """2-d CSR sparse matrix (JAX's `jax.experimental.sparse.CSR`).
+
+    >>> import numpy as np
+    >>> from funcad.experimental import sparse
+    >>> M = sparse.CSR.fromdense(np.array([[0., 2.], [3., 4.]]))
+    >>> M.indptr.tolist(), (M @ np.ones(2)).tolist()
+    ([0, 1, 3], [2.0, 7.0])
+    """
 
     @classmethod
     def fromdense(cls, mat, *, nse: int | None = None, index_dtype=np.int32) -> "CSR":
@@ -210,15 +214,14 @@ class CSR(JAXSparse):
 
     def transpose(self, axes=None) -> "CSC":
         """The transpose, a CSC matrix over the same buffers."""
-        if axes is not None and tuple(axes) != (1, 0):
-            raise ValueError(f"CSR.transpose of a 2-d matrix takes axes=None or (1, 0); got {axes}.")
+        _check_transpose_axes("CSR", axes)
         return CSC((self.data, self.indices, self.indptr), shape=self.shape[::-1])
 
     def __matmul__(self, other):
         return _matmul(self, other, self._coo(), self.shape, False)
 
 
-class CSC(JAXSparse):
+class CSC(_Compressed):
     """2-d CSC sparse matrix (JAX's `jax.experimental.sparse.CSC`): column pointers.
 
     >>> import numpy as np
@@ -227,28 +230,6 @@ class CSC(JAXSparse):
     >>> M.indptr.tolist(), (M @ np.ones(2)).tolist()
     ([0, 1, 3], [2.0, 7.0])
     """
-
-    def __init__(self, args, *, shape):
-        self.data, self.indices, self.indptr = (fnp.asarray(a) for a in args)
-        super().__init__(args, shape=shape)
-
-    @property
-    def nse(self) -> int:
-        return self.data.size
-
-    @property
-    def dtype(self):
-        return self.data.dtype
-
-    def tree_flatten(self):
-        return (self.data, self.indices, self.indptr), self.shape
-
-    @classmethod
-    def tree_unflatten(cls, aux_data, children):
-        obj = object.__new__(cls)
-        obj.data, obj.indices, obj.indptr = children
-        obj.shape = aux_data
-        return obj
 
     @classmethod
     def fromdense(cls, mat, *, nse: int | None = None, index_dtype=np.int32) -> "CSC":
@@ -270,12 +251,16 @@ class CSC(JAXSparse):
 
     def transpose(self, axes=None) -> CSR:
         """The transpose, a CSR matrix over the same buffers."""
-        if axes is not None and tuple(axes) != (1, 0):
-            raise ValueError(f"CSC.transpose of a 2-d matrix takes axes=None or (1, 0); got {axes}.")
+        _check_transpose_axes("CSC", axes)
         return CSR((self.data, self.indices, self.indptr), shape=self.shape[::-1])
 
     def __matmul__(self, other):
         return _matmul(self, other, self.T._coo(), self.shape[::-1], True)
+
+
+def _check_transpose_axes(name: str, axes) -> None:
+    if axes is not None and tuple(axes) != (1, 0):
+        raise ValueError(f"{name}.transpose of a 2-d matrix takes axes=None or (1, 0); got {axes}.")
 
 
 for _cls in (COO, CSR, CSC):

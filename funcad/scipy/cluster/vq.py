@@ -1,5 +1,5 @@
 """funcad.scipy.cluster.vq: assign observations to their nearest code, as JAX's
-jax.scipy.cluster.vq.
+scipy.cluster.vq namespace does.
 
 >>> import numpy as np
 >>> vq(np.array([[0.0, 0.1], [0.9, 1.0]]), np.array([[1.0, 1.0], [0.0, 0.0]]))[0]

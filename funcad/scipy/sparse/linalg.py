@@ -1,5 +1,5 @@
 """funcad.scipy.sparse.linalg: the Krylov solvers cg, gmres and bicgstab, as JAX's
-jax.scipy.sparse.linalg. The operator A is a matrix or a function (a matvec) on arrays
+scipy.sparse.linalg namespace has them. The operator A is a matrix or a function (a matvec) on arrays
 or pytrees of arrays; the solution is differentiated implicitly through
 funcad.lax.custom_linear_solve (one more solve with the transposed operator), never
 through the iterations.
