@@ -35,8 +35,8 @@ def _format(sparse_format):
     try:
         return _FORMATS[sparse_format]
     except KeyError:
-        raise ValueError(f"sparse_format={sparse_format!r} is not supported; expected one of "
-                         f"{sorted(_FORMATS)}.") from None
+        raise ValueError(f"sparse_format={sparse_format!r} not recognized; "  # JAX's words
+                         f"must be one of {['bcsr', 'bcoo', 'coo', 'csr', 'csc']}") from None
 
 
 def empty(shape, dtype=None, index_dtype="int32", sparse_format: str = "bcoo", **kwds):
