@@ -414,5 +414,6 @@ def set_enabled(on: bool) -> None:
     hooks.key_reuse_boundary = _boundary
 
 
+options.bind("debug_key_reuse", on_set=set_enabled)
 if options.debug_key_reuse:  # set (e.g. by FUNCAD_DEBUG_KEY_REUSE) before funcad.random loaded
     set_enabled(True)
