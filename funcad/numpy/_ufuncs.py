@@ -16,13 +16,10 @@ from ..core.trace import bind_custom_jvp, ctx
 # the same dtype and shape, is its NumPy ufunc: NumPy's NEP 50 dtype rules agree with
 # funcad's there and nothing can fail, so promotion and `Primitive.bind`'s checks are
 # skipped (the issue's goal: NumPy's time plus at most 1 µs).
-_LANE = frozenset(map(np.dtype, (np.float16, np.float32, np.float64)))
-_F64 = np.dtype(np.float64)
+# The lane's dtypes, by whether x64 is on: `x.dtype in _LANE[_x64.enabled]`, inline.
+_LANE = {True: frozenset(map(np.dtype, (np.float16, np.float32, np.float64))),
+         False: frozenset(map(np.dtype, (np.float16, np.float32)))}
 _nd, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
-
-
-def _lane_dtype(d) -> bool:
-    return d in _LANE and (d is not _F64 or _x64.enabled)
 
 
 def _lane_out(out):
@@ -37,7 +34,7 @@ def _float_unary(prim_fn, ufunc, name):
     def f(x):
         t = type(x)
         if (t is EagerArray or t is _nd) and ctx.trace is None and not ctx.debug_nans \
-                and _lane_dtype(x.dtype):
+                and x.dtype in _LANE[_x64.enabled]:
             return _lane_out(ufunc(_view(x, _nd) if t is EagerArray else x))
         return prim_fn(to_inexact(x, ufunc))
     f.__name__ = name
@@ -188,13 +185,13 @@ def _binary(prim_fn, name, ufunc=None, lane=None):
             tx, ty = type(x), type(y)
             if tx is EagerArray or tx is _nd:
                 if ty is float or ty is int:
-                    if _lane_dtype(x.dtype):
+                    if x.dtype in _LANE[_x64.enabled]:
                         return _lane_out(lane(_view(x, _nd) if tx is EagerArray else x, y))
                 elif (ty is EagerArray or ty is _nd) and x.dtype is y.dtype and x.shape == y.shape \
-                        and _lane_dtype(x.dtype):
+                        and x.dtype in _LANE[_x64.enabled]:
                     return _lane_out(lane(_view(x, _nd) if tx is EagerArray else x,
                                           _view(y, _nd) if ty is EagerArray else y))
-            elif (tx is float or tx is int) and (ty is EagerArray or ty is _nd) and _lane_dtype(y.dtype):
+            elif (tx is float or tx is int) and (ty is EagerArray or ty is _nd) and y.dtype in _LANE[_x64.enabled]:
                 return _lane_out(lane(x, _view(y, _nd) if ty is EagerArray else y))
         if _options.numpy_rank_promotion != "allow":
             check_rank_promotion(name, x, y)
