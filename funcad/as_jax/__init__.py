@@ -31,17 +31,17 @@ How names resolve while the drop-in is installed:
 * JAX's defaults hold: 32-bit mode unless JAX_ENABLE_X64 says otherwise, and
   `jax.__version__`/`__version_info__` give the installed jax's version, the
   release whose API funcad follows (libraries choose code paths by it; funcad's
-  own version is `funcad.version._version`). `uninstall()` restores all of it.
+  own version is `_funcad.version._version`). `uninstall()` restores all of it.
 """
-from __future__ import annotations
+from __future__ import annotations as _annotations
 
-import importlib
-import importlib.abc
-import importlib.machinery
-import os
-import sys
+import importlib as _importlib
+import importlib.abc as _abc
+import importlib.machinery as _machinery
+import os as _os
+import sys as _sys
 
-import funcad
+import funcad as _funcad
 
 __all__ = ["install", "uninstall", "installed"]
 
@@ -57,7 +57,7 @@ def _is_private(name: str) -> bool:
     return name == "jax._src" or name.startswith("jax._src.")
 
 
-class _AliasLoader(importlib.abc.Loader):
+class _AliasLoader(_abc.Loader):
     """Hands out an already imported funcad module under a `jax` name."""
 
     def __init__(self, module):
@@ -71,13 +71,13 @@ class _AliasLoader(importlib.abc.Loader):
         module.__spec__ = self.spec
 
 
-class _JaxFinder(importlib.abc.MetaPathFinder):
+class _JaxFinder(_abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if not (name == "jax" or name.startswith("jax.")) or _is_private(name):
             return None
         target_name = "funcad" + name[3:]
         try:
-            module = importlib.import_module(target_name)
+            module = _importlib.import_module(target_name)
         except ModuleNotFoundError as e:
             if e.name is not None and not target_name.startswith(e.name):
                 raise  # funcad's module exists but one of its own imports is missing
@@ -87,7 +87,7 @@ class _JaxFinder(importlib.abc.MetaPathFinder):
                 f"lists every such name a script uses.", name=name) from None
         loader = _AliasLoader(module)
         loader.spec = module.__spec__
-        return importlib.machinery.ModuleSpec(name, loader, is_package=hasattr(module, "__path__"))
+        return _machinery.ModuleSpec(name, loader, is_package=hasattr(module, "__path__"))
 
 
 _FINDER = _JaxFinder()
@@ -107,25 +107,25 @@ def install() -> None:
     global _state
     if _state is not None:
         return
-    from funcad.lowering import xla
+    from funcad.lowering import xla  # jaxlib and the real jax load only when the drop-in is used
     xla._load()                      # binds the real jax for funcad's plumbing
     import jax.extend.backend        # noqa: F401  (the GPU compile options, read through xla._jax)
     real = xla._jax
-    saved = {k: m for k, m in sys.modules.items() if k == "jax" or k.startswith("jax.")}
+    saved = {k: m for k, m in _sys.modules.items() if k == "jax" or k.startswith("jax.")}
     for k in saved:
         if not _is_private(k):
-            del sys.modules[k]
+            del _sys.modules[k]
     version, info = _version_of_real_jax(real)
-    _state = {"modules": saved, "x64": funcad.config.read("enable_x64"),
-              "version": (funcad.__version__, funcad.__version_info__)}
-    funcad.__version__ = funcad.version.__version__ = version
-    funcad.__version_info__ = funcad.version.__version_info__ = info
-    raw = os.environ.get("JAX_ENABLE_X64", "")
-    funcad.config.update("enable_x64", raw.strip().lower() in ("1", "true", "t", "yes", "y", "on"))
-    sys.modules["jax"] = funcad
+    _state = {"modules": saved, "x64": _funcad.config.read("enable_x64"),
+              "version": (_funcad.__version__, _funcad.__version_info__)}
+    _funcad.__version__ = _funcad.version.__version__ = version
+    _funcad.__version_info__ = _funcad.version.__version_info__ = info
+    raw = _os.environ.get("JAX_ENABLE_X64", "")
+    _funcad.config.update("enable_x64", raw.strip().lower() in ("1", "true", "t", "yes", "y", "on"))
+    _sys.modules["jax"] = _funcad
     # `import jax._src.x as y` reads the attribute `_src` of the module named jax.
-    funcad._src = saved["jax._src"]
-    sys.meta_path.insert(0, _FINDER)
+    _funcad._src = saved["jax._src"]
+    _sys.meta_path.insert(0, _FINDER)
 
 
 def uninstall() -> None:
@@ -133,13 +133,13 @@ def uninstall() -> None:
     global _state
     if _state is None:
         return
-    if _FINDER in sys.meta_path:
-        sys.meta_path.remove(_FINDER)
-    for k in [k for k in sys.modules if (k == "jax" or k.startswith("jax.")) and not _is_private(k)]:
-        del sys.modules[k]
-    sys.modules.update(_state["modules"])
-    del funcad._src
-    funcad.__version__ = funcad.version.__version__ = _state["version"][0]
-    funcad.__version_info__ = funcad.version.__version_info__ = _state["version"][1]
-    funcad.config.update("enable_x64", _state["x64"])
+    if _FINDER in _sys.meta_path:
+        _sys.meta_path.remove(_FINDER)
+    for k in [k for k in _sys.modules if (k == "jax" or k.startswith("jax.")) and not _is_private(k)]:
+        del _sys.modules[k]
+    _sys.modules.update(_state["modules"])
+    del _funcad._src
+    _funcad.__version__ = _funcad.version.__version__ = _state["version"][0]
+    _funcad.__version_info__ = _funcad.version.__version_info__ = _state["version"][1]
+    _funcad.config.update("enable_x64", _state["x64"])
     _state = None
