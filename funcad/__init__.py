@@ -2,7 +2,7 @@
 
 >>> import funcad, funcad.numpy as fnp
 >>> funcad.grad(fnp.tanh)(0.0)
-1.0
+Array(1., dtype=float64)
 """
 from . import numpy, tree_util, tree, lax  # noqa: F401  (numpy installs tracer methods)
 from .core import (ClosedJaxpr, ConcretizationError, FuncadError, FuncadTypeError, Jaxpr,

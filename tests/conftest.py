@@ -51,7 +51,11 @@ SLOW = [
     "test_random_more.py::test_multinomial_matches_jax",
     "test_random_more.py::test_gamma_gradient_under_jit_vmap_and_edges",
     "test_random_more.py::test_sampler_bits_match_jax[*-float64*]",
-    "test_random_more.py::test_docstring_examples[funcad.random._gamma]",
+    "test_doctests.py::test_docstring_examples[funcad.random._gamma]",
+    # the heaviest docstring modules (3-7 s each; their public modules' examples stay)
+    "test_doctests.py::test_docstring_examples[funcad.example_libraries._stax]",
+    "test_doctests.py::test_docstring_examples[funcad.random._discrete]",
+    "test_doctests.py::test_docstring_examples[funcad.nn.initializers]",
     "test_random_more.py::test_orthogonal_and_multivariate_normal_match_jax[float64]",
     "test_random_more.py::test_counting_moments",
     "test_random_prng.py::test_float_samplers_bit_exact[*-float64]",

@@ -206,12 +206,3 @@ def test_errors_match_jax():
         with pytest.raises(ValueError) as got:
             fexp.call(*bad)
         assert str(got.value) == str(want.value)
-
-
-@pytest.mark.parametrize("module", ["funcad.export", "funcad.export._exported", "funcad.export._registry",
-                                    "funcad.lowering.portable"])
-def test_docstring_examples(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0 and result.attempted > 0

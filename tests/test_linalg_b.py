@@ -389,12 +389,3 @@ def test_scipy_qr_modes_and_svd():
     np.testing.assert_array_equal(fsl.svd(x, lapack_driver="gesvd")[1], fsl.svd(x)[1])
     with pytest.raises(FuncadValueError, match="type must be 1, 2, or 3"):
         fsl.eigh(np.eye(2), np.eye(2), type=4)
-
-
-@pytest.mark.parametrize("module", ["funcad.lax._decompositions", "funcad.numpy.linalg._spectral",
-                                    "funcad.scipy.linalg._spectral"])
-def test_docstring_examples_run(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0

@@ -231,12 +231,3 @@ def test_polyfit_errors():
         fnp.polyfit(_X[:3], _Y[:3, 0], 2, cov=True)
     with pytest.raises(FuncadTypeError, match="deg must be a Python int"):
         fnp.polyfit(_X, _Y[:, 0], 1.5)
-
-
-@pytest.mark.parametrize("module", ["funcad.lax._decompositions",
-                                    "funcad.numpy.linalg._spectral", "funcad.numpy._poly"])
-def test_docstring_examples_run(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0

@@ -417,15 +417,6 @@ def test_qr_pivoting_of_empty_and_vmap_and_grad():
         np.testing.assert_allclose(got, want, atol=1e-13)
 
 
-@pytest.mark.parametrize("module", ["funcad.scipy.linalg._schur", "funcad.lax._qdwh",
-                                    "funcad.lax._decompositions", "funcad.scipy.linalg._spectral"])
-def test_docstring_examples(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
-
-
 # ------------------------------------------------------------- hessenberg ----
 
 @pytest.mark.parametrize("dtype", ALL)

@@ -1,6 +1,5 @@
 """funcad.experimental.ode.odeint against jax.experimental.ode.odeint: values, adjoint
 gradients, pytrees, jit, vmap, grad of jit, mxstep/hmax and errors."""
-import doctest
 import warnings
 
 import numpy as np
@@ -211,11 +210,6 @@ def test_vmap_over_y0_and_over_args_equals_a_loop():
 
 
 # ------------------------------------------------------------ errors, docs ----
-
-def test_docstring_examples_run():
-    import funcad.experimental._ode as mod
-    result = doctest.testmod(mod)
-    assert result.attempted >= 4 and result.failed == 0
 
 
 def test_errors_name_the_problem():

@@ -435,12 +435,3 @@ def test_orthogonal_and_multivariate_normal_statistics():
         fr.multivariate_normal(k, np.zeros(2), np.eye(2), method="qr")
     with pytest.raises(ValueError, match=r"cov.shape == \(..., n, n\)"):
         fr.multivariate_normal(k, np.zeros(2), np.eye(3))
-
-
-@pytest.mark.parametrize("module", ["funcad.random._keyarray", "funcad.random._keys", "funcad.random._gamma",
-                                    "funcad.random._discrete", "funcad.random._matrix"])
-def test_docstring_examples(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0

@@ -4,7 +4,6 @@ every transformation; funcad.config; numerically careful gradients (checked
 against JAX's numbers); bounded memory and caches."""
 from __future__ import annotations
 
-import doctest
 import gc
 import os
 import re
@@ -566,14 +565,6 @@ def test_retracing_many_signatures_is_bounded_by_the_cache():
 
 
 # ------------------------------------------------------------- doctests ----
-
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the config example takes log(-1)
-@pytest.mark.parametrize("module", ["funcad.config", "funcad.debug", "funcad.core.traceback_util"])
-def test_doctests(module):
-    import importlib
-    mod = importlib.import_module(module)
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
 
 
 def test_vjp_cotangent_of_another_dtype_is_refused():

@@ -268,12 +268,3 @@ _DOC_MODULES = ["funcad.nn._activations", "funcad.nn._functions", "funcad.nn._at
                 "funcad.scipy.special._integrals", "funcad.scipy.stats._core", "funcad.scipy.stats._kde",
                 "funcad.scipy.special", "funcad.scipy.integrate"] + [
     f"funcad.scipy.stats.{m}" for m in fst.__all__ if inspect.ismodule(getattr(fst, m))]
-
-
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.parametrize("module", _DOC_MODULES)
-def test_docstring_examples_run(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0

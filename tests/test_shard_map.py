@@ -174,17 +174,6 @@ def test_shard_map_errors_on_one_device():
                                [np.sum(np.sin(x) * w)] * 2)
 
 
-@main
-@pytest.mark.parametrize("module", ["funcad.primitives.collectives", "funcad.transforms.shard_map",
-                                    "funcad.transforms.pmap"])
-def test_doctests(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module),
-                             optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
-
-
 # ------------------------------------------------------ 8 devices (child) ----
 
 if CHILD:

@@ -27,15 +27,6 @@ child = pytest.mark.skipif(not CHILD, reason="runs in test_sharding_suite's subp
 
 # ---------------------------------------- one device (the main test process) ----
 
-@pytest.mark.parametrize("module", ["funcad.sharding", "funcad.core.sharding",
-                                    "funcad.lowering.spmd", "funcad.primitives.sharding"])
-def test_doctests(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module),
-                             optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
-
 
 def test_one_device_shardings_in_the_main_process():
     import funcad

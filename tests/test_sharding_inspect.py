@@ -9,8 +9,6 @@ tests/multidevice.py); one-device checks run in the main process.
 """
 from __future__ import annotations
 
-import doctest
-import importlib
 import re
 
 import numpy as np
@@ -96,12 +94,6 @@ def inspected(lib, fn, *args, **jit_kw):
 
 
 # ---------------------------------------------------------- one device ----
-
-@main
-@pytest.mark.parametrize("module", ["funcad._sharding_viz", "funcad.transforms.jit"])
-def test_doctests(module):
-    res = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert res.attempted > 0 and res.failed == 0
 
 
 @main

@@ -8,8 +8,6 @@ tests/test_shard_map.py); one-device checks run in the main process.
 """
 from __future__ import annotations
 
-import doctest
-import importlib
 
 import numpy as np
 import pytest
@@ -71,14 +69,6 @@ def test_top_level_and_sharding_names_match_jax():
                  "set_mesh", "make_single_device_sharding"):
         assert hasattr(funcad.sharding, name) and hasattr(jax.sharding, name), name
     assert [t.name for t in AxisType] == ["Auto", "Explicit", "Manual"]
-
-
-@main
-@pytest.mark.parametrize("module", ["funcad.sharding", "funcad.core.sharding",
-                                    "funcad._make_array"])
-def test_doctests(module):
-    res = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert res.attempted > 0 and res.failed == 0
 
 
 @main

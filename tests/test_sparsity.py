@@ -7,7 +7,6 @@ in bench/bench_sparse.py and is loaded from there.
 """
 from __future__ import annotations
 
-import doctest
 import importlib.util
 import pathlib
 
@@ -20,7 +19,7 @@ import funcad.numpy as fnp
 from funcad import lax
 from funcad.core.trace import abstract_eval_rules
 from funcad.transforms.sparsity import SparseMatrix, check_pattern
-from funcad.transforms.sparsity import _interp, api as sparse_api, container as sparse_container
+from funcad.transforms.sparsity import _interp, api as sparse_api
 from funcad.transforms.sparsity.colouring import (column_colouring, row_colouring, seed_matrix,
                                                   star_colouring, star_sources)
 
@@ -428,11 +427,6 @@ def test_every_primitive_has_a_sparsity_rule():
     by_name = {p.name: p for p in abstract_eval_rules}
     assert [name for name in PRIMITIVES if name not in by_name] == []
     assert [name for name in PRIMITIVES if by_name[name] not in _interp.dep_rules] == []
-
-
-@pytest.mark.parametrize("module", [sparse_api, sparse_container])
-def test_docstring_examples(module):
-    assert doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
 
 
 # -------------------------------------------------------------------- slow ----

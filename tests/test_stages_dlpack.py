@@ -236,12 +236,3 @@ def test_legacy_prng_key_warn_and_error_like_jax():
         funcad.config.update("jax_legacy_prng_key", "allow")
     with pytest.raises(funcad.FuncadTypeError, match="legacy_prng_key"):
         funcad.config.update("legacy_prng_key", "sometimes")
-
-
-@pytest.mark.parametrize("module", ["funcad.stages", "funcad.dlpack", "funcad.version"])
-def test_doctests(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module),
-                             optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0

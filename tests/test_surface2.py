@@ -373,14 +373,3 @@ def test_cache_thresholds_and_api(tmp_path):
         for k, v in old.items():
             funcad.config.update(k, v)
         cc.reset_cache()
-
-
-@pytest.mark.parametrize("module", ["funcad._debugger", "funcad._debug_log", "funcad.lax._tokens",
-                                    "funcad.lowering.compilation_cache",
-                                    "funcad.experimental.compilation_cache.compilation_cache"])
-def test_doctests(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module),
-                             optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0

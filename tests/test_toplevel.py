@@ -217,15 +217,6 @@ def test_names_exist():
         assert hasattr(jax, name) and callable(getattr(funcad, name)), name
 
 
-def test_doctests():
-    import doctest
-    import importlib
-    for name in ("funcad._helpers", "funcad.core.arguments", "funcad.lowering.python_source"):
-        result = doctest.testmod(importlib.import_module(name),
-                                 optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-        assert result.attempted > 0 and result.failed == 0, name
-
-
 def test_import_funcad_stays_light():
     """scipy's linalg/sparse/special and the user namespaces load on first use (cold start)."""
     import subprocess

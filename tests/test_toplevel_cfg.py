@@ -320,12 +320,3 @@ def test_new_names_are_in_dir_and_all():
            "print_environment_info", "process_indices", "typing"]
     for name in new:
         assert hasattr(jax, name) and name in dir(funcad) and name in funcad.__all__, name
-
-
-def test_doctests():
-    import doctest
-    import importlib
-    for name in ("funcad.errors", "funcad.dtypes", "funcad.typing", "funcad._toplevel", "funcad.config"):
-        result = doctest.testmod(importlib.import_module(name),
-                                 optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-        assert result.attempted > 0 and result.failed == 0, name

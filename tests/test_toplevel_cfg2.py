@@ -372,13 +372,3 @@ def test_strict_promotion_error_text_and_jit_key():
             g(a, b)  # the cache keys on the setting: traced again, and refused
         np.testing.assert_array_equal(g(a, a), 2 * a)
     assert g(a, b).dtype == np.float64
-
-
-@main
-def test_doctests():
-    import doctest
-    import importlib
-    for name in ("funcad.lowering.transfer_guard", "funcad.transforms.cache_miss", "funcad._toplevel"):
-        result = doctest.testmod(importlib.import_module(name),
-                                 optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-        assert result.attempted > 0 and result.failed == 0, name

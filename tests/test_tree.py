@@ -405,12 +405,3 @@ def test_names_cover_jax():
         missing = [n for n in names if not hasattr(fmod, n)]
         assert not missing, f"{fmod.__name__} lacks {missing}"
         assert set(names) <= set(fmod.__all__)
-
-
-def test_doctests():
-    import doctest
-    import importlib
-    for name in ("funcad.core.pytree", "funcad.tree_util", "funcad.tree"):
-        result = doctest.testmod(importlib.import_module(name),
-                                 optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-        assert result.attempted > 0 and result.failed == 0, name

@@ -52,7 +52,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fa
 
     >>> import funcad, funcad.numpy as fnp
     >>> funcad.jvp(fnp.sin, (0.0,), (2.0,))
-    (0.0, 2.0)
+    (Array(0., dtype=float64), Array(2., dtype=float64))
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise FuncadTypeError("jvp takes primals and tangents as tuples or lists, one entry per "
@@ -89,7 +89,7 @@ def linearize(fun: Callable, *primals):
     >>> import funcad, funcad.numpy as fnp
     >>> y, f_jvp = funcad.linearize(fnp.sin, 0.0)
     >>> f_jvp(3.0)
-    3.0
+    Array(3., dtype=float64)
     """
     flat_p, in_tree = tree_flatten(primals)
     flat_p = _x64.canonicalize_all(flat_p)
@@ -113,7 +113,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     >>> import funcad, funcad.numpy as fnp
     >>> y, pullback = funcad.vjp(lambda x: x * x, 3.0)
     >>> pullback(1.0)
-    (6.0,)
+    (Array(6., dtype=float64),)
     """
     flat_p, in_tree = tree_flatten(primals)
     flat_p = _x64.canonicalize_all(flat_p)
@@ -158,7 +158,7 @@ def linear_transpose(fun: Callable, *primals):
     >>> import funcad, numpy as np
     >>> f_t = funcad.linear_transpose(lambda x: 2.0 * x, 1.0)
     >>> f_t(1.0)
-    (2.0,)
+    (Array(2., dtype=float64),)
     """
     flat_p, in_tree = tree_flatten(primals)
     in_avals = _check_arrays(flat_p, "linear_transpose")
@@ -232,7 +232,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
 
     >>> import funcad, funcad.numpy as fnp
     >>> funcad.value_and_grad(lambda x: x ** 3)(2.0)
-    (8.0, 12.0)
+    (Array(8., dtype=float64), Array(12., dtype=float64))
     """
     @wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
@@ -274,7 +274,7 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
 
     >>> import funcad, funcad.numpy as fnp
     >>> funcad.grad(fnp.sin)(0.0)
-    1.0
+    Array(1., dtype=float64)
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 

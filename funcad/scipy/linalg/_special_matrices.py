@@ -172,7 +172,7 @@ def fiedler_companion(a):
     (highest degree first): pentadiagonal, with a's roots as eigenvalues.
 
     >>> import numpy as np
-    >>> np.sort(np.linalg.eigvals(fiedler_companion(np.array([1.0, -6.0, 11.0, -6.0])))).round(8).tolist()
+    >>> np.sort(np.linalg.eigvals(fiedler_companion(np.array([1.0, -6.0, 11.0, -6.0]))).real).round(8).tolist()
     [1.0, 2.0, 3.0]
     """
     fnp = _fnp()
@@ -204,7 +204,7 @@ def convolution_matrix(a, n: int, mode: str = "full"):
 
     >>> import numpy as np
     >>> convolution_matrix(np.array([1, 2]), 3).tolist()
-    [[1, 0, 0], [2, 1, 0], [0, 2, 1]]
+    [[1, 0, 0], [2, 1, 0], [0, 2, 1], [0, 0, 2]]
     """
     fnp = _fnp()
     n = int(n)
