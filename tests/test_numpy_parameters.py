@@ -98,10 +98,94 @@ def test_grad_and_vmap_match_jax(name, args, kwargs):
     (lambda m: m.sum(X, initial=np.ones(2)), ValueError, "initial value must be a scalar"),
     (lambda m: m.var(X, ddof=1, correction=1), ValueError, "ddof and correction can't be provided"),
     (lambda m: m.argmax(X, out=np.zeros(())), NotImplementedError, "The 'out' argument to jnp.argmax"),
-    (lambda m: m.var(X, axis=1, mean=np.zeros(3)), TypeError, ""),
+    (lambda m: m.var(X, axis=1, mean=np.zeros(3)), TypeError, "dimensions|keepdims=True"),
 ])
 def test_refusals_are_jaxs(call, error, match):
     with pytest.raises(error, match=match):
         call(jnp)
     with pytest.raises(error, match=match):
         call(fnp)
+
+
+V = np.array([3.0, 1.0, 2.0, 1.0, -0.5])
+M = np.array([[3, 1, 2], [1, 1, 0]], np.int32)
+
+SHAPE_CASES = [
+    ("sort", (V,), dict(descending=True)),
+    ("sort", (M,), dict(axis=None, descending=True, stable=False)),
+    ("argsort", (V,), dict(descending=True)),
+    ("argsort", (V,), dict(descending=True, stable=False)),
+    ("argsort", (M,), dict(axis=0, descending=True)),
+    ("argsort", (V,), dict(dtype=np.int16)),
+    ("repeat", (V, np.array([1, 0, 2, 1, 1])), dict(total_repeat_length=7)),
+    ("repeat", (V, np.array([1, 0, 2, 1, 1])), dict(total_repeat_length=3)),
+    ("repeat", (M, 2), dict(axis=1, total_repeat_length=5)),
+    ("repeat", (M, np.array([2, 1])), dict(axis=0, total_repeat_length=2)),
+    ("reshape", (M,), dict(shape=(3, 2), copy=False)),
+    ("stack", ([V, V],), dict(dtype=np.float32)),
+    ("concatenate", ([M, M],), dict(axis=1, dtype=np.float32)),
+    ("hstack", ((M, M),), dict(dtype=np.int8)),
+    ("vstack", ((V, V),), dict(dtype=np.int32)),
+    ("trace", (np.eye(3, dtype=np.int8),), dict(dtype=np.float32)),
+    ("array", ([1.5, 2.0],), dict(ndmin=3)),
+    ("asarray", (V,), dict(copy=True, dtype=np.float32)),
+    ("linspace", (0.0, 1.0, 5), dict(retstep=True)),
+    ("linspace", (0.0, 2.0, 4), dict(endpoint=False, retstep=True)),
+    ("mean", (M,), dict(axis=1)),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", SHAPE_CASES, ids=_ids(SHAPE_CASES))
+def test_shape_and_creation_parameters_match_jax(name, args, kwargs, x64):
+    want = getattr(jnp, name)(*args, **kwargs)
+    got = getattr(fnp, name)(*args, **kwargs)
+    for g, w in zip(*(v if isinstance(v, tuple) else (v,) for v in (got, want))):
+        _check(g, w, x64)
+
+
+def test_size_takes_axes_and_positional_names_still_work():
+    assert fnp.size(M, axis=1) == jnp.size(M, axis=1) == 3
+    assert fnp.size(M, axis=(0, 1)) == 6
+    assert fnp.reshape(M, (3, 2)).shape == (3, 2)
+    np.testing.assert_array_equal(fnp.flip(m=M, axis=0), np.flip(M, 0))
+    np.testing.assert_array_equal(fnp.tile(A=M, reps=2), np.tile(M, 2))
+
+
+def test_repeat_with_traced_repeats_under_jit_grad_and_vmap():
+    r = np.array([1, 0, 2, 1, 1])
+    f = lambda lib: lambda v, r: lib.sum(lib.repeat(v, r, total_repeat_length=6) ** 2)  # noqa: E731
+    with funcad.enable_x64(True), jax.enable_x64(True):
+        np.testing.assert_allclose(funcad.jit(f(fnp))(V, r), jax.jit(f(jnp))(V, r))
+        np.testing.assert_allclose(funcad.jit(funcad.grad(f(fnp)))(V, r), jax.grad(f(jnp))(V, r))
+        rs = np.array([r, r[::-1]])
+        np.testing.assert_allclose(funcad.vmap(f(fnp), (None, 0))(V, rs), jax.vmap(f(jnp), (None, 0))(V, rs))
+    with pytest.raises(funcad.errors.ConcretizationTypeError, match="total_repeat_length"):
+        funcad.jit(lambda v, r: fnp.repeat(v, r))(V, r)
+
+
+def test_sort_refusals_are_jaxs():
+    for lib in (jnp, fnp):
+        with pytest.raises(TypeError, match="'kind' argument to sort is not supported"):
+            lib.sort(V, kind="quicksort")
+        with pytest.raises(TypeError, match="'order' argument to argsort is not supported"):
+            lib.argsort(V, order="a")
+
+
+def test_device_and_out_sharding_place_the_result():
+    from funcad.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
+    dev = funcad.devices()[0]
+    for make in (lambda **k: fnp.zeros(3, **k), lambda **k: fnp.full((2,), 1.5, **k),
+                 lambda **k: fnp.arange(4.0, **k), lambda **k: fnp.asarray(V, **k),
+                 lambda **k: fnp.ones_like(V, **k)):
+        x = make(device=dev)
+        assert isinstance(x, funcad.Array) and x.devices() == {dev}
+        mesh = funcad.make_mesh((1,), ("x",), devices=[dev])
+        y = make(out_sharding=NamedSharding(mesh, P("x")))
+        assert y.sharding == NamedSharding(mesh, P("x"))
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    s = SingleDeviceSharding(dev)
+    np.testing.assert_array_equal(funcad.jit(lambda v: fnp.reshape(v, (5, 1), out_sharding=s))(V), V[:, None])
+    with pytest.raises(ValueError, match="only one of `device` and `out_sharding`"):
+        fnp.zeros(2, device=dev, out_sharding=s)
+    with pytest.raises(TypeError, match="`device` must be a Device"):
+        fnp.ones(2, device="gpu0")

@@ -34,7 +34,11 @@ def _prepare(a, b, precision, preferred_element_type):
     return a, b, precision
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    return place(_matmul(a, b, precision, preferred_element_type), out_sharding=out_sharding, name="matmul")
+
+
+def _matmul(a, b, precision=None, preferred_element_type=None):
     """Matrix product with NumPy's broadcasting of batch dimensions; `precision` and
     `preferred_element_type` as in lax.dot_general.
 
@@ -79,7 +83,11 @@ def _batched(a, b, squeeze_lhs=False, precision=None):
     return out
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+    return place(_dot(a, b, precision, preferred_element_type), out_sharding=out_sharding, name="dot")
+
+
+def _dot(a, b, precision=None, preferred_element_type=None):
     """numpy.dot; `precision` and `preferred_element_type` as in lax.dot_general."""
     a, b, p = _prepare(a, b, precision, preferred_element_type)
     sa, sb = shape(a), shape(b)
@@ -106,12 +114,18 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     return dot_general(a, b, (((ndim(a) - 1,), (ndim(b) - 1,)), ((), ())), p)
 
 
-def outer(a, b):
+def outer(a, b, out=None):
+    no_out(out, "outer")
     a, b = promote(ravel(a), ravel(b))
     return dot_general(reshape(a, (-1, 1)), reshape(b, (1, -1)), (((1,), (0,)), ((), ())))
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
+    return place(_tensordot(a, b, axes, precision, preferred_element_type), out_sharding=out_sharding,
+                 name="tensordot")
+
+
+def _tensordot(a, b, axes=2, precision=None, preferred_element_type=None):
     """numpy.tensordot; `precision` and `preferred_element_type` as in lax.dot_general."""
     a, b, p = _prepare(a, b, precision, preferred_element_type)
     if np.ndim(axes) == 0:
