@@ -45,7 +45,8 @@ def reshape(a, shape=None, order="C", *, copy=None, out_sharding=None):
     results are new immutable arrays whether or not a buffer is copied."""
     if shape is None:
         raise TypeError("reshape() missing required argument: 'shape'")
-    return place(_reshape(a, shape, order), out_sharding=out_sharding, name="reshape")
+    out = _reshape(a, shape, order)
+    return out if out_sharding is None else place(out, out_sharding=out_sharding, name="reshape")
 
 
 def _reshape(a, newshape, order="C"):
@@ -74,7 +75,8 @@ def _reshape(a, newshape, order="C"):
 
 
 def ravel(a, order="C", *, out_sharding=None):
-    return place(_reshape(a, (-1,), order), out_sharding=out_sharding, name="ravel")
+    out = _reshape(a, (-1,), order)
+    return out if out_sharding is None else place(out, out_sharding=out_sharding, name="ravel")
 
 
 def transpose(a, axes=None):
@@ -134,7 +136,8 @@ def broadcast_to(array, shape, *, out_sharding=None):
     if len(src) > len(shape) or any(n != 1 and n != m for n, m in zip(src[::-1], shape[::-1])):
         raise FuncadTypeError(f"broadcast_to got {aval_of(a).str_short()}: it cannot be broadcast to "
                               f"shape {shape} (each dimension must be 1 or match, from the right)")
-    return place(_broadcast_to(a, shape), out_sharding=out_sharding, name="broadcast_to")
+    out = _broadcast_to(a, shape)
+    return out if out_sharding is None else place(out, out_sharding=out_sharding, name="broadcast_to")
 
 
 def broadcast_arrays(*args):
