@@ -8,6 +8,7 @@ with its parent trace current, so rules are ordinary funcad code and nest.
 from __future__ import annotations
 
 import threading
+import warnings as _warnings
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -19,7 +20,7 @@ _ndarray, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
 from .errors import (ConcretizationError, MissingRuleError, TracerArrayConversionError,
                      TracerBoolConversionError, TracerIntegerConversionError, TracerLeakError)
 from .ir import Literal
-from . import leaks as _leaks, options as _options
+from . import ieee_warnings as _ieee, leaks as _leaks, options as _options
 
 # Rule tables, one per interpretation. Keys are Primitive objects.
 impl_rules: dict = {}            # prim -> f(*arrays, **params) on NumPy
@@ -98,6 +99,8 @@ class Primitive:
                 if type(a) is EagerArray:
                     args = plain_args(args)
                     break
+            if _warnings.filters is not _ieee.installed:  # a new catch_warnings list
+                _ieee.install()
             try:
                 out = rule(*args, **params)
             except Exception as e:  # free when nothing is raised (Python >= 3.11)

@@ -5,6 +5,7 @@ import numpy as np
 from ..core.narrow import kind as _kind
 
 from ..core import options as _options
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.eager import plain, wrap
 from ..primitives import elementwise as E
@@ -39,8 +40,21 @@ log1p = _float_unary(E.log1p, np.log1p, "log1p")
 expm1 = _float_unary(E.expm1, np.expm1, "expm1")
 sqrt = _float_unary(E.sqrt, np.sqrt, "sqrt")
 cbrt = _float_unary(E.cbrt, np.cbrt, "cbrt")
-floor = _float_unary(E.floor, np.floor, "floor")
-ceil = _float_unary(E.ceil, np.ceil, "ceil")
+
+
+def _rounding(prim_fn, name):
+    def f(x):
+        x = asarray_or_tracer(x)
+        if _kind(aval_of(x).dtype) in "iub":  # integers are whole (JAX's)
+            return _x64.canonicalize(x)
+        return prim_fn(x)
+    f.__name__ = name
+    f.__doc__ = f"Elementwise {name}, as numpy.{name} (integers and bools unchanged)."
+    return f
+
+
+floor = _rounding(E.floor, "floor")
+ceil = _rounding(E.ceil, "ceil")
 rint = _float_unary(E.round, np.rint, "rint")
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
@@ -58,7 +72,7 @@ def log10(x):
 def round(x, decimals=0):
     x = asarray_or_tracer(x)
     if _kind(aval_of(x).dtype) in "iub":
-        return x
+        return _x64.canonicalize(x)
     if decimals == 0:
         return E.round(x)
     s = np.array(10.0 ** decimals, aval_of(x).dtype)
@@ -69,7 +83,9 @@ around = round
 
 
 def trunc(x):
-    x = to_inexact(x, np.trunc)
+    x = asarray_or_tracer(x)
+    if _kind(aval_of(x).dtype) in "iub":
+        return _x64.canonicalize(x)
     return E.select_n(E.lt(x, np.array(0, aval_of(x).dtype)), E.floor(x), E.ceil(x))
 
 
@@ -81,7 +97,7 @@ def negative(x):
 
 
 def positive(x):
-    return asarray_or_tracer(x)
+    return _x64.canonicalize(asarray_or_tracer(x))
 
 
 def absolute(x):
@@ -97,11 +113,13 @@ def sign(x):
 
 
 def square(x):
-    return E.integer_pow(asarray_or_tracer(x), 2)
+    return E.integer_pow(_bool_as_int(asarray_or_tracer(x)), 2)
 
 
 def reciprocal(x):
     x = asarray_or_tracer(x)
+    if not _x64.enabled:  # JAX's 1/x of an integer is a float (NumPy's, in 64-bit mode, an int)
+        x = to_inexact(x)
     return E.div(np.array(1, aval_of(x).dtype), x)
 
 
@@ -181,10 +199,23 @@ maximum = _binary(E.max, "maximum")
 minimum = _binary(E.min, "minimum")
 equal = _binary(E.eq, "equal")
 not_equal = _binary(E.ne, "not_equal")
-less = _binary(E.lt, "less")
-less_equal = _binary(E.le, "less_equal")
-greater = _binary(E.gt, "greater")
-greater_equal = _binary(E.ge, "greater_equal")
+
+
+def _ordered(prim_fn, strict):
+    """An order comparison that takes complex values in lexicographic order (real part,
+    then imaginary), as NumPy and JAX do; XLA compares only real numbers."""
+    def f(x, y):
+        if _kind(aval_of(x).dtype) != "c":
+            return prim_fn(x, y)
+        rx, ry = E.real(x), E.real(y)
+        return E.bitwise_or(strict(rx, ry), E.bitwise_and(E.eq(rx, ry), prim_fn(E.imag(x), E.imag(y))))
+    return f
+
+
+less = _binary(_ordered(E.lt, E.lt), "less")
+less_equal = _binary(_ordered(E.le, E.lt), "less_equal")
+greater = _binary(_ordered(E.gt, E.gt), "greater")
+greater_equal = _binary(_ordered(E.ge, E.gt), "greater_equal")
 bitwise_and = _binary(E.bitwise_and, "bitwise_and")
 bitwise_or = _binary(E.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(E.bitwise_xor, "bitwise_xor")
@@ -211,25 +242,48 @@ def power(x, y):
     x, y = promote(x, y)
     if _kind(aval_of(x).dtype) in "iub":
         d = aval_of(x).dtype
-        if _kind(aval_of(y).dtype) in "iu" and isinstance(y, np.ndarray) and isinstance(x, np.ndarray):
+        if _kind(aval_of(y).dtype) in "iu" and isinstance(y, np.ndarray) and isinstance(x, np.ndarray) \
+                and not (plain(y) < 0).any():
             return wrap(np.power(plain(x), plain(y)))  # both concrete: NumPy's exact integer power
-        # Traced integers: computed in float64, exact up to 2**53.
-        x, y = cast(x, np.float64), cast(y, np.float64)
-        return cast(E.pow(x, y), d)
+        # Traced integers: computed in float64, exact up to 2**53. A negative exponent gives
+        # 0 (1 or -1 for x of 1 or -1), as in JAX, where NumPy raises.
+        xf, yf = cast(x, np.float64), cast(y, np.float64)
+        zero = np.zeros((), aval_of(xf).dtype)
+        r = E.pow(xf, yf)
+        return cast(E.select_n(E.bitwise_and(E.lt(yf, zero), E.eq(xf, zero)), r, zero), d)
     return E.pow(x, y)
 
 
 def float_power(x, y):
-    return power(cast(asarray_or_tracer(x), np.float64), y)
+    """x ** y in float64, or complex128 when either is complex (NumPy's; 32 bits with x64 off)."""
+    x, y = promote(x, y)
+    d = np.dtype(np.complex128 if _kind(aval_of(x).dtype) == "c" else np.float64)
+    return power(cast(x, d), cast(y, d))
+
+
+def _bool_as_int(x):
+    """A bool array as NumPy's arithmetic takes it: int8 (JAX's int32 with x64 off)."""
+    if aval_of(x).dtype != np.bool_:
+        return x
+    return cast(x, np.dtype(np.int8) if _x64.enabled else np.dtype(np.int32))
+
+
+def _int_divisor(x, y):
+    """Bools as ints; an integer divisor 0 becomes 1, so x % 0 is 0 (JAX's; NumPy's too)."""
+    x, y = map(_bool_as_int, promote(x, y))
+    if _kind(aval_of(y).dtype) in "iu":
+        one, zero = np.ones((), aval_of(y).dtype), np.zeros((), aval_of(y).dtype)
+        y = E.select_n(E.eq(y, zero), y, one)
+    return x, y
 
 
 def fmod(x, y):
-    return E.rem(*promote(x, y))
+    return E.rem(*_int_divisor(x, y))
 
 
 def remainder(x, y):
     """Python-style modulo: the result has the sign of y."""
-    x, y = promote(x, y)
+    x, y = _int_divisor(x, y)
     r = E.rem(x, y)
     zero = np.zeros((), aval_of(r).dtype)
     fix_sign = E.bitwise_and(E.ne(r, zero), E.ne(E.lt(r, zero), E.lt(y, zero)))
@@ -241,14 +295,25 @@ mod = remainder
 
 def floor_divide(x, y):
     x, y = promote(x, y)
-    if _kind(aval_of(x).dtype) in "iu":
+    if _kind(aval_of(x).dtype) == "u":
+        return E.div(x, y)  # nothing to round down
+    if _kind(aval_of(x).dtype) == "i":
         q = E.div(x, y)
         zero = np.zeros((), aval_of(x).dtype)
-        adjust = E.bitwise_and(E.ne(E.rem(x, y), zero), E.ne(E.lt(x, zero), E.lt(y, zero)))
+        # signs compared with sign(), so x // 0 is div's -1 less one where x != 0, as JAX's
+        adjust = E.bitwise_and(E.ne(E.rem(x, y), zero), E.ne(E.sign(x), E.sign(y)))
         return E.select_n(adjust, q, E.sub(q, np.ones((), aval_of(x).dtype)))
     if aval_of(x).dtype == np.bool_:
         return cast(floor_divide(cast(x, np.int8), cast(y, np.int8)), np.int8)
-    return E.floor(E.div(x, y))
+    # Python's float floor division: (x - fmod(x, y)) / y is exact, less one where the
+    # remainder's sign differs from y's (floor(x / y) would give -0.0 for -2 // inf);
+    # x / 0 is x / y itself (inf, -inf or nan), as in JAX.
+    d = aval_of(x).dtype
+    zero = np.zeros((), d)
+    r = E.rem(x, y)
+    q = E.div(E.select_n(E.eq(y, zero), E.sub(x, r), x), y)
+    adjust = E.bitwise_and(E.ne(r, zero), E.ne(E.lt(y, zero), E.lt(r, zero)))
+    return E.round(E.select_n(adjust, q, E.sub(q, np.ones((), d))))
 
 
 def divmod(x, y):
@@ -292,6 +357,15 @@ def logaddexp(x, y):
 
 
 def _logaddexp_value(x, y):
+    if _kind(aval_of(x).dtype) == "c":
+        # a + log1p(exp(b - a)) with a the argument of larger real part, its imaginary
+        # part taken back into [-pi, pi] (the principal branch, as JAX's)
+        rx, ry = E.real(x), E.real(y)  # the larger one in lexicographic order, as max's
+        first = E.bitwise_or(E.gt(rx, ry), E.bitwise_and(E.eq(rx, ry), E.ge(E.imag(x), E.imag(y))))
+        a, b = where(first, x, y), where(first, y, x)
+        out = add(a, log1p(exp(subtract(b, a))))
+        pi = np.array(np.pi, aval_of(E.real(out)).dtype)
+        return [E.complex(E.real(out), subtract(remainder(add(E.imag(out), pi), 2 * pi), pi))]
     delta = subtract(x, y)  # NaN when both are the same infinity: then x + y is the answer
     return [where(isnan(delta), add(x, y), add(maximum(x, y), log1p(exp(negative(absolute(delta))))))]
 
@@ -380,6 +454,7 @@ def copysign(x, y):
 
 def heaviside(x, h0):
     x, h0 = promote(x, h0)
+    x, h0 = to_inexact(x), to_inexact(h0)  # a float result, as NumPy's and JAX's
     zero, one = np.zeros((), aval_of(x).dtype), np.ones((), aval_of(x).dtype)
     return where(E.lt(x, zero), zero, where(E.gt(x, zero), one, h0))
 

@@ -24,7 +24,7 @@ def _basis(avals, dtype):
     eye = np.eye(sum(sizes), dtype=dtype)
     blocks, start = [], 0
     for a, n in zip(avals, sizes):
-        blocks.append(eye[:, start:start + n].reshape((-1,) + a.shape))
+        blocks.append(eye[:, start:start + n].reshape((len(eye),) + a.shape))  # -1 is ambiguous at size 0
         start += n
     return blocks
 
