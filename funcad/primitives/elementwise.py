@@ -182,6 +182,7 @@ expm1 = _bind1(expm1_p)
 defjvp(expm1_p, lambda t, ans, x: mul(t, add(ans, const(x, 1))))
 
 def _logistic_impl(x):
+    x = np.asarray(x)
     if x.dtype.kind == "c":  # SciPy's expit is real-only; 1 / (1 + e^-x), as XLA's
         return np.reciprocal(1 + np.exp(-x))
     return np.asarray(sp.expit(x)).astype(x.dtype, copy=False)  # SciPy's float16 gives float32
