@@ -50,8 +50,16 @@ def _array(obj, dtype=None, copy=True):
         obj = obj.__funcad_array__()
         return obj if dtype is None else astype(obj, dtype)
     if x64.enabled:
-        return np.array(obj, dtype=dtype, copy=copy)
-    return x64.canonicalize(np.array(obj, dtype=x64.explicit_dtype(dtype, "array"), copy=copy))
+        return _numeric(np.array(obj, dtype=dtype, copy=copy), obj)
+    return x64.canonicalize(_numeric(np.array(obj, dtype=x64.explicit_dtype(dtype, "array"), copy=copy), obj))
+
+
+def _numeric(out: np.ndarray, obj):
+    if out.dtype.kind in "OUS":  # NumPy keeps objects and strings; funcad cannot compute on them
+        raise TypeError(f"Value {obj!r:.80} with dtype {out.dtype} is not a valid array type: funcad "
+                        "computes on numeric and bool arrays only (as JAX). Convert the elements to "
+                        "numbers first.")
+    return out
 
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):

@@ -250,8 +250,9 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 def _arg(prim_fn, a, axis, keepdims):
     a = asarray_or_tracer(a)
     if axis is None:
-        a = S.reshape(a, (aval_of(a).size,))
-        return prim_fn(a, 0)
+        nd = aval_of(a).ndim
+        out = prim_fn(S.reshape(a, (aval_of(a).size,)), 0)
+        return S.reshape(out, (1,) * nd) if keepdims else out
     nd = aval_of(a).ndim
     ax = _norm_axes(nd, axis)[0]
     out = prim_fn(a, ax)
@@ -311,20 +312,21 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         a = _where(not_equal(b, 0), a, -np.inf)
     else:
         a = to_inexact(a)
-    if _kind(aval_of(a).dtype) != "f":
-        from ..core.errors import FuncadTypeError
-        raise FuncadTypeError(f"logsumexp needs real inputs, got {aval_of(a).str_short()}")
+    complex_ = _kind(aval_of(a).dtype) == "c"  # the principal log of the complex sum, as JAX's
     masked = a if where is None else _where(where, a, -np.inf)
-    amax = max(masked, axis, keepdims=True)
+    amax = max(E.real(masked) if complex_ else masked, axis, keepdims=True)
     amax = E.stop_gradient(_where(isfinite(amax), amax, 0))
-    terms = exp(E.sub(a, amax))
+    terms = exp(E.sub(a, cast(amax, aval_of(a).dtype)))
     if b is not None:
         terms = E.mul(terms, b)
     if where is not None:
         terms = _where(where, terms, 0)
     total = sum(terms, axis, keepdims=True)
     sign = E.sign(total)
-    out = E.add(log(_abs(total)), amax)
+    if complex_ and not return_sign:
+        out = E.add(log(total), cast(amax, aval_of(total).dtype))
+    else:
+        out = E.add(log(_abs(total)), amax)
     if not keepdims:
         shape = aval_of(out).shape
         drop = _norm_axes(len(shape), axis)
@@ -332,6 +334,6 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         sign = S.reshape(sign, aval_of(out).shape)
     if return_sign:
         return out, sign
-    if b is not None:
+    if b is not None and not complex_:
         out = _where(E.lt(sign, np.zeros((), aval_of(sign).dtype)), np.nan, out)
     return out

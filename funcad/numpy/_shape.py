@@ -148,7 +148,7 @@ def broadcast_arrays(*args):
 
 def atleast_1d(a):
     a = asarray_or_tracer(a)
-    return reshape(a, (1,)) if ndim(a) == 0 else a
+    return reshape(a, (1,)) if ndim(a) == 0 else wrap(_x64.canonicalize(a))  # an Array, as JAX's
 
 
 def atleast_2d(a):
