@@ -49,7 +49,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import options as _options
+from ..core import monitoring, options as _options
 from ..core.errors import FuncadError
 from . import compilation_cache
 
@@ -272,7 +272,8 @@ def compile_text(mlir: str, backend: str | None = None, host_callbacks: tuple = 
             _exe_cache[key] = exe
             return exe
     start = time.perf_counter()
-    exe = compile_() if mlir.count("\n") < BIG_PROGRAM_LINES else _on_big_stack(compile_)
+    with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT):
+        exe = compile_() if mlir.count("\n") < BIG_PROGRAM_LINES else _on_big_stack(compile_)
     if host_callbacks:
         return exe
     if persistent is not None:

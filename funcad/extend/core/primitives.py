@@ -1,0 +1,38 @@
+"""funcad's primitives under JAX's names (`add_p`, `sin_p`, ...), for libraries that
+inspect jaxprs (`eqn.primitive is primitives.sin_p`).
+
+>>> from funcad.extend.core import primitives
+>>> primitives.sin_p
+sin
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from ... import primitives as _prims_pkg
+from ...core.trace import Primitive as _Primitive
+
+# the transforms that define primitives of their own (call, control flow, custom rules)
+_TRANSFORMS = ["jit", "control_flow", "checkpoint", "custom_calls", "custom", "linear_solve"]
+
+
+def _collect() -> dict:
+    modules = [f"{_prims_pkg.__name__}.{info.name}" for info in pkgutil.iter_modules(_prims_pkg.__path__)]
+    modules += [f"{__package__.rsplit('.', 2)[0]}.transforms.{m}" for m in _TRANSFORMS]
+    found = {}
+    for module_name in modules:
+        for name, value in vars(importlib.import_module(module_name)).items():
+            if name.endswith("_p") and isinstance(value, _Primitive):
+                found.setdefault(name, value)
+    return found
+
+
+globals().update(_collect())
+
+
+def __getattr__(name: str):
+    if name.endswith("_p"):
+        raise AttributeError(f"funcad has no primitive `{name}`; funcad.extend.core.primitives "
+                             "lists the ones it has")
+    raise AttributeError(name)
