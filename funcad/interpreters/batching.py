@@ -74,9 +74,11 @@ def defvectorized(prim) -> None:
     def rule(args, dims, **params):
         mapped = {d for d in dims if d is not None}
         if len(mapped) == 1 and None not in dims:
-            return prim.bind(*args, **params), mapped.pop()
-        size = _size(args, dims)
-        return prim.bind(*[bdim_at_front(a, d, size) for a, d in zip(args, dims)], **params), 0
+            out, d = prim.bind(*args, **params), mapped.pop()
+        else:
+            size = _size(args, dims)
+            out, d = prim.bind(*[bdim_at_front(a, d, size) for a, d in zip(args, dims)], **params), 0
+        return out, ([d] * len(out) if prim.multiple_results else d)
     primitive_batchers[prim] = rule
 
 
