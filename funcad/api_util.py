@@ -22,6 +22,7 @@ __all__ = ["argnums_partial", "debug_info", "donation_vector", "flatten_axes", "
            "flatten_fun_nokwargs", "rebase_donate_argnums", "safe_map", "shaped_abstractify"]
 
 
+@lu.transformation_with_aux2
 def _flatten_fun(f, store, in_tree: PyTreeDef, *args_flat):
     args, kwargs = tree_unflatten(in_tree, args_flat)
     out, out_tree = tree_flatten(f(*args, **kwargs))
@@ -32,9 +33,10 @@ def _flatten_fun(f, store, in_tree: PyTreeDef, *args_flat):
 def flatten_fun(f: lu.WrappedFun, in_tree: PyTreeDef) -> tuple[lu.WrappedFun, Callable[[], PyTreeDef]]:
     """`f(*args, **kwargs)` as a function of the leaves of `(args, kwargs)` (structure
     `in_tree`) returning its output's leaves; the thunk gives the output structure."""
-    return lu.transformation_with_aux2(_flatten_fun, f, in_tree)
+    return _flatten_fun(f, in_tree)
 
 
+@lu.transformation_with_aux2
 def _flatten_fun_nokwargs(f, store, in_tree: PyTreeDef, *args_flat):
     out, out_tree = tree_flatten(f(*tree_unflatten(in_tree, args_flat)))
     store.store(out_tree)
@@ -43,7 +45,7 @@ def _flatten_fun_nokwargs(f, store, in_tree: PyTreeDef, *args_flat):
 
 def flatten_fun_nokwargs(f: lu.WrappedFun, in_tree: PyTreeDef) -> tuple[lu.WrappedFun, Callable[[], PyTreeDef]]:
     """As flatten_fun, where `in_tree` is the structure of the positional arguments only."""
-    return lu.transformation_with_aux2(_flatten_fun_nokwargs, f, in_tree)
+    return _flatten_fun_nokwargs(f, in_tree)
 
 
 def shaped_abstractify(x) -> ShapedArray:
@@ -90,7 +92,7 @@ def argnums_partial(f: lu.WrappedFun, dyn_argnums: int | Sequence[int], args: Se
         for i, a in zip(dyn, dyn_args):
             full[i] = a
         return g(*full, **kw)
-    return lu.transformation2(partial, f), tuple(args[i] for i in dyn)
+    return f.wrap(partial), tuple(args[i] for i in dyn)
 
 
 def _arg_names(fun: Callable, args, kwargs, static_argnums, static_argnames) -> tuple | None:

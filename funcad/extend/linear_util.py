@@ -4,14 +4,23 @@ A `WrappedFun` is a function with a stack of transformations applied on each
 call; a transformation with an auxiliary output reports it through a thunk.
 
 >>> from funcad.extend import linear_util as lu
->>> def scale(f, k, *args): return [k * y for y in f(*args)]
->>> g = lu.transformation2(scale, lu.wrap_init(lambda x: [x + 1], debug_info=None), 10)
+>>> @lu.transformation2
+... def scale(f, k, *args): return [k * y for y in f(*args)]
+>>> g = scale(lu.wrap_init(lambda x: [x + 1], debug_info=None), 10)
 >>> g.call_wrapped(2)
 [30]
 """
 from __future__ import annotations
 
+import warnings
+from functools import partial
 from typing import Any, Callable, NamedTuple
+
+
+def _curried(f: Callable) -> Callable:
+    """`f(gen, fun, *args)` usable as the decorator `@f` on `gen` (then called with
+    `(fun, *args)`), or called with everything and then once more with no arguments."""
+    return partial(partial, f)
 
 
 class StoreException(Exception):
@@ -79,61 +88,67 @@ class WrappedFun:
         """Apply the transformations and the function to `args`."""
         return self._call(*args, **kwargs)
 
-    def wrap(self, gen: Callable, gen_static_args: tuple = ()) -> "WrappedFun":
-        return transformation2(gen, self, *gen_static_args)
+    def wrap(self, gen: Callable, gen_static_args: tuple = (), out_store=None) -> "WrappedFun":
+        """`self` transformed by `gen(f, *gen_static_args, *args)` (with `out_store`
+        after `f` when given)."""
+        inner, pre = self._call, (() if out_store is None else (out_store,))
+        return WrappedFun(self.f, self.params, self.debug_info,
+                          lambda *a, **k: gen(inner, *pre, *gen_static_args, *a, **k))
 
     def __repr__(self):
         return f"Wrapped function: {self.__name__}"
 
 
 def wrap_init(f: Callable, params=None, *, debug_info: DebugInfo | None) -> WrappedFun:
-    """`f` as a WrappedFun; `params` (a dict) are passed to it as keyword arguments."""
+    """`f` as a WrappedFun; `params` (a dict) are passed to it as keyword arguments.
+    `debug_info` (from api_util.debug_info) names the function in errors; None is
+    deprecated, as in JAX."""
+    if debug_info is None:
+        warnings.warn("linear_util.wrap_init is missing a DebugInfo object; build one with "
+                      "api_util.debug_info(...) and pass it as debug_info=", DeprecationWarning,
+                      stacklevel=2)
     fixed = tuple(sorted((params or {}).items()))
     return WrappedFun(f, fixed, debug_info, lambda *a, **k: f(*a, **dict(fixed), **k))
 
 
+@_curried
 def transformation2(gen: Callable, fun: WrappedFun, *gen_static_args) -> WrappedFun:
     """`fun` transformed by `gen(f, *gen_static_args, *args, **kwargs)`, where `f` is
     the function being transformed."""
-    inner = fun._call
-    return WrappedFun(fun.f, fun.params, fun.debug_info,
-                      lambda *a, **k: gen(inner, *gen_static_args, *a, **k))
+    return fun.wrap(gen, gen_static_args)
 
 
+@_curried
 def transformation_with_aux2(gen: Callable, fun: WrappedFun, *gen_static_args,
                              use_eq_store: bool = False) -> tuple[WrappedFun, Callable[[], Any]]:
     """As transformation2, for `gen(f, store, *gen_static_args, *args)` that reports an
     auxiliary output with `store.store(aux)`; returns the function and a thunk of it."""
-    store, inner = _Store(), fun._call
-
-    def call(*a, **k):
-        return gen(inner, store, *gen_static_args, *a, **k)
-    return WrappedFun(fun.f, fun.params, fun.debug_info, call), _Thunk(store)
+    store = _Store()
+    return fun.wrap(gen, gen_static_args, store), _Thunk(store)
 
 
+def _run_generator(gen, f, *args, **kwargs):
+    g = gen(*args, **kwargs)
+    args_, kwargs_ = next(g)
+    return g, g.send(f(*args_, **kwargs_))
+
+
+@_curried
 def transformation(gen: Callable, fun: WrappedFun, *gen_static_args) -> WrappedFun:
     """The generator form: `gen(*gen_static_args, *args)` yields `(args, kwargs)` for
     the function being transformed, receives its result, and yields the answer."""
-    inner = fun._call
-
-    def call(*a, **k):
-        g = gen(*gen_static_args, *a, **k)
-        args, kwargs = next(g)
-        return g.send(inner(*args, **kwargs))
-    return WrappedFun(fun.f, fun.params, fun.debug_info, call)
+    return fun.wrap(lambda f, *a, **k: _run_generator(gen, f, *a, **k)[1], gen_static_args)
 
 
+@_curried
 def transformation_with_aux(gen: Callable, fun: WrappedFun, *gen_static_args) -> tuple[WrappedFun, Callable]:
     """The generator form with an auxiliary output: the last yield is `(answer, aux)`."""
-    store, inner = _Store(), fun._call
-
-    def call(*a, **k):
-        g = gen(*gen_static_args, *a, **k)
-        args, kwargs = next(g)
-        ans, aux = g.send(inner(*args, **kwargs))
+    def gen2(f, store, *a, **k):
+        ans, aux = _run_generator(gen, f, *a, **k)[1]
         store.store(aux)
         return ans
-    return WrappedFun(fun.f, fun.params, fun.debug_info, call), _Thunk(store)
+    store = _Store()
+    return fun.wrap(gen2, gen_static_args, store), _Thunk(store)
 
 
 def merge_linear_aux(aux1: Callable, aux2: Callable):

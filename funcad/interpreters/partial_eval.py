@@ -15,7 +15,7 @@ from typing import Sequence
 
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.staging import trace_to_jaxpr
-from ..transforms.passes import dce as _dce
+from ..transforms.passes.dce import dce as _dce
 
 __all__ = ["close_jaxpr", "convert_constvars_jaxpr", "dce_jaxpr", "trace_to_jaxpr_dynamic"]
 
@@ -52,7 +52,7 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: bool | Se
         raise ValueError("dce_jaxpr: the jaxpr has constvars; make them inputs with "
                          "convert_constvars_jaxpr first")
     outs = [v for v, used in zip(jaxpr.outvars, used_outputs) if used]
-    pruned = _dce.dce(ClosedJaxpr(Jaxpr([], jaxpr.invars, jaxpr.eqns, outs), [])).jaxpr
+    pruned = _dce(ClosedJaxpr(Jaxpr([], jaxpr.invars, jaxpr.eqns, outs), [])).jaxpr
     read = {id(a) for e in pruned.eqns for a in e.inputs if type(a) is Var}
     read.update(id(v) for v in outs if type(v) is Var)
     inst = [instantiate] * len(jaxpr.invars) if isinstance(instantiate, bool) else list(instantiate)
