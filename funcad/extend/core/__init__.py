@@ -15,11 +15,10 @@ Array(6., dtype=float32)
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ...core import staging as _staging
 from ...core.avals import ShapedArray, aval_of, tangent_dtype
 from ...core.eager import EagerArray
 from ...core.errors import ConcretizationError, JaxprTypeError, UnsupportedError
@@ -30,8 +29,9 @@ from . import primitives
 
 __all__ = ["ClosedJaxpr", "Effect", "Effects", "Jaxpr", "JaxprEqn", "JaxprTypeError", "Literal",
            "Primitive", "Var", "array_types", "check_jaxpr", "concrete_or_error", "find_top_trace",
-           "get_opaque_trace_state", "jaxpr_as_fun", "mapped_aval", "new_jaxpr_eqn", "no_effects",
-           "primal_dtype_to_tangent_dtype", "primitives", "unmapped_aval", "valid_jaxtype"]
+           "get_opaque_trace_state", "jaxpr_as_fun", "jaxprs_in_params", "mapped_aval", "new_jaxpr_eqn", "no_effects",
+           "primal_dtype_to_tangent_dtype", "primitives", "subjaxprs", "unmapped_aval",
+           "valid_jaxtype"]
 
 # the types of concrete array values funcad takes as jaxpr inputs
 array_types: set = {np.ndarray, EagerArray, np.bool_, np.int8, np.int16, np.int32, np.int64,
@@ -117,6 +117,22 @@ def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr) -> Callable:
     [Array(1., dtype=float32)]
     """
     return lambda *args: eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
+
+
+def jaxprs_in_params(params: dict) -> Iterator[Jaxpr]:
+    """The jaxprs an equation's params hold (a call's or a control-flow op's bodies)."""
+    for v in params.values():
+        for x in (v if isinstance(v, (tuple, list)) else [v]):
+            if isinstance(x, ClosedJaxpr):
+                yield x.jaxpr
+            elif isinstance(x, Jaxpr):
+                yield x
+
+
+def subjaxprs(jaxpr: Jaxpr) -> Iterator[Jaxpr]:
+    """The jaxprs nested one level inside `jaxpr`'s equations."""
+    for eqn in jaxpr.eqns:
+        yield from jaxprs_in_params(eqn.params)
 
 
 def check_jaxpr(jaxpr: Jaxpr) -> None:
@@ -205,4 +221,3 @@ def unmapped_aval(size: int, axis: int | None, aval: ShapedArray, explicit_mesh_
     return ShapedArray(aval.shape[:axis] + (size,) + aval.shape[axis:], aval.dtype, aval.weak_type)
 
 
-make_jaxpr = _staging.make_jaxpr

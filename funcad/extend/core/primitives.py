@@ -11,10 +11,13 @@ import importlib
 import pkgutil
 
 from ... import primitives as _prims_pkg
+from ...core.avals import aval_of
+from ...core.errors import UnsupportedError
+from ...core.staging import trace_to_jaxpr
 from ...core.trace import Primitive as _Primitive
 
 # the transforms that define primitives of their own (call, control flow, custom rules)
-_TRANSFORMS = ["jit", "control_flow", "checkpoint", "custom_calls", "custom", "linear_solve"]
+_TRANSFORMS = ["jit", "closed_call", "control_flow", "checkpoint", "custom_calls", "custom", "linear_solve"]
 
 
 def _collect() -> dict:
@@ -29,6 +32,25 @@ def _collect() -> dict:
 
 
 globals().update(_collect())
+
+
+class CallPrimitive(_Primitive):
+    """`call_p.bind(fun, *args)` applies the wrapped function `fun` (see
+    funcad.extend.linear_util) to `args` as one call: it is staged into a
+    ClosedJaxpr and bound as `closed_call`."""
+
+    __slots__ = ()
+
+    def bind(self, fun, *args, **params):
+        if params:
+            raise UnsupportedError(f"call_p.bind: params {sorted(params)} have no meaning for a "
+                                   "plain call; bind with the function and its arguments only")
+        closed = trace_to_jaxpr(lambda *xs: list(fun.call_wrapped(*xs)), [aval_of(a) for a in args],
+                                name="call")
+        return closed_call_p.bind(*args, call_jaxpr=closed)
+
+
+call_p = CallPrimitive("call", multiple_results=True)
 
 
 def __getattr__(name: str):
