@@ -1,56 +1,6 @@
-"""funcad's primitives under JAX's names (`add_p`, `sin_p`, ...), for libraries that
-inspect jaxprs (`eqn.primitive is primitives.sin_p`).
-
->>> from funcad.extend.core import primitives
->>> primitives.sin_p
-sin
-"""
-from __future__ import annotations
-
-import importlib
-import pkgutil
-
-from ... import primitives as _prims_pkg
-from ...core.avals import aval_of
-from ...core.errors import UnsupportedError
-from ...core.staging import trace_to_jaxpr
-from ...core.trace import Primitive as _Primitive
-
-# the transforms that define primitives of their own (call, control flow, custom rules)
-_TRANSFORMS = ["jit", "closed_call", "control_flow", "checkpoint", "custom_calls", "custom", "linear_solve"]
-
-
-def _collect() -> dict:
-    modules = [f"{_prims_pkg.__name__}.{info.name}" for info in pkgutil.iter_modules(_prims_pkg.__path__)]
-    modules += [f"{__package__.rsplit('.', 2)[0]}.transforms.{m}" for m in _TRANSFORMS]
-    found = {}
-    for module_name in modules:
-        for name, value in vars(importlib.import_module(module_name)).items():
-            if name.endswith("_p") and isinstance(value, _Primitive):
-                found.setdefault(name, value)
-    return found
-
-
-globals().update(_collect())
-
-
-class CallPrimitive(_Primitive):
-    """`call_p.bind(fun, *args)` applies the wrapped function `fun` (see
-    funcad.extend.linear_util) to `args` as one call: it is staged into a
-    ClosedJaxpr and bound as `closed_call`."""
-
-    __slots__ = ()
-
-    def bind(self, fun, *args, **params):
-        if params:
-            raise UnsupportedError(f"call_p.bind: params {sorted(params)} have no meaning for a "
-                                   "plain call; bind with the function and its arguments only")
-        closed = trace_to_jaxpr(lambda *xs: list(fun.call_wrapped(*xs)), [aval_of(a) for a in args],
-                                name="call")
-        return closed_call_p.bind(*args, call_jaxpr=closed)
-
-
-call_p = CallPrimitive("call", multiple_results=True)
+"""funcad's primitives under JAX's names (`add_p`, `sin_p`, ...)."""
+from .._primitives import *  # noqa: F401,F403 (every primitive by its name)
+from .._primitives import __all__
 
 
 def __getattr__(name: str):
