@@ -808,6 +808,16 @@ def _drop_compiled():
 xla.backend_change_hooks.append(_drop_compiled)  # entries for backend=None are stale
 
 
+def _drop_fast_indexes():
+    for _, fast in _all_caches():
+        fast.clear()
+
+
+# The fast index is keyed on the arguments alone (the mode would cost every call): a
+# complex128 input means complex64 with x64 off, so a switch of mode empties it.
+_x64.switch_hooks.append(_drop_fast_indexes)
+
+
 def clear_caches() -> None:
     """Drop every jitted function's compiled signatures and the executable cache."""
     for caches in _all_caches():
