@@ -208,3 +208,24 @@ def _unvmap_any(m):
 def test_equinox_style_unmapped_output_matches_jax():
     for g, w in zip(_unvmap_any(FUNCAD), _unvmap_any(JAX)):
         np.testing.assert_array_equal(g, w)
+
+
+def _compile_events(m):
+    seen = []
+    listener = lambda e, d, **kw: seen.append((e, kw.get("fun_name")))
+    m.mon.register_event_duration_secs_listener(listener)
+    try:
+        def my_fun(x):
+            return x * 1.75 + 0.125
+        m.api.jit(my_fun)(np.arange(5, dtype=np.float32))
+        m.api.jit(my_fun)(np.arange(5, dtype=np.float32))  # cached: no new events
+    finally:
+        m.mon.unregister_event_duration_listener(listener)
+    return seen
+
+
+def test_compile_events_match_jax():
+    assert _compile_events(FUNCAD) == _compile_events(JAX) == [
+        ("/jax/core/compile/jaxpr_trace_duration", "my_fun"),
+        ("/jax/core/compile/jaxpr_to_mlir_module_duration", "jit(my_fun)"),
+        ("/jax/core/compile/backend_compile_duration", "jit(my_fun)")]

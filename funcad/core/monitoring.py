@@ -14,6 +14,9 @@ _duration: list = []       # f(event, duration_secs, **kwargs)
 _time_span: list = []      # f(event, start_time, end_time, **kwargs)
 _scalar: list = []         # f(event, value, **kwargs)
 
+# the durations JAX reports for each compilation (with fun_name=), under JAX's names
+JAXPR_TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
+JAXPR_TO_MLIR_MODULE_EVENT = "/jax/core/compile/jaxpr_to_mlir_module_duration"
 BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
 
@@ -41,17 +44,29 @@ def record_scalar(event: str, value: float | int, **kwargs: str | int) -> None:
         f(event, value, **kwargs)
 
 
+def timing() -> bool:
+    """Whether any duration or time-span listener is registered."""
+    return bool(_duration or _time_span)
+
+
+def record_duration(event: str, start: float, **kwargs) -> None:
+    """Record the time since `start` (a time.perf_counter() reading) as `event`'s
+    duration and time span."""
+    elapsed = time.perf_counter() - start
+    now = time.time()
+    record_event_duration_secs(event, elapsed, **kwargs)
+    record_event_time_span(event, now - elapsed, now, **kwargs)
+
+
 @contextmanager
 def timed(event: str, **kwargs) -> Iterator[None]:
     """Record the block's wall time as `event`'s duration and time span."""
-    if not (_duration or _time_span):  # free when nobody listens
+    if not timing():  # free when nobody listens
         yield
         return
-    start = time.time()
-    t0 = time.perf_counter()
+    start = time.perf_counter()
     yield
-    record_event_duration_secs(event, time.perf_counter() - t0, **kwargs)
-    record_event_time_span(event, start, time.time(), **kwargs)
+    record_duration(event, start, **kwargs)
 
 
 def register_event_listener(callback: Callable[..., None]) -> None:
