@@ -229,3 +229,25 @@ def test_compile_events_match_jax():
         ("/jax/core/compile/jaxpr_trace_duration", "my_fun"),
         ("/jax/core/compile/jaxpr_to_mlir_module_duration", "jit(my_fun)"),
         ("/jax/core/compile/backend_compile_duration", "jit(my_fun)")]
+
+
+def test_register_exclusion_hides_library_frames(tmp_path):
+    """flax registers its files so that errors point at the user's line, not flax's."""
+    import importlib.util
+    import sys
+    from funcad.core import traceback_util
+    lib = tmp_path / "mylib_excl.py"
+    lib.write_text("import funcad.numpy as fnp\ndef where_am_i():\n    return __import__("
+                   "'funcad.core.traceback_util', fromlist=['x']).user_source()\n")
+    spec = importlib.util.spec_from_file_location("mylib_excl", lib)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert "mylib_excl.py" in mod.where_am_i()
+    saved = list(traceback_util._exclusions)
+    try:
+        funcad.extend.source_info_util.register_exclusion(str(tmp_path))
+        assert "test_api_util.py" in mod.where_am_i()
+    finally:
+        traceback_util._exclusions[:] = saved
+        traceback_util._internal_cache.clear()
+    sys.modules.pop("mylib_excl", None)
