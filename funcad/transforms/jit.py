@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.arguments import int_tuple, merge_static, resolve_static_args, split_static
 from ..core.avals import aval_of
-from ..core import options as _options, prng_settings as _prng, refs as _refs, x64 as _x64
+from ..core import monitoring, options as _options, prng_settings as _prng, refs as _refs, x64 as _x64
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import flatten_fun, tree_flatten, tree_unflatten
@@ -333,6 +333,8 @@ class Jitted:
         if _options.log_compiles:
             _log.warning("Finished tracing + transforming %s for jit in %.6f sec", self.name,
                          time.perf_counter() - start)
+        if monitoring.timing():
+            monitoring.record_duration(monitoring.JAXPR_TRACE_EVENT, start, fun_name=self.name)
         return closed, out_trees[0]
 
     def _donated(self, args, static_pos, leaves):
