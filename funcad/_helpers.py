@@ -13,6 +13,7 @@ import threading
 from typing import Any, Callable, Iterator
 
 from .core.avals import ShapedArray, aval_of
+from .core.eval_context import ensure_compile_time_eval
 from .core.pytree import flatten_fun, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .core.staging import ShapeDtypeStruct, trace_to_jaxpr
 from .core.trace import Trace, Tracer, ctx, set_trace
@@ -193,47 +194,6 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
             _open_blocks -= 1
             if _open_blocks == 0:
                 _jit.Jitted.__call__ = _compiled_call
-
-
-class _CompileTimeEvalTrace(Trace):
-    """Runs operations whose inputs are all concrete at once, and passes the
-    others on to the transformation underneath."""
-
-    name = "ensure_compile_time_eval"
-
-    def process_primitive(self, prim, args, params):
-        if any(isinstance(x, Tracer) for x in args):
-            with set_trace(self.parent):
-                return prim.bind(*args, **params)
-        with set_trace(None):
-            return prim.bind(*args, **params)
-
-
-@contextlib.contextmanager
-def ensure_compile_time_eval() -> Iterator[None]:
-    """Inside this block, operations on concrete values (NumPy arrays, Python
-    scalars, closed-over constants) are computed at once even under `jit`,
-    so their results can steer Python control flow; operations on traced
-    values are traced as usual.
-
-    >>> import funcad, funcad.numpy as fnp, numpy as np
-    >>> @funcad.jit
-    ... def f(x):
-    ...     with funcad.ensure_compile_time_eval():
-    ...         n = int(fnp.sum(fnp.arange(4)))  # concrete: 6
-    ...     return x * n
-    >>> f(1.0)
-    Array(6., dtype=float64)
-    """
-    if ctx.trace is None:  # nothing is traced: everything already runs at once
-        yield
-        return
-    trace = _CompileTimeEvalTrace(ctx.trace)
-    try:
-        with set_trace(trace):
-            yield
-    finally:
-        trace.finish()
 
 
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:

@@ -143,12 +143,30 @@ def trace_to_jaxpr(fun, in_avals, name: str = "make_jaxpr", parent=None):
     try:
         with set_trace(trace):
             outs = fun(*args)
-        closed = trace.to_jaxpr(outs)
+        try:
+            closed = trace.to_jaxpr(outs)
+        except FuncadTypeError:
+            _check_outputs(outs, name)
+            raise
     finally:
         trace.finish()
     if _options.enable_checks:
         typecheck(closed.jaxpr)
     return closed
+
+
+def _check_outputs(outs, name: str) -> None:
+    """A returned value that is not an array: say so (not "got an argument"), as JAX does."""
+    for x in outs:
+        if isinstance(x, Tracer):
+            continue
+        try:
+            aval_of(x)
+        except FuncadTypeError:
+            raise FuncadTypeError(
+                f"the function traced for {name} returned a value of type {type(x).__name__}, which "
+                f"is not an array: {x!r:.60}. Return arrays or Python scalars only (return other "
+                "values from outside the transformed function, or close over them).") from None
 
 
 def convert_constvars(closed: ClosedJaxpr):

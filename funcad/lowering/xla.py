@@ -49,7 +49,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import options as _options
+from ..core import monitoring, options as _options
 from ..core.errors import FuncadError, FuncadTypeError
 from . import compilation_cache
 
@@ -238,12 +238,14 @@ _exe_cache: OrderedDict = OrderedDict()
 EXECUTABLE_CACHE_SIZE = 256
 
 
-def compile_text(mlir: str, backend: str | None = None, host_callbacks: tuple = ()):
+def compile_text(mlir: str, backend: str | None = None, host_callbacks: tuple = (),
+                 fun_name: str = "main"):
     """Compile a textual StableHLO module for one device of `backend`.
 
     Executables are cached by (text, device) in a bounded LRU, so a program
     that lowers to the same text is compiled once. `host_callbacks` are the
     Python functions its `xla_ffi_python_cpu_callback` custom calls name by index.
+    A compilation is reported to funcad.monitoring's listeners with `fun_name`.
     """
     device = get_device(backend)
     key = (mlir, device.id, device.platform, compiler_overrides)
@@ -272,7 +274,8 @@ def compile_text(mlir: str, backend: str | None = None, host_callbacks: tuple = 
             _exe_cache[key] = exe
             return exe
     start = time.perf_counter()
-    exe = compile_() if mlir.count("\n") < BIG_PROGRAM_LINES else _on_big_stack(compile_)
+    with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, fun_name=fun_name):
+        exe = compile_() if mlir.count("\n") < BIG_PROGRAM_LINES else _on_big_stack(compile_)
     if host_callbacks:
         return exe
     if persistent is not None:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.arguments import int_tuple, merge_static, resolve_static_args, split_static
 from ..core.avals import aval_of
-from ..core import options as _options, prng_settings as _prng, refs as _refs, x64 as _x64
+from ..core import monitoring, options as _options, prng_settings as _prng, refs as _refs, x64 as _x64
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import flatten_fun, tree_flatten, tree_unflatten
@@ -333,6 +333,8 @@ class Jitted:
         if _options.log_compiles:
             _log.warning("Finished tracing + transforming %s for jit in %.6f sec", self.name,
                          time.perf_counter() - start)
+        if monitoring.timing():
+            monitoring.record_duration(monitoring.JAXPR_TRACE_EVENT, start, fun_name=self.name)
         return closed, out_trees[0]
 
     def _donated(self, args, static_pos, leaves):
@@ -801,8 +803,10 @@ xla.backend_change_hooks.append(_drop_compiled)  # entries for backend=None are 
 
 
 def _drop_fast_paths() -> None:
-    for f in list(_live):  # they skip the trace-cache key and the checks options enter
-        f._fast.clear()
+    # The fast index is keyed on the arguments alone; it skips the trace-cache key and the
+    # checks that options enter (a complex128 input means complex64 with x64 off).
+    for _, fast in _all_caches():
+        fast.clear()
 
 
 def _set_cache_size(n: int) -> None:
