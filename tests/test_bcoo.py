@@ -380,3 +380,18 @@ def test_random_bcoo():
     assert all(len(set(idx[b, :, 0])) == 2 for b in range(3)) and idx.max() < 5
     s = sparse.random_bcoo(key, (6, 6), nse=5, sorted_indices=True)
     assert s.indices_sorted and np.all(np.diff(np.asarray(s.indices)[:, 0]) >= 0)
+
+
+def test_sparsify_evaluates_a_closed_call_through_its_body():
+    from funcad.core.avals import aval_of
+    from funcad.core.staging import trace_to_jaxpr
+    from funcad.transforms.closed_call import closed_call_p
+
+    def f(m):
+        closed = trace_to_jaxpr(lambda a: [a * 2.0], [aval_of(m)], name="cc")
+        return closed_call_p.bind(m, call_jaxpr=closed)[0]
+    dense = np.array([[0.0, 2.0], [3.0, 0.0]])
+    out = sparse.sparsify(f)(sparse.BCOO.fromdense(dense))
+    want = jsparse.sparsify(lambda m: m * 2.0)(jsparse.BCOO.fromdense(jnp.asarray(dense)))
+    assert isinstance(out, sparse.BCOO)
+    np.testing.assert_allclose(out.todense(), want.todense())

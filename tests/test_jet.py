@@ -275,3 +275,20 @@ def test_funcad_is_right_where_jax_rules_lose_the_primal():
     p, s = jet(flax.rem, (x, y), ((np.ones(2),), (np.ones(2),)))
     np.testing.assert_array_equal(np.asarray(p), np.fmod(x, y))
     np.testing.assert_allclose(np.asarray(s[0]), 1 - np.trunc(x / y))  # d/dt fmod(x+t, y+t)
+
+
+def _closed_call(f, *args):
+    """Bind closed_call_p (JAX's extend.core.primitives.closed_call_p) on f's body."""
+    from funcad.core.avals import aval_of
+    from funcad.core.staging import trace_to_jaxpr
+    from funcad.transforms.closed_call import closed_call_p
+    closed = trace_to_jaxpr(lambda *a: [f(*a)], [aval_of(fnp.asarray(a)) for a in args], name="cc")
+    return closed_call_p.bind(*args, call_jaxpr=closed)[0]
+
+
+def test_closed_call_pushes_the_series_through_its_body():
+    terms = [1.0, 0.5, 0.2]
+    p, s = jet(lambda x: _closed_call(lambda y: fnp.sin(y) * y, x), (0.3,), (terms,))
+    jp, js = jax_jet(lambda y: jnp.sin(y) * y, (0.3,), (terms,))
+    np.testing.assert_allclose(p, jp, rtol=1e-12)
+    np.testing.assert_allclose(s, js, rtol=1e-12)

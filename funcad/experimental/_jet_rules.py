@@ -29,6 +29,7 @@ from ..primitives import structural as S
 from ..primitives._base import const
 from ..primitives.linalg import dot_general_p
 from ..transforms.checkpoint import name_p
+from ..transforms.closed_call import closed_call_p
 from ..transforms.jit import jit_p
 from ._jet_trace import jet_rules, jet_terms
 
@@ -425,3 +426,15 @@ def _jit_rule(primals, series, *, jaxpr, name, backend):
 
 
 jet_rules[jit_p] = _jit_rule
+
+
+def _closed_call_rule(primals, series, *, call_jaxpr):
+    # a closed_call is its body: the series go through it inline
+    from ..core.trace import eval_jaxpr
+    from ._jet_trace import jet_flat
+    body = lambda *xs: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *xs)
+    p_out, s_out = jet_flat(body, list(primals), series, len(series[0]))
+    return list(p_out), [list(s) for s in s_out]
+
+
+jet_rules[closed_call_p] = _closed_call_rule
