@@ -130,7 +130,7 @@ def _scope(opt: _opts.Option) -> OptionScope:
 # `with funcad.<option>(value):` for each option declared with a scope (funcad re-exports them)
 scopes: dict[str, OptionScope] = {o.name: _scope(o) for o in _OPTIONS.values() if o.scope is not _opts.NO_SCOPE}
 
-__all__ = ["update", "read", "override", "values", "describe", *_OPTIONS]
+__all__ = ["update", "read", "override", "values", "describe", "OptionScope", "scopes", *_OPTIONS]
 
 
 def __getattr__(name: str):
