@@ -6,7 +6,7 @@ from typing import Any, Callable, Sequence
 
 from ..core.avals import aval_of, float0, tangent_dtype
 from ..core.narrow import kind as _kind
-from ..core.errors import FuncadTypeError
+from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.arguments import argnums_partial
 from ..core.refs import Ref
 from ..core.ir import ClosedJaxpr
@@ -83,28 +83,53 @@ def _as_dtype(t, dtype):
     return convert_element_type(t, dtype)
 
 
-def linearize(fun: Callable, *primals):
+def linearize(fun: Callable, *primals, has_aux: bool = False, in_nzs: Any = None):
     """(fun(*primals), f_jvp) where f_jvp(*tangents) evaluates the linear map J·t.
+
+    has_aux: fun returns (output, aux); the result is then (output, f_jvp, aux).
+    in_nzs: a tree prefix of `primals` with bool leaves (default all True); a False
+    input's tangent is taken as a symbolic zero (what is passed for it is not read),
+    and `f_jvp.out_nzs`, a tree like the output, tells which output tangents may be
+    nonzero, as JAX's.
 
     >>> import funcad, funcad.numpy as fnp
     >>> y, f_jvp = funcad.linearize(fnp.sin, 0.0)
     >>> f_jvp(3.0)
     3.0
+    >>> y, f_jvp, aux = funcad.linearize(lambda x: (x * x, "aux"), 2.0, has_aux=True)
+    >>> f_jvp(1.0), aux
+    (4.0, 'aux')
     """
     flat_p, in_tree = tree_flatten(primals)
     flat_p = _x64.canonicalize_all(flat_p)
     _check_arrays(flat_p, "linearize")
-    flat_fun, store = _flatten_fun(fun, in_tree)
-    p_out, linear = linearize_flat(flat_fun, flat_p)
-    out_tree = store[0][0]
+    nz_flags = None if in_nzs is None else _bool_flags(in_nzs, primals, "in_nzs")
+    flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
+    out_nzs: list = []
+    p_out, linear = linearize_flat(flat_fun, flat_p, nz_flags, out_nzs)
+    out_tree, aux_tree, n = store[0]
 
     def f_jvp(*tangents):
         flat_t = flatten_up_to(in_tree, tangents, "linearize tangents")
         t_out = eval_jaxpr(linear.jaxpr, linear.consts, *flat_t)
-        return tree_unflatten(out_tree, t_out)
+        return tree_unflatten(out_tree, t_out[:n])
 
     f_jvp.jaxpr = linear
+    f_jvp.out_nzs = tree_unflatten(out_tree, out_nzs[:n])
+    if has_aux:
+        return tree_unflatten(out_tree, p_out[:n]), f_jvp, tree_unflatten(aux_tree, p_out[n:])
     return tree_unflatten(out_tree, p_out), f_jvp
+
+
+def _bool_flags(prefix, tree, name: str) -> list:
+    """One bool per leaf of `tree` from `prefix`, a tree prefix of it with bool leaves."""
+    bools, prefix_tree = tree_flatten(prefix)
+    if not all(isinstance(b, bool) for b in bools):
+        raise FuncadValueError(f"{name} must be a tree of bools (a prefix of the primals), got {prefix!r}")
+    flags = []
+    for b, sub in zip(bools, flatten_up_to(prefix_tree, tree, f"{name} (must be a tree prefix of the primals)")):
+        flags += [b] * len(tree_flatten(sub)[0])
+    return flags
 
 
 def vjp(fun: Callable, *primals, has_aux: bool = False):

@@ -1,0 +1,204 @@
+"""Every parameter JAX's public callables take, funcad's take too (issue 28, part 2).
+
+For each namespace funcad shares with the installed jax, the signatures of the
+callables both have are compared: a JAX parameter funcad lacks fails the test, as
+does one funcad takes only positionally where JAX allows a keyword. The counts are
+printed (`pytest -s`). Behaviour tests of the added parameters follow, against JAX.
+"""
+import importlib
+import inspect
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import funcad
+import funcad.numpy as fnp
+
+jax.config.update("jax_enable_x64", True)  # funcad's default: compare at float64
+
+NAMESPACES = ["", "numpy", "numpy.linalg", "numpy.fft", "lax", "random", "nn", "nn.initializers",
+              "scipy.special", "scipy.linalg", "scipy.stats", "tree_util", "tree"]
+
+# JAX parameters funcad refuses on purpose, each with a clear error: {(namespace, name): {param: why}}.
+REFUSED: dict = {}
+
+_VAR = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+def _signature(obj):
+    try:
+        return inspect.signature(obj)
+    except (TypeError, ValueError):
+        return None
+
+
+def signature_gaps(ns: str) -> tuple[int, list]:
+    """(how many callables were compared, [(name, problem)]) for one namespace."""
+    jmod = importlib.import_module("jax" + ("." + ns if ns else ""))
+    fmod = importlib.import_module("funcad" + ("." + ns if ns else ""))
+    count, gaps = 0, []
+    for name in sorted(dir(jmod)):
+        if name.startswith("_"):
+            continue
+        try:
+            jo, fo = getattr(jmod, name), getattr(fmod, name)
+        except Exception:  # a name funcad lacks: test_coverage's business
+            continue
+        if not callable(jo) or inspect.ismodule(jo) or (js := _signature(jo)) is None:
+            continue
+        count += 1
+        fs = _signature(fo)
+        if fs is None:
+            gaps.append((name, "funcad's has no signature"))
+            continue
+        fparams = fs.parameters
+        var_kw = any(p.kind is p.VAR_KEYWORD for p in fparams.values())
+        refused = REFUSED.get((ns, name), {})
+        for pname, jp in js.parameters.items():
+            if jp.kind in _VAR or pname in refused:
+                continue
+            fp = fparams.get(pname)
+            if fp is None:
+                gaps.append((name, f"lacks {pname!r}"))
+            elif fp.kind is fp.POSITIONAL_ONLY and jp.kind is not jp.POSITIONAL_ONLY and not var_kw:
+                gaps.append((name, f"{pname!r} is positional-only, JAX's takes it by keyword"))
+            elif jp.kind is jp.KEYWORD_ONLY and fp.kind is fp.POSITIONAL_ONLY:
+                gaps.append((name, f"{pname!r} is positional-only, JAX's is keyword-only"))
+    return count, gaps
+
+
+@pytest.mark.parametrize("ns", NAMESPACES, ids=lambda ns: ns or "top")
+def test_signatures_cover_jax(ns):
+    count, gaps = signature_gaps(ns)
+    print(f"\njax.{ns or '<top>'}: {count - len({n for n, _ in gaps})} of {count} callables take "
+          "every parameter JAX's take")
+    assert not gaps, f"jax.{ns or '<top>'}: " + "; ".join(f"{n}: {p}" for n, p in gaps)
+
+
+def test_refused_parameters_are_jax_parameters():
+    for (ns, name), params in REFUSED.items():
+        jo = getattr(importlib.import_module("jax" + ("." + ns if ns else "")), name)
+        assert set(params) <= set(inspect.signature(jo).parameters), (ns, name)
+        assert all(params.values()), "each refused parameter needs its reason"
+
+
+# ------------------------------------------------------------ top level: jit ----
+
+def _both(fn):
+    """fn(module, numpy module) for funcad and jax, as NumPy trees."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # jit(device=) is deprecated in JAX
+        return [jax.tree.map(np.asarray, fn(m, n)) for m, n in ((funcad, fnp), (jax, jnp))]
+
+
+def test_jit_donate_argnames_donates_the_named_argument():
+    def f(x, state):
+        return x * 2.0 + state
+    for mod in (funcad, jax):
+        g = mod.jit(f, donate_argnames="state", keep_unused=True, inline=True)
+        info = g.lower(np.ones(2), np.ones(2)).args_info[0]
+        assert [a.donated for a in info] == [False, True]
+        info = g.lower(np.ones(2), state=np.ones(2)).args_info
+        assert info[1]["state"].donated and not info[0][0].donated
+        g2 = mod.jit(f, donate_argnums=1)  # the name follows from the position
+        assert g2.lower(np.ones(2), state=np.ones(2)).args_info[1]["state"].donated
+    ours, theirs = _both(lambda m, n: m.jit(f, donate_argnames="state")(n.ones(2), state=n.ones(2)))
+    np.testing.assert_allclose(ours, theirs)
+
+
+def test_jit_options_keep_results_and_compose():
+    x = np.linspace(0.0, 1.0, 4)
+    def run(m, n):
+        g = m.jit(lambda x, unused: n.sin(x) * 3.0, keep_unused=True, inline=True)
+        c = m.jit(lambda x, unused: n.sin(x) * 3.0, compiler_options={"xla_backend_optimization_level": 0})
+        return (g(x, 1.0), c(x, 1.0), m.grad(lambda x: g(x, 1.0).sum())(x),
+                m.grad(lambda x: c(x, 1.0).sum())(x), m.vmap(g, in_axes=(0, None))(x, 2.0),
+                m.jit(lambda x: g(x, 0.0) + 1.0)(x))
+    ours, theirs = _both(run)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_jit_device_places_the_computation():
+    dev = funcad.devices()[0]
+    out = funcad.jit(lambda x: x + 1.0, device=dev)(np.ones(3))
+    assert out.devices() == {dev}
+    np.testing.assert_allclose(out, 2.0)
+
+
+@pytest.mark.parametrize("kwargs, exc", [
+    (dict(device="cpu"), TypeError),
+    (dict(inline=3), ValueError),
+    (dict(keep_unused="yes"), TypeError),
+    (dict(compiler_options=[("a", 1)]), TypeError),
+    (dict(donate_argnames="nope"), ValueError),
+])
+def test_jit_option_errors(kwargs, exc):
+    with pytest.raises(exc):
+        funcad.jit(lambda x, state: x, **kwargs)
+
+
+def test_jit_device_with_backend_or_shardings_raises_as_jax():
+    for mod in (funcad, jax):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            with pytest.raises(ValueError, match="both a device and a backend"):
+                mod.jit(lambda x: x, device=mod.devices()[0], backend="cpu")
+
+
+def test_jit_compiler_options_only_at_top_level():
+    for mod in (funcad, jax):
+        c = mod.jit(lambda x: x * 2.0, compiler_options={"xla_backend_optimization_level": 0})
+        with pytest.raises(ValueError, match="top-level"):
+            mod.jit(lambda x: c(x) + 1.0)(1.0)
+
+
+def test_jit_compiler_options_reach_xla():
+    with pytest.raises(Exception, match="No such compile option"):
+        funcad.jit(lambda x: x + 1.0, compiler_options={"no_such_xla_option": 1})(1.0)
+
+
+# ------------------------------------------------------- linearize, vmap ----
+
+def _f(n):
+    return lambda x, y: (n.sin(x) * 2.0, {"a": y * x, "b": y + 1.0})
+
+
+def test_linearize_has_aux_and_in_nzs_match_jax():
+    def run(m, n):
+        y, fj, aux = m.linearize(lambda x: (n.sin(x) * x, x + 1.0), 0.7, has_aux=True)
+        _, fj2 = m.linearize(_f(n), 0.7, 0.3, in_nzs=(True, False))
+        _, fj3 = m.linearize(_f(n), 0.7, 0.3, in_nzs=(False, True))
+        return y, fj(2.0), aux, fj2(1.0, 5.0), fj3(1.0, 5.0)
+    ours, theirs = _both(run)
+    for a, b in zip(jax.tree.leaves(ours), jax.tree.leaves(theirs)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    for mod, n in ((funcad, fnp), (jax, jnp)):
+        assert mod.linearize(_f(n), 0.7, 0.3, in_nzs=(True, False))[1].out_nzs == \
+            (True, {"a": True, "b": False})
+
+
+def test_linearize_in_nzs_must_be_bools():
+    with pytest.raises(ValueError, match="in_nzs"):
+        funcad.linearize(_f(fnp), 0.7, 0.3, in_nzs=(1, 0))
+
+
+def test_vmap_sum_match_sums_varying_outputs():
+    x = np.arange(6.0).reshape(3, 2)
+    def run(m, n):
+        f = lambda x, y: (2.0 * x, y * 3.0)
+        return (m.vmap(f, in_axes=(0, None), out_axes=None, sum_match=True)(x, 4.0),
+                m.vmap(f, in_axes=(0, None), out_axes=(0, None), sum_match=True)(x, 4.0),
+                m.grad(lambda x: m.vmap(n.sin, out_axes=None, sum_match=True)(x).sum())(x),
+                m.jit(m.vmap(lambda x: x * x, out_axes=None, sum_match=True))(x))
+    ours, theirs = _both(run)
+    for a, b in zip(jax.tree.leaves(ours), jax.tree.leaves(theirs)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_vmap_without_sum_match_refuses_varying_unmapped_outputs():
+    with pytest.raises(TypeError, match="sum_match=True"):
+        funcad.vmap(lambda x: 2.0 * x, out_axes=None)(np.arange(3.0))
