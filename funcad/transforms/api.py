@@ -96,9 +96,9 @@ def linearize(fun: Callable, *primals, has_aux: bool = False, in_nzs: Any = None
     >>> y, f_jvp = funcad.linearize(fnp.sin, 0.0)
     >>> f_jvp(3.0)
     3.0
-    >>> y, f_jvp, aux = funcad.linearize(lambda x: (x * x, "aux"), 2.0, has_aux=True)
-    >>> f_jvp(1.0), aux
-    (4.0, 'aux')
+    >>> y, f_jvp, aux = funcad.linearize(lambda x: (x * x, x + 1.0), 2.0, has_aux=True)
+    >>> float(f_jvp(1.0)), float(aux)
+    (4.0, 3.0)
     """
     flat_p, in_tree = tree_flatten(primals)
     flat_p = _x64.canonicalize_all(flat_p)
