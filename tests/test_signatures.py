@@ -202,3 +202,75 @@ def test_vmap_sum_match_sums_varying_outputs():
 def test_vmap_without_sum_match_refuses_varying_unmapped_outputs():
     with pytest.raises(TypeError, match="sum_match=True"):
         funcad.vmap(lambda x: 2.0 * x, out_axes=None)(np.arange(3.0))
+
+
+# ------------------------------------------- grad family, make_jaxpr, checkpoint ----
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.grad(lambda x: x, reduce_axes=("i",)),
+    lambda m: m.value_and_grad(lambda x: x, reduce_axes=("i",)),
+    lambda m: m.vjp(lambda x: x, 1.0, reduce_axes=("i",)),
+    lambda m: m.linear_transpose(lambda x: x, 1.0, reduce_axes=("i",)),
+])
+def test_reduce_axes_raises_as_jax(call):
+    for mod in (funcad, jax):
+        with pytest.raises(NotImplementedError, match="reduce_axes"):
+            call(mod)
+    assert funcad.grad(lambda x: x * x, reduce_axes=())(3.0) == 6.0
+
+
+def test_vjp_in_nzs_matches_jax():
+    def run(m, n):
+        f = lambda x, y: (x * 2.0, x * y, y)
+        _, pb = m.vjp(f, 1.5, 2.0, in_nzs=(False, True))
+        return pb((1.0, 1.0, 1.0)), pb.out_nzs
+    (ours, onz), (theirs, tnz) = _both(run)
+    np.testing.assert_allclose(ours, theirs)
+    assert tuple(onz) == tuple(tnz) == (False, True, True)
+
+
+def test_vjp_saveable_args_false_is_refused():
+    with pytest.raises(NotImplementedError, match="args_res"):
+        funcad.vjp(lambda x: x, 1.0, saveable_args=False)
+
+
+def test_jacrev_allow_int_matches_jax():
+    def run(m, n):
+        return (m.jacrev(lambda x, k: x * k, argnums=(0, 1), allow_int=True)(np.ones(2), np.arange(2)),
+                m.jacobian(lambda x, k: x * k, argnums=(0, 1), allow_int=True)(np.ones(2), np.arange(2)))
+    ours, theirs = _both(run)
+    for a, b in zip(jax.tree.leaves(ours), jax.tree.leaves(theirs)):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(TypeError, match="allow_int"):
+        funcad.jacrev(lambda x, k: x * k, argnums=(0, 1))(np.ones(2), np.arange(2))
+
+
+def test_make_jaxpr_axis_env_binds_named_axes():
+    f = lambda m: lambda x: m.lax.psum(x, "i") * m.lax.axis_index("i")
+    ours = funcad.make_jaxpr(f(funcad), axis_env=[("i", 4)])(1.0)
+    theirs = jax.make_jaxpr(f(jax), axis_env=[("i", 4)])(1.0)
+    assert [e.primitive.name for e in ours.jaxpr.eqns] == [e.primitive.name for e in theirs.jaxpr.eqns]
+    with pytest.raises(Exception):
+        funcad.make_jaxpr(f(funcad))(1.0)  # unbound axis name
+
+
+def test_checkpoint_static_argnames():
+    def run(m, n):
+        def f(x, k):
+            for _ in range(k):
+                x = n.sin(x)
+            return x
+        g = m.checkpoint(f, static_argnames="k")
+        return m.grad(g)(1.0, 2), m.grad(lambda x: g(x, k=3))(1.0)
+    jax.config.update("jax_remat3", True)  # JAX's checkpoint honours static_argnames only there
+    try:
+        ours, theirs = _both(run)
+    finally:
+        jax.config.update("jax_remat3", False)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_make_mesh_takes_axis_sizes_by_name():
+    mesh = funcad.make_mesh(axis_sizes=(funcad.device_count(),), axis_names=("d",))
+    assert mesh.shape == {"d": funcad.device_count()}
