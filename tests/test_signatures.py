@@ -274,3 +274,122 @@ def test_checkpoint_static_argnames():
 def test_make_mesh_takes_axis_sizes_by_name():
     mesh = funcad.make_mesh(axis_sizes=(funcad.device_count(),), axis_names=("d",))
     assert mesh.shape == {"d": funcad.device_count()}
+
+
+# -------------------------------------------------------------------- lax ----
+
+def _lax_calls(m, n):
+    L, x = m.lax, np.arange(12.0).reshape(3, 4)
+    return [
+        L.argmax(operand=x, axis=1, index_dtype=np.int32), L.clamp(min=1.0, x=x, max=5.0),
+        L.concatenate(operands=[x, x], dimension=0), L.convert_element_type(operand=x, new_dtype=np.float32),
+        L.cumsum(operand=x, axis=1), L.cummax(operand=x, axis=0), L.dynamic_slice(x, (-2, -3), (2, 2)),
+        L.dynamic_slice(operand=x, start_indices=(1, 1), slice_sizes=(2, 2), allow_negative_indices=False),
+        L.dynamic_slice(x, np.array([-1, -1]), (1, 1), allow_negative_indices=[True, True]),
+        L.dynamic_update_slice(x, np.ones((1, 2)), (-1, -2)),
+        m.jit(lambda i: L.dynamic_slice(x, (i, 0), (2, 2)))(-2),
+        m.vmap(lambda i: L.dynamic_slice(x, (i, 0), (1, 2)))(np.array([-1, 0, 1])),
+        m.grad(lambda y: L.dynamic_slice(y, (-1, -1), (1, 1)).sum())(x),
+        L.expand_dims(array=x, dimensions=(0,)), L.iota(np.int32, size=5),
+        L.mul(x, x, out_dtype=np.float32),
+        L.pad(operand=x, padding_value=0.0, padding_config=[(1, 0, 0), (0, 1, 1)]),
+        L.reduce_max(operand=x, axes=(1,)), L.reduce_min(operand=x, axes=(1,)),
+        L.reduce_sum(operand=x, axes=(0,)), L.reduce_prod(operand=x, axes=(0,)),
+        L.reshape(operand=x, new_sizes=(4, 3), dimensions=(1, 0)),
+        m.grad(lambda y: L.reshape(y, (12,), dimensions=(1, 0))[1])(x),
+        L.rev(operand=x, dimensions=(0,)), L.slice(operand=x, start_indices=(0, 1), limit_indices=(2, 3)),
+        L.sort(operand=np.array([3.0, 1.0, 2.0]), is_stable=False),
+        L.sort((np.array([3.0, 1.0, 2.0]), np.arange(3.0)), 0, True, 1),
+        L.squeeze(array=x[None], dimensions=(0,)), L.transpose(operand=x, permutation=(1, 0)),
+        L.erfc(np.array([0.5, 3.0]), accuracy=L.AccuracyMode.DEFAULT),
+        L.map(lambda r: (n.sin(r).sum(), r * 2.0), x, batch_size=2),
+        m.grad(lambda y: L.map(lambda r: n.sin(r).sum(), y, batch_size=2).sum())(x),
+        L.cond(True, lambda a: a + 1.0, lambda a: a, operand=1.0),
+        L.switch(1, [lambda a: a + 1.0, lambda a: a], operand=1.0),
+        L.scan(lambda c, r: (c + r, c), 0.0, x[0], _split_transpose=False),
+        L.broadcast(x, (2,), out_sharding=None), L.dot(x, x.T, out_sharding=None),
+    ]
+
+
+def test_lax_jax_keywords_and_parameters_match_jax():
+    ours, theirs = _both(_lax_calls)
+    assert len(ours) == len(theirs)
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        for u, v in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
+            assert u.dtype == v.dtype, i
+            np.testing.assert_allclose(u, v, rtol=1e-12, err_msg=str(i))
+
+
+def test_lax_parameter_errors_as_jax():
+    x = np.arange(12.0).reshape(3, 4)
+    for L in (funcad.lax, jax.lax):
+        with pytest.raises(ValueError, match="allow_negative_indices=False"):
+            L.dynamic_slice(x, (-2, 0), (2, 2), allow_negative_indices=False)
+        with pytest.raises(TypeError, match="operand"):
+            L.cond(True, lambda a: a, lambda a: a, 1.0, operand=1.0)
+        with pytest.raises(TypeError, match="permutation"):
+            L.reshape(x, (12,), dimensions=(0, 0))
+    with pytest.raises(NotImplementedError, match="HIGHEST"):
+        funcad.lax.erfc(0.5, accuracy=funcad.lax.AccuracyMode.HIGHEST)
+    with pytest.raises(NotImplementedError, match="axis_index_groups"):
+        funcad.vmap(lambda v: funcad.lax.all_to_all(v, "i", 0, 0, axis_index_groups=[[0, 1]]),
+                    axis_name="i")(np.ones((2, 2)))
+    with pytest.raises(NotImplementedError, match="invariant"):
+        funcad.vmap(lambda v: funcad.lax.all_gather(v, "i", to="invariant"), axis_name="i")(np.ones(2))
+
+
+def test_lax_out_sharding_lays_the_result_out():
+    mesh = funcad.make_mesh((funcad.device_count(),), ("d",))
+    s = funcad.sharding.NamedSharding(mesh, funcad.sharding.PartitionSpec())
+    x = np.arange(8.0).reshape(2, 4)
+    f = funcad.jit(lambda x: (funcad.lax.reduce_sum(x, (0,), out_sharding=s),
+                              funcad.lax.broadcast_in_dim(x, (3, 2, 4), (1, 2), out_sharding=s)))
+    a, b = f(x)
+    np.testing.assert_allclose(a, x.sum(0))
+    np.testing.assert_allclose(b, np.broadcast_to(x, (3, 2, 4)))
+
+
+# ------------------------------------------------ random, nn: out_sharding ----
+
+_SAMPLERS = [
+    ("normal", lambda r, k, **kw: r.normal(k, (3,), **kw)),
+    ("uniform", lambda r, k, **kw: r.uniform(k, (3,), minval=1.0, maxval=2.0, **kw)),
+    ("bits", lambda r, k, **kw: r.bits(k, (3,), **kw)),
+    ("randint", lambda r, k, **kw: r.randint(k, (3,), 0, 10, **kw)),
+    ("bernoulli", lambda r, k, **kw: r.bernoulli(k, 0.3, (3,), **kw)),
+    ("gamma", lambda r, k, **kw: r.gamma(k, 2.0, (3,), **kw)),
+    ("permutation", lambda r, k, **kw: r.permutation(k, 5, **kw)),
+    ("categorical", lambda r, k, **kw: r.categorical(k, np.log(np.array([0.2, 0.8])), shape=(3,), **kw)),
+]
+
+
+@pytest.mark.parametrize("name, draw", _SAMPLERS, ids=[n for n, _ in _SAMPLERS])
+def test_random_out_sharding_keeps_jax_values(name, draw):
+    mesh = funcad.make_mesh((funcad.device_count(),), ("d",))
+    s = funcad.sharding.NamedSharding(mesh, funcad.sharding.PartitionSpec())
+    jmesh = jax.make_mesh((1,), ("d",), devices=jax.devices()[:1])
+    js = jax.sharding.NamedSharding(jmesh, jax.sharding.PartitionSpec())
+    theirs = np.asarray(draw(jax.random, jax.random.PRNGKey(0), out_sharding=js))
+    ours = draw(funcad.random, funcad.random.PRNGKey(0), out_sharding=s)
+    assert ours.sharding == s
+    np.testing.assert_array_equal(np.asarray(ours), theirs)
+    jitted = funcad.jit(lambda k: draw(funcad.random, k, out_sharding=s))(funcad.random.PRNGKey(0))
+    np.testing.assert_array_equal(np.asarray(jitted), theirs)
+
+
+def test_random_out_sharding_partition_spec_needs_a_mesh():
+    with pytest.raises(ValueError, match="no mesh is set"):
+        funcad.random.normal(funcad.random.PRNGKey(0), (2,),
+                             out_sharding=funcad.sharding.PartitionSpec("d"))
+
+
+def test_nn_out_sharding():
+    mesh = funcad.make_mesh((funcad.device_count(),), ("d",))
+    s = funcad.sharding.NamedSharding(mesh, funcad.sharding.PartitionSpec())
+    hot = funcad.nn.one_hot(np.array([1, 0]), 3, out_sharding=s)
+    assert hot.sharding == s
+    np.testing.assert_array_equal(hot, jax.nn.one_hot(np.array([1, 0]), 3))
+    for init in ("ones", "zeros"):
+        v = getattr(funcad.nn.initializers, init)(None, (2,), out_sharding=s)
+        assert v.sharding == s
+        np.testing.assert_array_equal(v, getattr(jax.nn.initializers, init)(None, (2,)))
