@@ -389,6 +389,39 @@ def update(name: str, value) -> None:
     set_(check(name, value))
 
 
+def config_with_absl() -> None:
+    """Register an absl flag `--jax_<option>` for every option (as JAX's
+    `config.config_with_absl`); the flags given on the command line are applied once
+    `absl.app.run(main)` has parsed them. Needs the absl-py package.
+
+    >>> import funcad
+    >>> funcad.config.config_with_absl()  # then: absl.app.run(main)
+    """
+    try:
+        from absl import app, flags
+    except ImportError:
+        raise ImportError("config_with_absl needs the absl-py package (pip install absl-py)") from None
+    names = []
+    for name, (check, get, _, _, doc) in _OPTIONS.items():
+        flag = f"jax_{name}"
+        if flag in flags.FLAGS:  # defined by an earlier call (or by JAX itself)
+            names.append(name)
+            continue
+        value = get()
+        if isinstance(value, bool):
+            flags.DEFINE_bool(flag, value, doc)
+        else:
+            flags.DEFINE_string(flag, None if value is None else str(value), doc)
+        names.append(name)
+
+    def complete():
+        for name in names:
+            flag = flags.FLAGS[f"jax_{name}"]
+            if flag.present:
+                update(name, flag.value)
+    app.call_after_init(complete)
+
+
 def read(name: str):
     """The current value of option `name` (also readable as `funcad.config.<name>`)."""
     return _option(name)[1]()
@@ -425,7 +458,7 @@ def describe() -> str:
     return "\n".join(f"{k} = {read(k)!r}  ({env}; {doc})" for k, (_, _, _, env, doc) in _OPTIONS.items())
 
 
-__all__ = ["update", "read", "override", "values", "describe", *_OPTIONS]
+__all__ = ["update", "read", "override", "values", "describe", "config_with_absl", *_OPTIONS]
 
 
 def __getattr__(name: str):

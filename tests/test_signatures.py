@@ -23,7 +23,16 @@ NAMESPACES = ["", "numpy", "numpy.linalg", "numpy.fft", "lax", "random", "nn", "
               "scipy.special", "scipy.linalg", "scipy.stats", "tree_util", "tree"]
 
 # JAX parameters funcad refuses on purpose, each with a clear error: {(namespace, name): {param: why}}.
-REFUSED: dict = {}
+REFUSED: dict = {
+    ("", "Ref"): {
+        "aval": "jax.Ref(aval, refs) is the constructor of JAX's internal ref type; users make refs "
+                "with new_ref/empty_ref, and funcad's Ref is built from a value and its trace",
+        "refs": "as for aval"},
+    ("", "Shard"): {
+        "sharding": "jax.Shard(device, sharding, global_shape, data) is built by JAX's Array for its "
+                    "addressable_shards; funcad's Shard carries the device, index and data instead",
+        "global_shape": "as for sharding"},
+}
 
 _VAR = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
@@ -393,3 +402,79 @@ def test_nn_out_sharding():
         v = getattr(funcad.nn.initializers, init)(None, (2,), out_sharding=s)
         assert v.sharding == s
         np.testing.assert_array_equal(v, getattr(jax.nn.initializers, init)(None, (2,)))
+
+
+# ----------------------------------------------- device_put, refs, misc names ----
+
+def test_device_put_may_alias_and_donate():
+    for mod in (funcad, jax):
+        x = mod.device_put(np.ones(2))
+        assert mod.device_put(x, may_alias=True) is x
+        y = mod.device_put(x, may_alias=False)
+        assert y is not x and not x.is_deleted()
+        z = mod.device_put(x, mod.devices()[0], src=mod.devices()[0], donate=True)
+        assert z is not x and not x.is_deleted()  # CPU: nothing is deleted, as JAX's
+        np.testing.assert_array_equal(z, np.ones(2))
+        with pytest.raises(ValueError, match="may_alias and donate"):
+            mod.device_put(x, donate=True, may_alias=True)
+    mesh = funcad.make_mesh((funcad.device_count(),), ("d",))
+    s = funcad.sharding.NamedSharding(mesh, funcad.sharding.PartitionSpec())
+    assert funcad.device_put(funcad.device_put(np.ones(3), s), may_alias=False).sharding == s
+
+
+@pytest.mark.parametrize("kwargs", [dict(with_logs=True), dict(remat=True), dict(with_accums=())])
+def test_custom_gradient_refuses_what_funcad_lacks(kwargs):
+    with pytest.raises(NotImplementedError, match=next(iter(kwargs))):
+        funcad.custom_gradient(lambda x: (x, lambda g: (g,)), **kwargs)
+    f = funcad.custom_gradient(lambda x: (x * x, lambda g: (g * 3.0,)), with_logs=False, remat=False)
+    assert funcad.grad(f)(2.0) == 3.0
+
+
+def test_partition_spec_and_shape_dtype_struct_parameters():
+    assert funcad.P("a", None, unreduced=frozenset(), reduced=frozenset()) == funcad.P("a", None)
+    with pytest.raises(NotImplementedError, match="unreduced"):
+        funcad.P("a", unreduced={"b"})
+    s = funcad.sharding.SingleDeviceSharding(funcad.devices()[0])
+    sds = funcad.ShapeDtypeStruct((2,), np.float32, sharding=s)
+    assert sds.sharding == s and sds != funcad.ShapeDtypeStruct((2,), np.float32)
+    with pytest.raises(NotImplementedError, match="is_ref"):
+        funcad.ShapeDtypeStruct((2,), np.float32, is_ref=True)
+
+
+def test_refs_pin_and_kind():
+    r = funcad.new_ref(np.zeros(2), kind=None, pin=False)
+    r[0] = 1.0
+    np.testing.assert_array_equal(r[...], [1.0, 0.0])
+    assert funcad.empty_ref(funcad.ShapeDtypeStruct((2,), np.float32), pin=False).shape == (2,)
+    with pytest.raises(NotImplementedError, match="pin"):
+        funcad.new_ref(np.zeros(2), pin=True)
+    with pytest.raises(NotImplementedError, match="kind"):
+        funcad.new_ref(np.zeros(2), kind="x")
+
+
+def test_config_with_absl_defines_jax_flags():
+    from absl import flags
+    funcad.config.config_with_absl()
+    funcad.config.config_with_absl()  # a second call keeps the flags
+    assert "jax_numpy_rank_promotion" in flags.FLAGS and "jax_log_compiles" in flags.FLAGS
+
+
+@pytest.mark.slow
+def test_config_with_absl_applies_command_line_flags(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "prog.py"
+    script.write_text("import funcad\nfrom absl import app\nfuncad.config.config_with_absl()\n"
+                      "app.run(lambda argv: print(funcad.config.read('numpy_rank_promotion')))\n")
+    out = subprocess.run([sys.executable, str(script), "--jax_numpy_rank_promotion=raise"],
+                         capture_output=True, text=True, cwd=str(tmp_path),
+                         env={**__import__("os").environ, "PYTHONPATH": str(__import__("pathlib").Path(
+                             funcad.__file__).parents[1])})
+    assert out.stdout.strip() == "raise", out.stderr
+
+
+def test_experimental_x64_scopes():
+    with funcad.experimental.disable_x64():
+        assert fnp.ones(2).dtype == np.float32
+        with funcad.experimental.enable_x64():
+            assert fnp.ones(2).dtype == np.float64
