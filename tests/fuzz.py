@@ -468,3 +468,298 @@ def compare(prog: Program, rtol: float | None = None, atol: float | None = None)
         scale = max(1.0, float(np.nanmax(np.abs(np.where(np.isfinite(w), w, 0.0)), initial=0.0)))
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol * scale, equal_nan=True,
                                    err_msg=f"output {i} differs from JAX\n{prog!r}")
+
+
+# ======================================================= edge programs ====
+# One op on edge-valued inputs of every dtype (bool ... complex128, with ±0, ±inf, nan,
+# huge, tiny and subnormal values, integer extremes), 0-d and size-0 shapes, in 64-bit
+# and 32-bit mode, under one transform stack; funcad's dtype, shape and values against
+# JAX's. `edge_program(seed)` draws one; `compare_edge(p)` returns the mismatch or None.
+
+EDGE_DTYPES = ("bool", "int8", "int32", "uint32", "float16", "bfloat16", "float32", "float64",
+               "complex64", "complex128")
+EDGE_SHAPES = ((), (0,), (3,), (2, 3), (0, 2), (1,))
+EDGE_TRANSFORMS = ("value", "jit", "grad", "jit_grad", "jvp", "vmap", "hessian", "jit_vmap_grad")
+
+
+class _Lib:
+    """The namespaces one program uses: funcad's or JAX's."""
+
+    def __init__(self, backend: str):
+        if backend == "funcad":
+            import funcad.nn as nn
+            import funcad.scipy.special as special
+            self.mod, self.np, self.nn, self.special, self.lax = funcad, fnp, nn, special, funcad.lax
+        else:
+            jax = _jax()
+            import jax.nn as nn
+            import jax.numpy as jnp
+            import jax.scipy.special as special
+            self.mod, self.np, self.nn, self.special, self.lax = jax, jnp, nn, special, jax.lax
+
+
+# name -> (arity, input kinds, differentiable, f(lib, *xs)); kinds: the dtype kinds the op takes
+_U, _F, _R = "biufc", "fc", "biuf"  # any, inexact, real
+EDGE_OPS = {
+    **{n: (1, _U, True, (lambda n: lambda L, x: getattr(L.np, n)(x))(n)) for n in (
+        "sin", "cos", "tan", "exp", "log", "sqrt", "log1p", "expm1", "tanh", "sinh", "arctan", "arcsinh",
+        "exp2", "log2", "log10", "reciprocal", "negative", "square", "absolute")},
+    **{n: (1, _R, True, (lambda n: lambda L, x: getattr(L.np, n)(x))(n)) for n in (
+        "cbrt", "deg2rad", "arccos", "arcsin", "arctanh", "arccosh", "rint")},
+    **{n: (1, _U, False, (lambda n: lambda L, x: getattr(L.np, n)(x))(n)) for n in (
+        "sign", "isnan", "isinf", "isfinite", "logical_not")},
+    **{n: (1, _R, False, (lambda n: lambda L, x: getattr(L.np, n)(x))(n)) for n in (
+        "floor", "ceil", "trunc", "signbit", "spacing")},
+    "frexp0": (1, "f", True, lambda L, x: L.np.frexp(x)[0]),
+    "angle": (1, _U, True, lambda L, x: L.np.angle(x)),
+    "real": (1, _U, True, lambda L, x: L.np.real(x)),
+    "conj": (1, _U, True, lambda L, x: L.np.conj(x)),
+    **{n: (2, _U, True, (lambda n: lambda L, x, y: getattr(L.np, n)(x, y))(n)) for n in (
+        "add", "subtract", "multiply", "true_divide", "power", "float_power", "logaddexp")},
+    **{n: (2, _R, True, (lambda n: lambda L, x, y: getattr(L.np, n)(x, y))(n)) for n in (
+        "maximum", "minimum", "arctan2", "hypot", "copysign", "heaviside", "logaddexp2")},
+    **{n: (2, _R, False, (lambda n: lambda L, x, y: getattr(L.np, n)(x, y))(n)) for n in (
+        "floor_divide", "remainder", "fmod")},
+    **{n: (2, _U, False, (lambda n: lambda L, x, y: getattr(L.np, n)(x, y))(n)) for n in (
+        "less", "greater_equal", "equal", "not_equal")},
+    # reductions and structural ops
+    **{n: (1, _U, True, (lambda n: lambda L, x: getattr(L.np, n)(x, axis=-1 if x.ndim else None))(n))
+       for n in ("sum", "prod", "cumsum", "mean")},
+    **{n: (1, _R, True, (lambda n: lambda L, x: getattr(L.np, n)(x, axis=-1 if x.ndim else None))(n))
+       for n in ("max", "min", "sort")},
+    "argmax_kd": (1, _R, False, lambda L, x: L.np.argmax(x, axis=None, keepdims=True)),
+    "var": (1, _R, True, lambda L, x: L.np.var(x)),
+    "flip_T": (1, _U, True, lambda L, x: L.np.flip(x).T),
+    "concat": (1, _U, True, lambda L, x: L.np.concatenate([L.np.atleast_1d(x), L.np.atleast_1d(x)])),
+    "where": (2, _U, True, lambda L, x, y: L.np.where(L.np.real(x) > 0, x, y)),
+    "at_add": (1, "iufc", True, lambda L, x: L.np.atleast_1d(x).at[:1].add(L.np.atleast_1d(x)[-1:])),
+    "einsum": (1, _U, True, lambda L, x: L.np.einsum("...i,...i->...", L.np.atleast_1d(x), L.np.atleast_1d(x))),
+    # control flow
+    "cond": (1, _U, True, lambda L, x: L.lax.cond(L.np.sum(L.np.real(x)) > 0, lambda v: v * 2, lambda v: v - 1, x)),
+    "fori": (1, "iufc", True, lambda L, x: L.lax.fori_loop(0, 3, lambda i, c: c * 2 + x, x)),
+    "scan": (1, "iufc", True, lambda L, x: L.lax.scan(lambda c, v: (c + v, c * v), L.np.zeros_like(x[..., :1].sum(-1)) if x.ndim else 0 * x, L.np.atleast_1d(x) if x.ndim < 1 else L.np.moveaxis(x, -1, 0))[1]),
+    # linalg, fft
+    "solve": (1, _F, True, lambda L, x: L.np.linalg.solve(_sq(L, x) + 3 * L.np.eye(_n(x), dtype=x.dtype), L.np.atleast_1d(x)[..., :_n(x)])),
+    "det": (1, _F, True, lambda L, x: L.np.linalg.det(_sq(L, x))),
+    "fft": (1, _F, True, lambda L, x: L.np.fft.fft(L.np.atleast_1d(x))),
+    "rfft": (1, "f", True, lambda L, x: L.np.fft.rfft(L.np.atleast_1d(x))),
+    # scipy.special, nn
+    **{n: (1, "biuf", True, (lambda n: lambda L, x: getattr(L.special, n)(x))(n)) for n in (
+        "erf", "erfc", "gammaln", "digamma", "expit", "logit", "entr", "i0e", "ndtr", "log_ndtr")},
+    "xlogy": (2, "biuf", True, lambda L, x, y: L.special.xlogy(x, y)),
+    "logsumexp": (1, _U, True, lambda L, x: L.special.logsumexp(x, axis=-1 if x.ndim else None)),
+    **{n: (1, "f", True, (lambda n: lambda L, x: getattr(L.nn, n)(x))(n)) for n in (
+        "relu", "softplus", "sigmoid", "silu", "gelu", "elu", "log_sigmoid", "relu6")},
+    "softmax": (1, "f", True, lambda L, x: L.nn.softmax(x, axis=-1 if x.ndim else None)),
+    # random: a sampler's shape and dtype from the input's, values from a fixed key
+    "uniform": (1, "f", False, lambda L, x: L.mod.random.uniform(L.mod.random.key(3), x.shape, x.dtype)),
+    "normal": (1, "f", False, lambda L, x: L.mod.random.normal(L.mod.random.key(3), x.shape, x.dtype)),
+    "permutation": (1, _U, False, lambda L, x: L.mod.random.permutation(L.mod.random.key(3), L.np.atleast_1d(x))),
+}
+
+
+def _n(x):
+    return x.shape[-1] if x.ndim else 1
+
+
+def _sq(L, x):
+    """A square matrix from x's last axis (n x n)."""
+    v = L.np.atleast_1d(x)
+    return v[..., :, None] * v[..., None, :] * 0.1 + L.np.eye(_n(x), dtype=x.dtype)
+
+
+@dataclass(frozen=True)
+class EdgeProgram:
+    op: str
+    dtype: str
+    shape: tuple
+    transform: str
+    x64: bool
+    seed: int
+
+    def __repr__(self):
+        return (f"EdgeProgram({self.op!r}, {self.dtype!r}, {self.shape}, {self.transform!r}, "
+                f"x64={self.x64}, seed={self.seed})")
+
+
+def _edge_values(rng, dtype: np.dtype, n: int, smooth: bool) -> np.ndarray:
+    """n values of `dtype`: edge values mixed with ordinary ones (only ordinary ones and
+    zeros when `smooth`, for derivatives)."""
+    if dtype == np.bool_:
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        pool = [0, 1, 2, 3, 7] + ([] if dtype.kind == "u" else [-1, -2, -5])
+        if not smooth:
+            pool += [int(info.min), int(info.max), int(info.max) - 1]
+        return np.array(rng.choice(pool, n), dtype)
+    real = np.dtype(np.float32 if dtype == np.complex64 else np.float64 if dtype == np.complex128 else dtype)
+    info = np.finfo(real)
+    ordinary = list(rng.uniform(-2, 2, 8)) + [0.0, 0.5, 1.0, -1.5]
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, float(info.max), -float(info.max), float(info.tiny),
+             float(info.smallest_subnormal), -float(info.tiny) * 3, 1e4, -1e4, 1.0, -1.0]
+    if dtype.kind == "c":  # complex infinities and NaNs: README, "complex non-finite values"
+        edges = [e for e in edges if np.isfinite(e)]
+    pool = ordinary if smooth else ordinary + edges
+
+    def draw():
+        return np.array(rng.choice(pool, n), np.float64).astype(real)
+    if dtype.kind == "c":
+        return (draw() + 1j * draw().astype(np.float64)).astype(dtype)
+    return draw().astype(dtype)
+
+
+def edge_program(seed: int) -> EdgeProgram:
+    rng = np.random.default_rng(seed)
+    op = str(rng.choice(sorted(EDGE_OPS)))
+    _, kinds, diff, _ = EDGE_OPS[op]
+    dtypes = [d for d in EDGE_DTYPES if _kind_of(d) in kinds]
+    dtype = str(rng.choice(dtypes))
+    shape = EDGE_SHAPES[rng.integers(len(EDGE_SHAPES))]
+    transforms = ["value", "jit", "vmap"] if not diff or _kind_of(dtype) != "f" else list(EDGE_TRANSFORMS)
+    transform = str(rng.choice(transforms))
+    if transform in ("vmap", "jit_vmap_grad") and not shape:
+        shape = (2,)
+    if transform == "hessian" and dtype in ("float16", "bfloat16"):
+        transform = "grad"
+    return EdgeProgram(op, dtype, shape, transform, bool(rng.integers(2)), seed)
+
+
+def _kind_of(dtype: str) -> str:
+    return "f" if dtype == "bfloat16" else np.dtype(dtype).kind
+
+
+def _np_dtype(name: str) -> np.dtype:
+    import ml_dtypes
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+
+
+def edge_inputs(p: EdgeProgram) -> list[np.ndarray]:
+    rng = np.random.default_rng(p.seed + 1)
+    arity = EDGE_OPS[p.op][0]
+    smooth = p.transform not in ("value", "jit", "vmap")
+    d = _np_dtype(p.dtype)
+    n = int(np.prod(p.shape))
+    return [_edge_values(rng, d, n, smooth).reshape(p.shape) for _ in range(arity)]
+
+
+def _edge_fun(p: EdgeProgram, L: _Lib):
+    body = EDGE_OPS[p.op][3]
+
+    def f(*xs):
+        return body(L, *xs)
+
+    def scalar(*xs):
+        out = f(*xs)
+        return L.np.sum(L.np.real(out) * L.np.cos(L.np.arange(out.size).reshape(out.shape)).astype(L.np.real(out).dtype))
+    argnums = tuple(range(EDGE_OPS[p.op][0]))
+    m = L.mod
+    t = p.transform
+    if t == "value":
+        return f
+    if t == "jit":
+        return m.jit(f)
+    if t == "grad":
+        return m.grad(scalar, argnums)
+    if t == "jit_grad":
+        return m.jit(m.grad(scalar, argnums))
+    if t == "jvp":
+        return lambda *xs: m.jvp(f, xs, tuple(L.np.ones_like(x) * 0.5 for x in xs))
+    if t == "vmap":
+        return m.vmap(f)
+    if t == "hessian":
+        return m.hessian(scalar, argnums)
+    return m.jit(m.vmap(m.grad(scalar, argnums)))
+
+
+def run_edge(p: EdgeProgram, backend: str) -> list[np.ndarray]:
+    """The program's output leaves, in its precision mode (the mode is restored after)."""
+    import warnings
+    jax = _jax()
+    with funcad.enable_x64(p.x64), jax.enable_x64(p.x64), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # JAX's own warnings (64-bit dtypes truncated)
+        L = _Lib(backend)
+        xs = edge_inputs(p)
+        if backend == "jax":
+            xs = [jax.numpy.asarray(x) for x in xs]
+        out = _edge_fun(p, L)(*xs)
+        return [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(out)]
+
+
+# Relative tolerance per dtype: a few ulps of NumPy (funcad eagerly) against XLA (JAX).
+EDGE_RTOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-12,
+             "complex64": 2e-5, "complex128": 1e-12}
+
+
+def _numpy_dtype_rule(p: EdgeProgram) -> bool:
+    """64-bit mode follows NumPy's dtype rules for integer and bool inputs (README: a
+    deliberate convention) where JAX's lattice differs (sin(int8) is float16, not float32;
+    1/int is an int): the dtypes may differ, and so may the values computed in them."""
+    return p.x64 and _kind_of(p.dtype) in "biu"
+
+
+# Mismatches that are known and listed in the README ("Known differences"), by program:
+# each is skipped by name here, never by a loose tolerance.
+KNOWN = {
+    "size-0 fft raises": lambda p: p.op in ("fft", "rfft") and 0 in p.shape,
+    "size-0 var/std tangent is nan (JAX's 0)": lambda p: p.op == "var" and 0 in p.shape,
+    "identity ops under vmap keep a 64-bit NumPy input in 32-bit mode":
+        lambda p: p.transform in ("vmap",) and not p.x64 and p.op in ("conj", "real")
+        and _kind_of(p.dtype) != "c",
+    "complex values near overflow (log/exp of huge complex64)":
+        lambda p: p.op in ("logaddexp", "logsumexp") and p.dtype == "complex64" and p.transform == "value",
+    "derivatives at 0 of power in float16": lambda p: p.op in ("power", "float_power") and p.dtype == "float16",
+}
+
+
+def known(p: EdgeProgram) -> str | None:
+    """The README's name for a known difference this program falls under, or None."""
+    return next((name for name, hit in KNOWN.items() if hit(p)), None)
+
+
+def compare_edge(p: EdgeProgram) -> str | None:
+    """None when funcad agrees with JAX (or JAX rejects the program), else the mismatch."""
+    try:
+        want = run_edge(p, "jax")
+    except Exception:
+        return None  # not a JAX program
+    try:
+        got = run_edge(p, "funcad")
+    except Exception as e:
+        return f"{p!r}: funcad raised {type(e).__name__}: {str(e)[:200]}"
+    if len(got) != len(want):
+        return f"{p!r}: {len(got)} outputs vs JAX's {len(want)}"
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g.shape != w.shape:
+            return f"{p!r}: output {i} shape {g.shape} vs JAX's {w.shape}"
+        if g.dtype != w.dtype:
+            if _numpy_dtype_rule(p):
+                continue
+            return f"{p!r}: output {i} dtype {g.dtype} vs JAX's {w.dtype}"
+        bad = _value_mismatch(p, g, w)
+        if bad:
+            return f"{p!r}: output {i} {bad}"
+    return None
+
+
+def _value_mismatch(p: EdgeProgram, g: np.ndarray, w: np.ndarray) -> str | None:
+    if g.dtype.kind not in "fcV" or g.dtype == w.dtype and g.dtype.kind in "biu":
+        if not np.array_equal(g.astype(w.dtype) if g.dtype != w.dtype else g, w):
+            return f"values {g.ravel()[:6]} vs JAX's {w.ravel()[:6]}"
+        return None
+    low = min((g.dtype, w.dtype), key=lambda d: np.finfo(d).bits if d.kind != "c" else np.finfo(d).bits)
+    rtol = EDGE_RTOL.get(str(low) if str(low) != "bfloat16" else "bfloat16", 1e-12)
+    if g.dtype.kind == "c" or w.dtype.kind == "c":
+        g, w = g.astype(np.complex128), w.astype(np.complex128)
+        pairs = [(g.real, w.real), (g.imag, w.imag)]
+    else:
+        pairs = [(g.astype(np.float64), w.astype(np.float64))]
+    tiny = float(np.finfo(np.float32 if str(low) in ("complex64",) else low).tiny) if str(low) != "bfloat16" \
+        else 1.2e-38
+    for a, b in pairs:
+        same_nan = np.isnan(a) == np.isnan(b)
+        close = np.isclose(a, b, rtol=rtol, atol=tiny * 4, equal_nan=True)
+        if not (same_nan.all() and close.all()):
+            k = np.flatnonzero(~(same_nan & close))[:4]
+            return f"values {a.ravel()[k]} vs JAX's {b.ravel()[k]} at {k.tolist()}"
+    return None

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 
 import funcad
 import funcad.numpy as fnp
-from tests.fuzz import Program, Step, all_ops, compare, programs, run, table_ops
+from tests.fuzz import (EDGE_DTYPES, EDGE_OPS, EDGE_TRANSFORMS, Program, Step, all_ops, compare,
+                        compare_edge, edge_program, known, programs, run, table_ops)
 
 LONG = os.environ.get("FUNCAD_FUZZ", "fast") == "long"
 _CHECKS = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
@@ -89,3 +90,56 @@ def test_asarray_and_zeros_like_of_anything_array_like(value):
     assert np.array_equal(fnp.zeros_like(value), np.zeros_like(want))
     a = fnp.asarray(np.ones(3))
     assert fnp.asarray(a) is a  # no copy when none is needed
+
+
+# ------------------------------------------------------- edge programs ----
+# Every dtype, edge values, 0-d and size-0 shapes, both precision modes, eight transform
+# stacks, and structural, control-flow, linalg, fft, scipy.special, nn and random ops.
+
+def _edge_mismatches(seeds):
+    bad, skipped = [], 0
+    for seed in seeds:
+        p = edge_program(seed)
+        if known(p):
+            skipped += 1
+            continue
+        r = compare_edge(p)
+        if r:
+            bad.append(r)
+    return bad, skipped
+
+
+def test_edge_programs_agree_with_jax():
+    bad, _ = _edge_mismatches(range(40))
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.slow
+def test_edge_programs_agree_with_jax_long():
+    n = int(os.environ.get("FUNCAD_FUZZ_EDGE", "3000"))
+    bad, skipped = _edge_mismatches(range(1000, 1000 + n))
+    print(f"{n} edge programs, {skipped} under a known (README) difference, {len(bad)} mismatches")
+    assert not bad, "\n".join(bad)
+
+
+def test_edge_programs_cover_the_dimensions():
+    progs = [edge_program(s) for s in range(2000)]
+    assert {p.dtype for p in progs} == set(EDGE_DTYPES)
+    assert {p.transform for p in progs} == set(EDGE_TRANSFORMS)
+    assert {p.x64 for p in progs} == {True, False}
+    assert {(), (0,), (0, 2)} <= {p.shape for p in progs}
+    assert {"solve", "fft", "erf", "softmax", "uniform", "scan", "cond", "at_add"} <= set(EDGE_OPS)
+    assert len({p.op for p in progs}) == len(EDGE_OPS)
+
+
+def test_edge_comparison_can_fail():
+    # a wrong dtype and a wrong value are both reported
+    from tests import fuzz
+    p = fuzz.EdgeProgram("sin", "float32", (3,), "value", False, 5)
+    assert compare_edge(p) is None
+    orig = fuzz.EDGE_OPS[p.op]
+    try:
+        fuzz.EDGE_OPS[p.op] = orig[:3] + ((lambda L, *xs: orig[3](L, *xs) + (L.np is fnp)),)
+        assert compare_edge(p) is not None
+    finally:
+        fuzz.EDGE_OPS[p.op] = orig

@@ -79,9 +79,16 @@ class StagingTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         if self.known_passthrough:
-            if not any(self.is_own(x) for x in args):
-                with set_trace(self.parent):
+            for x in args:
+                if type(x) is StagingTracer and x._trace is self:
+                    break
+            else:  # all known: run now on the parent trace (inlined set_trace: a hot path)
+                prev = ctx.trace
+                ctx.trace = self.parent
+                try:
                     return prim.bind(*args, **params)
+                finally:
+                    ctx.trace = prev
             # A call-like primitive with some known inputs splits into a known
             # part run now and an unknown part staged here.
             split = partial_eval_rules.get(prim)
@@ -91,8 +98,8 @@ class StagingTrace(Trace):
 
     def stage(self, prim, args, params):
         """Record `prim` applied to `args` as an equation; return its staged outputs."""
-        atoms = [self.atom(x) for x in args]
-        rule = rule_for(abstract_eval_rules, prim, "shape inference")
+        atoms = [x._var if type(x) is StagingTracer and x._trace is self else self.atom(x) for x in args]
+        rule = abstract_eval_rules.get(prim) or rule_for(abstract_eval_rules, prim, "shape inference")
         out_avals = rule(*[a.aval for a in atoms], **params)
         # With debug_nans on, each equation remembers the user's line, to name it on a NaN.
         source = (ctx.source or user_source()) if ctx.debug_nans else None
@@ -102,7 +109,7 @@ class StagingTrace(Trace):
             return [StagingTracer(self, v.aval, v) for v in outvars]
         v = Var(out_avals)
         self.eqns.append(Eqn(prim, atoms, [v], params, source))
-        return StagingTracer(self, v.aval, v)
+        return StagingTracer(self, out_avals, v)
 
     # A custom-derivative function on known values goes to the parent trace whole,
     # so that an outer differentiation applies its rule; otherwise it is inlined.
@@ -136,12 +143,30 @@ def trace_to_jaxpr(fun, in_avals, name: str = "make_jaxpr", parent=None):
     try:
         with set_trace(trace):
             outs = fun(*args)
-        closed = trace.to_jaxpr(outs)
+        try:
+            closed = trace.to_jaxpr(outs)
+        except FuncadTypeError:
+            _check_outputs(outs, name)
+            raise
     finally:
         trace.finish()
     if _options.enable_checks:
         typecheck(closed.jaxpr)
     return closed
+
+
+def _check_outputs(outs, name: str) -> None:
+    """A returned value that is not an array: say so (not "got an argument"), as JAX does."""
+    for x in outs:
+        if isinstance(x, Tracer):
+            continue
+        try:
+            aval_of(x)
+        except FuncadTypeError:
+            raise FuncadTypeError(
+                f"the function traced for {name} returned a value of type {type(x).__name__}, which "
+                f"is not an array: {x!r:.60}. Return arrays or Python scalars only (return other "
+                "values from outside the transformed function, or close over them).") from None
 
 
 def convert_constvars(closed: ClosedJaxpr):

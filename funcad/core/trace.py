@@ -8,6 +8,7 @@ with its parent trace current, so rules are ordinary funcad code and nest.
 from __future__ import annotations
 
 import threading
+import warnings as _warnings
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -19,7 +20,7 @@ _ndarray, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
 from .errors import (ConcretizationError, MissingRuleError, TracerArrayConversionError,
                      TracerBoolConversionError, TracerIntegerConversionError, TracerLeakError)
 from .ir import Literal
-from . import leaks as _leaks, options as _options
+from . import ieee_warnings as _ieee, leaks as _leaks, options as _options
 
 # Rule tables, one per interpretation. Keys are Primitive objects.
 impl_rules: dict = {}            # prim -> f(*arrays, **params) on NumPy
@@ -98,6 +99,8 @@ class Primitive:
                 if type(a) is EagerArray:
                     args = plain_args(args)
                     break
+            if _warnings.filters is not _ieee.installed:  # a new catch_warnings list
+                _ieee.install()
             try:
                 out = rule(*args, **params)
             except Exception as e:  # free when nothing is raised (Python >= 3.11)
@@ -251,11 +254,14 @@ class Tracer:
     def __int__(self):
         return int(check_alive(self).concrete())
 
+    # float(), complex(), .tolist() and np.asarray() always refuse, as JAX's do: the
+    # concrete value of an eager grad/jvp tracer has lost the derivative, so handing it out
+    # would turn into a silently zero gradient (int/bool/index/item stay allowed, as in JAX).
     def __float__(self):
-        return float(check_alive(self).concrete())
+        raise _conversion_error(self, ConcretizationError, "float()")
 
     def __complex__(self):
-        return complex(check_alive(self).concrete())
+        raise _conversion_error(self, ConcretizationError, "complex()")
 
     def __index__(self):
         return int(_concrete_for(self, TracerIntegerConversionError))
@@ -264,7 +270,7 @@ class Tracer:
         return np.asarray(check_alive(self).concrete()).item(*args)
 
     def tolist(self):
-        return np.asarray(check_alive(self).concrete()).tolist()
+        raise _conversion_error(self, ConcretizationError, ".tolist()")
 
     def __setitem__(self, idx, value):
         raise TypeError(
@@ -273,8 +279,7 @@ class Tracer:
             ".multiply, .min, .max, ...).")
 
     def __array__(self, dtype=None, copy=None):
-        value = np.asarray(_concrete_for(self, TracerArrayConversionError))
-        return value if dtype is None else value.astype(dtype)
+        raise _conversion_error(self, TracerArrayConversionError, "np.asarray()")
 
     def __len__(self):
         if not self.shape:
@@ -301,6 +306,22 @@ def _concrete_for(t: Tracer, error: type):
         if type(e) is ConcretizationError:
             raise error(str(e)) from None
         raise
+
+
+def _conversion_error(t: Tracer, error: type, how: str) -> ConcretizationError:
+    """The error for turning t into a NumPy array or a Python number: the concretization
+    message when t has no concrete value (jit), else why the derivative or batch it
+    carries would be lost and what to write instead."""
+    try:
+        check_alive(t).concrete()
+    except ConcretizationError as e:
+        return e if type(e) is not ConcretizationError else error(str(e))
+    return error(
+        f"{how} of a traced {t.aval.str_short()} value under {t._trace.name}: the value carries a "
+        "derivative (or a batch) that a NumPy array or a Python number cannot hold, so the result "
+        "would silently be wrong (a zero derivative). Compute with funcad.numpy / funcad.scipy "
+        "functions instead of NumPy or SciPy ones (`funcad.numpy.asarray(x)` keeps the derivative), "
+        "or do the conversion outside the transformed function." + _where_concretized())
 
 
 def _concretization_message(t: Tracer) -> str:

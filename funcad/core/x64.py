@@ -38,6 +38,7 @@ from . import avals as _avals
 from .avals import ShapedArray
 from .trace import Primitive
 from . import eager as _eager
+from . import options as _options
 
 # The 64-bit dtypes and what JAX turns them into with x64 off.
 _TO_32 = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
@@ -181,3 +182,6 @@ def set_enabled(on: bool) -> None:
     _avals._PROMOTED.clear()
     if not on:
         _avals._PROMOTED.update(_TO_32)
+
+
+_options.bind("enable_x64", on_set=set_enabled, get=lambda: enabled)

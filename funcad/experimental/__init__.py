@@ -15,7 +15,9 @@ arrays (BCOO, BCSR, COO, CSR, CSC), `sparsify` and sparse-aware gradients.
 import contextlib as _contextlib
 
 from .._effect_callbacks import io_callback
-from .._helpers import enable_x64
+from ..config import scopes as _scopes
+
+enable_x64 = _scopes["enable_x64"]  # funcad.enable_x64
 
 
 @_contextlib.contextmanager

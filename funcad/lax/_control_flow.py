@@ -100,7 +100,11 @@ def _merge_consts(traced):
 
 
 def _scalar_index(index, what):
-    a = aval_of(index)
+    try:
+        a = aval_of(index)
+    except FuncadTypeError:  # a str, None, a function...: JAX's words, not "an argument"
+        raise FuncadTypeError(f"{what} must be a scalar, got {index!r:.60} of type "
+                              f"{type(index).__name__}; pass a boolean or integer scalar.") from None
     if a.shape != ():
         raise FuncadTypeError(f"{what} must be a scalar, got {a.str_short()}. For an elementwise "
                               "choice use funcad.numpy.where, or vmap the cond.")

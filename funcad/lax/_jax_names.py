@@ -255,6 +255,8 @@ def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
     return C.pswapaxes(x, axis_name, axis)
 
 
-for _f in [globals()[n] for n in CHECKED + PLAIN]:
-    _f.__doc__ = _f.__doc__ or f"JAX's lax.{_f.__name__} (see its documentation)."
+for _name in CHECKED + PLAIN:  # the wrapped function's docstring where the wrapper has none
+    _f = globals()[_name]
+    _src = next((getattr(m, _name) for m in (E, S, R, I, C, _more, _conv) if hasattr(m, _name)), None)
+    _f.__doc__ = _f.__doc__ or getattr(_src, "__doc__", None) or f"JAX's lax.{_name}."
     _f.__module__ = "funcad.lax"

@@ -21,7 +21,7 @@ from . import packing, transfer_guard, xla
 from .array import Array, is_device_array
 from .spmd import device_put_sharded
 from .stablehlo import lower_jaxpr
-from ..core import options as _options
+from ..core import monitoring, options as _options
 from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
@@ -61,14 +61,15 @@ class Executable:
                                          *(o for e in closed.jaxpr.eqns for o in e.outvars))
                   if hasattr(v, "aval")}:
             xla.check_dtype(d)
-        lowered = lower_jaxpr(closed, name, donated, self.layout,
-                              platform="cpu" if self.device.platform == "cpu" else "gpu")
+        with monitoring.timed(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, fun_name=f"jit({name})"):
+            lowered = lower_jaxpr(closed, name, donated, self.layout,
+                                  platform="cpu" if self.device.platform == "cpu" else "gpu")
         self.text = lowered.text
         if _options.log_compiles:
             _log.warning("Compiling jit(%s) with global shapes and types [%s].", name,
                          ", ".join(a.str_short() for a in closed.in_avals))
             start = time.perf_counter()
-        self.exe = xla.compile_text(lowered.text, backend, lowered.host_callbacks)
+        self.exe = xla.compile_text(lowered.text, backend, lowered.host_callbacks, fun_name=f"jit({name})")
         if _options.log_compiles:
             _log.warning("Finished XLA compilation of jit(%s) in %.6f sec", name, time.perf_counter() - start)
         self.in_avals = lowered.in_avals

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..primitives import elementwise as E
 from ..primitives._base import full
@@ -27,7 +28,7 @@ def real(val, /):
     Array([1., 3.], dtype=float64)
     """
     val = asarray_or_tracer(val)
-    return E.real(val) if _is_complex(val) else val
+    return E.real(val) if _is_complex(val) else _x64.canonicalize(val)
 
 
 def imag(val, /):
@@ -52,7 +53,7 @@ def conjugate(x, /):
     Array([1.-2.j], dtype=complex128)
     """
     x = asarray_or_tracer(x)
-    return E.conj(x) if _is_complex(x) else x
+    return E.conj(x) if _is_complex(x) else _x64.canonicalize(x)  # 32 bits with x64 off
 
 
 conj = conjugate

@@ -7,6 +7,7 @@ import numpy as np
 from ..core.narrow import KINDS as _NARROW, kind as _kind
 
 from ..core import options as _options
+from ..core import x64 as _x64
 from ..core.avals import ShapedArray, aval_of, result_type
 from ..core.eager import EagerArray
 from ..core.errors import FuncadTypeError, FuncadValueError
@@ -83,10 +84,19 @@ def promote(*xs):
 
 
 @lru_cache(maxsize=None)
-def ufunc_dtype(ufunc, *dtypes):
-    """The output dtype NumPy's ufunc gives for these input dtypes."""
+def _numpy_ufunc_dtype(ufunc, *dtypes):
+    dtypes = dtypes * ufunc.nin if len(dtypes) == 1 else dtypes  # to_inexact(x, np.arctan2)
     with np.errstate(all="ignore"):  # only the dtype matters, not 0/0
         return ufunc(*[np.zeros((), d) for d in dtypes]).dtype
+
+
+def ufunc_dtype(ufunc, *dtypes):
+    """The output dtype NumPy's ufunc gives for these input dtypes; with x64 off, bools and
+    small integers that NumPy would make float16 become float32, JAX's default float."""
+    d = _numpy_ufunc_dtype(ufunc, *dtypes)
+    if d == np.float16 and not _x64.enabled and all(np.dtype(t).kind in "biu" for t in dtypes):
+        return np.dtype(np.float32)
+    return d
 
 
 def to_inexact(x, ufunc=np.sin):
@@ -107,6 +117,7 @@ def canonical_dtype(dtype):
 
 
 def no_out(out, fn: str) -> None:
-    """Refuse `out=` as JAX does: funcad's arrays are immutable, results are returned."""
+    """Refuse `out=` as JAX does (its error and text): funcad's arrays are immutable,
+    results are returned."""
     if out is not None:
-        raise FuncadValueError(f"{fn}: out= is not supported (arrays are immutable); use the return value")
+        raise NotImplementedError(f"The 'out' argument to jnp.{fn} is not supported.")

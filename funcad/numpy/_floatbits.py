@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.avals import aval_of
+from ..core.trace import bind_custom_jvp
 from ..primitives.bits import bitcast_convert_type, shift_right_logical
+from ..primitives.elementwise import stop_gradient
 from ._creation import asarray
 from ._dtypes import promote, to_inexact
-from ._ufuncs import (bitwise_and, bitwise_or, copysign, equal, greater, isnan, less,
-                      logical_or, subtract, where)
+from ._ufuncs import (bitwise_and, bitwise_or, copysign, divide, equal, greater, isnan, less,
+                      logical_or, multiply, subtract, where)
 
 __all__ = ["frexp", "nextafter", "spacing"]
 
@@ -31,39 +34,55 @@ def frexp(x):
     (0.5, 4)
     """
     x = _inexact(x, "frexp")
-    itype, ebits, bias, mbits = _LAYOUT[x.dtype]
+    return tuple(bind_custom_jvp(_frexp, _frexp_jvp, [x]))
+
+
+def _frexp_jvp(primals, tangents):
+    # m = x * 2**-e with e piecewise constant; zero, subnormal, inf and nan pass x through
+    mant, exp = _frexp(primals[0])
+    d = aval_of(mant).dtype
+    x = primals[0]
+    special = equal(exp, np.int32(0))  # m / x is exactly 2**-e elsewhere (|m| >= 0.5)
+    scale = where(special, np.array(1, d), divide(mant, where(special, np.array(1, d), x)))
+    scale = stop_gradient(scale)  # 2**-e is piecewise constant
+    return [mant, exp], [multiply(tangents[0], scale), None]
+
+
+def _frexp(x):
+    dtype = aval_of(x).dtype
+    itype, ebits, bias, mbits = _LAYOUT[dtype]
     bits = bitcast_convert_type(x, itype)
     mask = np.array((1 << ebits) - 1, itype)
     field = bitwise_and(shift_right_logical(bits, np.array(mbits, itype)), mask)
     # Put the exponent field at bias - 1, which scales |m| into [0.5, 1).
     clear = np.array(~(int(mask) << mbits), itype)
     half = np.array((bias - 1) << mbits, itype)
-    mant = bitcast_convert_type(bitwise_or(bitwise_and(bits, clear), half), x.dtype)
+    mant = bitcast_convert_type(bitwise_or(bitwise_and(bits, clear), half), dtype)
     special = logical_or(equal(field, 0), equal(field, mask))  # zero, subnormal, inf, nan
     zero = equal(field, 0)
-    mant = where(zero, copysign(np.array(0, x.dtype), x), where(special, x, mant))
+    mant = where(zero, copysign(np.array(0, dtype), x), where(special, x, mant))
     exp = where(special, np.int32(0), (field - np.array(bias - 1, itype)).astype(np.int32))
-    return mant, exp
+    return [mant, exp]
 
 
-def nextafter(x1, x2):
+def nextafter(x, y):
     """The next representable float after x1 in the direction of x2, elementwise.
 
     >>> float(nextafter(1.0, 2.0)) - 1.0
     2.220446049250313e-16
     """
-    x1, x2 = promote(_inexact(x1, "nextafter"), _inexact(x2, "nextafter"))
-    itype = _LAYOUT[np.dtype(x1.dtype)][0]
-    bits = bitcast_convert_type(x1, itype)
+    x, y = promote(_inexact(x, "nextafter"), _inexact(y, "nextafter"))
+    itype = _LAYOUT[np.dtype(x.dtype)][0]
+    bits = bitcast_convert_type(x, itype)
     one = np.array(1, itype)
     # Stepping away from zero adds one to the magnitude bits whatever the sign.
-    away = equal(less(x1, x2), greater(x1, np.array(0, x1.dtype)))
-    step = bitcast_convert_type(where(away, bits + one, bits - one), x1.dtype)
-    tiniest = bitcast_convert_type(one, x1.dtype)
-    from_zero = copysign(tiniest, x2)
-    out = where(equal(x1, np.array(0, x1.dtype)), from_zero, step)
-    out = where(equal(x1, x2), x2, out)
-    return where(logical_or(isnan(x1), isnan(x2)), np.array(np.nan, x1.dtype), out)
+    away = equal(less(x, y), greater(x, np.array(0, x.dtype)))
+    step = bitcast_convert_type(where(away, bits + one, bits - one), x.dtype)
+    tiniest = bitcast_convert_type(one, x.dtype)
+    from_zero = copysign(tiniest, y)
+    out = where(equal(x, np.array(0, x.dtype)), from_zero, step)
+    out = where(equal(x, y), y, out)
+    return where(logical_or(isnan(x), isnan(y)), np.array(np.nan, x.dtype), out)
 
 
 def spacing(x):
@@ -73,10 +92,12 @@ def spacing(x):
     2.220446049250313e-16
     """
     x = _inexact(x, "spacing")
-    inf = np.array(np.inf, x.dtype)
-    if x.dtype == np.float16:  # NumPy's float16 spacing steps towards +inf even for negatives
+    dtype = x.dtype
+    x = stop_gradient(x)  # piecewise constant: derivative 0, as JAX's
+    inf = np.array(np.inf, dtype)
+    if dtype == np.float16:  # NumPy's float16 spacing steps towards +inf even for negatives
         return subtract(nextafter(x, inf), x)
     out = subtract(nextafter(x, copysign(inf, x)), x)
     # A flushed subnormal difference (XLA on CPU) still reports the smallest step, as JAX.
-    tiniest = np.array(np.finfo(x.dtype).smallest_subnormal, x.dtype)
-    return where(equal(out, np.array(0, x.dtype)), copysign(tiniest, x), out)
+    tiniest = np.array(np.finfo(dtype).smallest_subnormal, dtype)
+    return where(equal(out, np.array(0, dtype)), copysign(tiniest, x), out)

@@ -6,8 +6,8 @@ gradient. NumPy hands ufuncs and array functions to `__array_ufunc__` and
 `__array_function__` first; tracers answer with funcad.numpy's function of
 the same name, so `np.sin(x)` traces like `fnp.sin(x)`, and where funcad.numpy
 has no such function they raise, naming the funcad function to use.
-(`np.asarray(x)` still gives the concrete value where there is one, for
-Python control flow.)
+(`np.asarray(x)`, and so SciPy, raise TracerArrayConversionError on a
+tracer, as in JAX.)
 
 >>> import funcad, numpy as np
 >>> float(funcad.grad(lambda x: np.sin(x))(0.0))
@@ -15,6 +15,7 @@ Python control flow.)
 """
 from __future__ import annotations
 
+import functools
 import importlib
 
 from ..core.trace import check_alive
@@ -23,7 +24,10 @@ from ..core.errors import FuncadTypeError
 _NAMESPACES = {"numpy": "funcad.numpy", "numpy.linalg": "funcad.numpy.linalg"}
 
 
+@functools.lru_cache(maxsize=None)
 def _counterpart(module: str | None, name: str):
+    # Cached: funcad's own rules call NumPy functions (np.shape, ...) on tracers, so this
+    # runs on hot paths; the namespaces' functions do not change once imported.
     target = _NAMESPACES.get(module or "numpy")
     if target is None:
         return None

@@ -1,19 +1,47 @@
 """Elementwise functions with NumPy's names, dtype rules and broadcasting."""
 from __future__ import annotations
 
+import warnings as _warnings
+
 import numpy as np
 from ..core.narrow import kind as _kind
 
+from ..core import ieee_warnings as _ieee
 from ..core import options as _options
+from ..core import x64 as _x64
 from ..core.avals import aval_of
-from ..core.eager import plain, wrap
+from ..core.eager import EagerArray, plain, wrap
 from ..primitives import elementwise as E
 from ._dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
-from ..core.trace import bind_custom_jvp
+from ..core.trace import bind_custom_jvp, ctx
+
+# The eager fast lane. With no transformation and no debug_nans, an op on real floating
+# NumPy or eager arrays whose dtype the x64 mode keeps, and on Python numbers or arrays of
+# the same dtype and shape, is its NumPy ufunc: NumPy's NEP 50 dtype rules agree with
+# funcad's there and nothing can fail, so promotion and `Primitive.bind`'s checks are
+# skipped (the issue's goal: NumPy's time plus at most 1 µs).
+# The lane's dtypes, by whether x64 is on: `x.dtype in _LANE[_x64.enabled]`, inline.
+_LANE = {True: frozenset(map(np.dtype, (np.float16, np.float32, np.float64))),
+         False: frozenset(map(np.dtype, (np.float16, np.float32)))}
+_nd, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
+
+
+def _lane_out(out):
+    if type(out) is _nd:
+        out = _view(out, EagerArray)
+        _setflags(out, False)
+        return out
+    return wrap(out)  # a NumPy scalar, from 0-d operands
 
 
 def _float_unary(prim_fn, ufunc, name):
     def f(x):
+        t = type(x)
+        if (t is EagerArray or t is _nd) and ctx.trace is None and not ctx.debug_nans \
+                and x.dtype in _LANE[_x64.enabled]:
+            if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+                _ieee.install()
+            return _lane_out(ufunc(_view(x, _nd) if t is EagerArray else x))
         return prim_fn(to_inexact(x, ufunc))
     f.__name__ = name
     f.__doc__ = f"Elementwise {name}, as numpy.{ufunc.__name__}."
@@ -39,8 +67,21 @@ log1p = _float_unary(E.log1p, np.log1p, "log1p")
 expm1 = _float_unary(E.expm1, np.expm1, "expm1")
 sqrt = _float_unary(E.sqrt, np.sqrt, "sqrt")
 cbrt = _float_unary(E.cbrt, np.cbrt, "cbrt")
-floor = _float_unary(E.floor, np.floor, "floor")
-ceil = _float_unary(E.ceil, np.ceil, "ceil")
+
+
+def _rounding(prim_fn, name):
+    def f(x):
+        x = asarray_or_tracer(x)
+        if _kind(aval_of(x).dtype) in "iub":  # integers are whole (JAX's)
+            return _x64.canonicalize(x)
+        return prim_fn(x)
+    f.__name__ = name
+    f.__doc__ = f"Elementwise {name}, as numpy.{name} (integers and bools unchanged)."
+    return f
+
+
+floor = _rounding(E.floor, "floor")
+ceil = _rounding(E.ceil, "ceil")
 rint = _float_unary(E.round, np.rint, "rint")
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
@@ -55,33 +96,39 @@ def log10(x):
     return E.div(E.log(x), np.array(np.log(10), aval_of(x).dtype))
 
 
-def round(x, decimals=0):
-    x = asarray_or_tracer(x)
-    if _kind(aval_of(x).dtype) in "iub":
-        return x
+def round(a, decimals=0, out=None):
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
+    a = asarray_or_tracer(a)
+    if _kind(aval_of(a).dtype) in "iub":
+        return _x64.canonicalize(a)
     if decimals == 0:
-        return E.round(x)
-    s = np.array(10.0 ** decimals, aval_of(x).dtype)
-    return E.div(E.round(E.mul(x, s)), s)
+        return E.round(a)
+    s = np.array(10.0 ** decimals, aval_of(a).dtype)
+    return E.div(E.round(E.mul(a, s)), s)
 
 
 around = round
 
 
 def trunc(x):
-    x = to_inexact(x, np.trunc)
+    x = asarray_or_tracer(x)
+    if _kind(aval_of(x).dtype) in "iub":
+        return _x64.canonicalize(x)
     return E.select_n(E.lt(x, np.array(0, aval_of(x).dtype)), E.floor(x), E.ceil(x))
 
 
 fix = trunc
 
 
-def negative(x):
+def negative(x, /, out=None, where=None):
+    if out is not None or where is not None:
+        refuse_ufunc_out('negative', out, where)
     return E.neg(asarray_or_tracer(x))
 
 
 def positive(x):
-    return asarray_or_tracer(x)
+    return _x64.canonicalize(asarray_or_tracer(x))
 
 
 def absolute(x):
@@ -97,11 +144,13 @@ def sign(x):
 
 
 def square(x):
-    return E.integer_pow(asarray_or_tracer(x), 2)
+    return E.integer_pow(_bool_as_int(asarray_or_tracer(x)), 2)
 
 
 def reciprocal(x):
     x = asarray_or_tracer(x)
+    if not _x64.enabled:  # JAX's 1/x of an integer is a float (NumPy's, in 64-bit mode, an int)
+        x = to_inexact(x)
     return E.div(np.array(1, aval_of(x).dtype), x)
 
 
@@ -156,112 +205,191 @@ def check_rank_promotion(name: str, *xs) -> None:
                   stacklevel=3)
 
 
-def _binary(prim_fn, name, ufunc=None):
-    def f(x, y):
+def refuse_ufunc_out(name: str, out, where) -> None:
+    """JAX's refusal of NumPy's ufunc `out=` and `where=` (funcad arrays are immutable:
+    use the result, and `where(mask, f(x), x)` for a masked update)."""
+    if out is not None:
+        raise NotImplementedError(f"out argument of <jnp.ufunc '{name}'>")
+    if where is not None:
+        raise NotImplementedError(f"where argument of <jnp.ufunc '{name}'>")
+
+
+def _binary(prim_fn, name, ufunc=None, lane=None):
+    """`lane`: the NumPy ufunc that is the primitive's impl on real floats (the fast lane)."""
+    def f(x1, x2, out=None, where=None):
+        if out is not None or where is not None:
+            refuse_ufunc_out(name, out, where)
+        if lane is not None and ctx.trace is None and not ctx.debug_nans:
+            if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+                _ieee.install()
+            tx, ty = type(x1), type(x2)
+            if tx is EagerArray or tx is _nd:
+                if ty is float or ty is int:
+                    if x1.dtype in _LANE[_x64.enabled]:
+                        return _lane_out(lane(_view(x1, _nd) if tx is EagerArray else x1, x2))
+                elif (ty is EagerArray or ty is _nd) and x1.dtype is x2.dtype and x1.shape == x2.shape \
+                        and x1.dtype in _LANE[_x64.enabled]:
+                    return _lane_out(lane(_view(x1, _nd) if tx is EagerArray else x1,
+                                          _view(x2, _nd) if ty is EagerArray else x2))
+            elif (tx is float or tx is int) and (ty is EagerArray or ty is _nd) and x2.dtype in _LANE[_x64.enabled]:
+                return _lane_out(lane(x1, _view(x2, _nd) if ty is EagerArray else x2))
         if _options.numpy_rank_promotion != "allow":
-            check_rank_promotion(name, x, y)
-        x, y = promote(x, y)
-        if ufunc is not None and _kind(aval_of(x).dtype) in "biu":
-            d = ufunc_dtype(ufunc, aval_of(x).dtype, aval_of(x).dtype)
-            x, y = cast(x, d), cast(y, d)
-        return prim_fn(x, y)
+            check_rank_promotion(name, x1, x2)
+        x1, x2 = promote(x1, x2)
+        if ufunc is not None and _kind(aval_of(x1).dtype) in "biu":
+            d = ufunc_dtype(ufunc, aval_of(x1).dtype, aval_of(x1).dtype)
+            x1, x2 = cast(x1, d), cast(x2, d)
+        return prim_fn(x1, x2)
     f.__name__ = name
     f.__doc__ = f"Elementwise {name} with broadcasting, as numpy.{name}."
     return f
 
 
-add = _binary(E.add, "add")
-subtract = _binary(E.sub, "subtract")
-multiply = _binary(E.mul, "multiply")
-true_divide = _binary(E.div, "true_divide", np.true_divide)
+add = _binary(E.add, "add", lane=np.add)
+subtract = _binary(E.sub, "subtract", lane=np.subtract)
+multiply = _binary(E.mul, "multiply", lane=np.multiply)
+true_divide = _binary(E.div, "true_divide", np.true_divide, lane=np.true_divide)
 divide = true_divide
 arctan2 = _binary(E.atan2, "arctan2", np.arctan2)
 atan2 = arctan2
-maximum = _binary(E.max, "maximum")
-minimum = _binary(E.min, "minimum")
-equal = _binary(E.eq, "equal")
-not_equal = _binary(E.ne, "not_equal")
-less = _binary(E.lt, "less")
-less_equal = _binary(E.le, "less_equal")
-greater = _binary(E.gt, "greater")
-greater_equal = _binary(E.ge, "greater_equal")
+maximum = _binary(E.max, "maximum", lane=np.maximum)
+minimum = _binary(E.min, "minimum", lane=np.minimum)
+equal = _binary(E.eq, "equal", lane=np.equal)
+not_equal = _binary(E.ne, "not_equal", lane=np.not_equal)
+
+
+def _ordered(prim_fn, strict):
+    """An order comparison that takes complex values in lexicographic order (real part,
+    then imaginary), as NumPy and JAX do; XLA compares only real numbers."""
+    def f(x, y):
+        if _kind(aval_of(x).dtype) != "c":
+            return prim_fn(x, y)
+        rx, ry = E.real(x), E.real(y)
+        return E.bitwise_or(strict(rx, ry), E.bitwise_and(E.eq(rx, ry), prim_fn(E.imag(x), E.imag(y))))
+    return f
+
+
+less = _binary(_ordered(E.lt, E.lt), "less", lane=np.less)
+less_equal = _binary(_ordered(E.le, E.lt), "less_equal", lane=np.less_equal)
+greater = _binary(_ordered(E.gt, E.gt), "greater", lane=np.greater)
+greater_equal = _binary(_ordered(E.ge, E.gt), "greater_equal", lane=np.greater_equal)
 bitwise_and = _binary(E.bitwise_and, "bitwise_and")
 bitwise_or = _binary(E.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(E.bitwise_xor, "bitwise_xor")
 
 
-def logical_and(x, y):
+def logical_and(x, y, /, out=None, where=None):
+    if out is not None or where is not None:
+        refuse_ufunc_out('logical_and', out, where)
     return E.bitwise_and(*promote(_as_bool(x), _as_bool(y)))
 
 
-def logical_or(x, y):
+def logical_or(x, y, /, out=None, where=None):
+    if out is not None or where is not None:
+        refuse_ufunc_out('logical_or', out, where)
     return E.bitwise_or(*promote(_as_bool(x), _as_bool(y)))
 
 
-def logical_xor(x, y):
+def logical_xor(x, y, /, out=None, where=None):
+    if out is not None or where is not None:
+        refuse_ufunc_out('logical_xor', out, where)
     return E.bitwise_xor(*promote(_as_bool(x), _as_bool(y)))
 
 
-def power(x, y):
+def power(x1, x2):
     """x ** y; an integer Python exponent becomes integer_pow (exact, as in JAX)."""
-    if type(y) is int and not isinstance(x, bool):
-        x = asarray_or_tracer(x)
-        if _kind(aval_of(x).dtype) in "fc" or y >= 0:
-            return E.integer_pow(x, y)
-    x, y = promote(x, y)
-    if _kind(aval_of(x).dtype) in "iub":
-        d = aval_of(x).dtype
-        if _kind(aval_of(y).dtype) in "iu" and isinstance(y, np.ndarray) and isinstance(x, np.ndarray):
-            return wrap(np.power(plain(x), plain(y)))  # both concrete: NumPy's exact integer power
-        # Traced integers: computed in float64, exact up to 2**53.
-        x, y = cast(x, np.float64), cast(y, np.float64)
-        return cast(E.pow(x, y), d)
-    return E.pow(x, y)
+    if type(x2) is int and not isinstance(x1, bool):
+        x1 = asarray_or_tracer(x1)
+        if _kind(aval_of(x1).dtype) in "fc" or x2 >= 0:
+            return E.integer_pow(x1, x2)
+    x1, x2 = promote(x1, x2)
+    if _kind(aval_of(x1).dtype) in "iub":
+        d = aval_of(x1).dtype
+        if _kind(aval_of(x2).dtype) in "iu" and isinstance(x2, np.ndarray) and isinstance(x1, np.ndarray) \
+                and not (plain(x2) < 0).any():
+            return wrap(np.power(plain(x1), plain(x2)))  # both concrete: NumPy's exact integer power
+        # Traced integers: computed in float64, exact up to 2**53. A negative exponent gives
+        # 0 (1 or -1 for x1 of 1 or -1), as in JAX, where NumPy raises.
+        xf, yf = cast(x1, np.float64), cast(x2, np.float64)
+        zero = np.zeros((), aval_of(xf).dtype)
+        r = E.pow(xf, yf)
+        return cast(E.select_n(E.bitwise_and(E.lt(yf, zero), E.eq(xf, zero)), r, zero), d)
+    return E.pow(x1, x2)
 
 
 def float_power(x, y):
-    return power(cast(asarray_or_tracer(x), np.float64), y)
-
-
-def fmod(x, y):
-    return E.rem(*promote(x, y))
-
-
-def remainder(x, y):
-    """Python-style modulo: the result has the sign of y."""
+    """x ** y in float64, or complex128 when either is complex (NumPy's; 32 bits with x64 off)."""
     x, y = promote(x, y)
-    r = E.rem(x, y)
+    d = np.dtype(np.complex128 if _kind(aval_of(x).dtype) == "c" else np.float64)
+    return power(cast(x, d), cast(y, d))
+
+
+def _bool_as_int(x):
+    """A bool array as NumPy's arithmetic takes it: int8 (JAX's int32 with x64 off)."""
+    if aval_of(x).dtype != np.bool_:
+        return x
+    return cast(x, np.dtype(np.int8) if _x64.enabled else np.dtype(np.int32))
+
+
+def _int_divisor(x, y):
+    """Bools as ints; an integer divisor 0 becomes 1, so x % 0 is 0 (JAX's; NumPy's too)."""
+    x, y = map(_bool_as_int, promote(x, y))
+    if _kind(aval_of(y).dtype) in "iu":
+        one, zero = np.ones((), aval_of(y).dtype), np.zeros((), aval_of(y).dtype)
+        y = E.select_n(E.eq(y, zero), y, one)
+    return x, y
+
+
+def fmod(x1, x2):
+    return E.rem(*_int_divisor(x1, x2))
+
+
+def remainder(x1, x2):
+    """Python-style modulo: the result has the sign of y."""
+    x1, x2 = _int_divisor(x1, x2)
+    r = E.rem(x1, x2)
     zero = np.zeros((), aval_of(r).dtype)
-    fix_sign = E.bitwise_and(E.ne(r, zero), E.ne(E.lt(r, zero), E.lt(y, zero)))
-    return E.select_n(fix_sign, r, E.add(r, y))
+    fix_sign = E.bitwise_and(E.ne(r, zero), E.ne(E.lt(r, zero), E.lt(x2, zero)))
+    return E.select_n(fix_sign, r, E.add(r, x2))
 
 
 mod = remainder
 
 
-def floor_divide(x, y):
-    x, y = promote(x, y)
-    if _kind(aval_of(x).dtype) in "iu":
-        q = E.div(x, y)
-        zero = np.zeros((), aval_of(x).dtype)
-        adjust = E.bitwise_and(E.ne(E.rem(x, y), zero), E.ne(E.lt(x, zero), E.lt(y, zero)))
-        return E.select_n(adjust, q, E.sub(q, np.ones((), aval_of(x).dtype)))
-    if aval_of(x).dtype == np.bool_:
-        return cast(floor_divide(cast(x, np.int8), cast(y, np.int8)), np.int8)
-    return E.floor(E.div(x, y))
+def floor_divide(x1, x2):
+    x1, x2 = promote(x1, x2)
+    if _kind(aval_of(x1).dtype) == "u":
+        return E.div(x1, x2)  # nothing to round down
+    if _kind(aval_of(x1).dtype) == "i":
+        q = E.div(x1, x2)
+        zero = np.zeros((), aval_of(x1).dtype)
+        # signs compared with sign(), so x1 // 0 is div's -1 less one where x1 != 0, as JAX's
+        adjust = E.bitwise_and(E.ne(E.rem(x1, x2), zero), E.ne(E.sign(x1), E.sign(x2)))
+        return E.select_n(adjust, q, E.sub(q, np.ones((), aval_of(x1).dtype)))
+    if aval_of(x1).dtype == np.bool_:
+        return cast(floor_divide(cast(x1, np.int8), cast(x2, np.int8)), np.int8)
+    # Python's float floor division: (x1 - fmod(x1, x2)) / x2 is exact, less one where the
+    # remainder's sign differs from y's (floor(x1 / x2) would give -0.0 for -2 // inf);
+    # x1 / 0 is x1 / x2 itself (inf, -inf or nan), as in JAX.
+    d = aval_of(x1).dtype
+    zero = np.zeros((), d)
+    r = E.rem(x1, x2)
+    q = E.div(E.select_n(E.eq(x2, zero), E.sub(x1, r), x1), x2)
+    adjust = E.bitwise_and(E.ne(r, zero), E.ne(E.lt(x2, zero), E.lt(r, zero)))
+    return E.round(E.select_n(adjust, q, E.sub(q, np.ones((), d))))
 
 
-def divmod(x, y):
-    return floor_divide(x, y), remainder(x, y)
+def divmod(x1, x2):
+    return floor_divide(x1, x2), remainder(x1, x2)
 
 
-def hypot(x, y):
+def hypot(x1, x2):
     """sqrt(x**2 + y**2) without overflow. The value is computed as JAX does; the
     derivative is a rule, (x dx + y dy) / hypot(x, y), so that it is also right
     to every order at |x| == |y|, where differentiating the max/min formula gives
     a wrong second derivative. At the origin each argument's derivative is 1/2."""
-    x, y = promote(to_inexact(x), to_inexact(y))
-    return bind_custom_jvp(_hypot_value, _hypot_jvp, [x, y])[0]
+    x1, x2 = promote(to_inexact(x1), to_inexact(x2))
+    return bind_custom_jvp(_hypot_value, _hypot_jvp, [x1, x2])[0]
 
 
 def _hypot_value(x, y):
@@ -283,15 +411,26 @@ def _hypot_jvp(primals, tangents):
     return [out], [terms[0] if len(terms) == 1 else add(*terms)]
 
 
-def logaddexp(x, y):
+def logaddexp(x1, x2, /, out=None, where=None):
     """log(exp(x) + exp(y)) without overflow. As in JAX, its derivative is a rule
     (not the derivative of the formula), finite wherever the value is: at x == y,
     with one argument -inf, and at +inf."""
-    x, y = promote(to_inexact(x), to_inexact(y))
-    return bind_custom_jvp(_logaddexp_value, _logaddexp_jvp, [x, y])[0]
+    if out is not None or where is not None:
+        refuse_ufunc_out('logaddexp', out, where)
+    x1, x2 = promote(to_inexact(x1), to_inexact(x2))
+    return bind_custom_jvp(_logaddexp_value, _logaddexp_jvp, [x1, x2])[0]
 
 
 def _logaddexp_value(x, y):
+    if _kind(aval_of(x).dtype) == "c":
+        # a + log1p(exp(b - a)) with a the argument of larger real part, its imaginary
+        # part taken back into [-pi, pi] (the principal branch, as JAX's)
+        rx, ry = E.real(x), E.real(y)  # the larger one in lexicographic order, as max's
+        first = E.bitwise_or(E.gt(rx, ry), E.bitwise_and(E.eq(rx, ry), E.ge(E.imag(x), E.imag(y))))
+        a, b = where(first, x, y), where(first, y, x)
+        out = add(a, log1p(exp(subtract(b, a))))
+        pi = np.array(np.pi, aval_of(E.real(out)).dtype)
+        return [E.complex(E.real(out), subtract(remainder(add(E.imag(out), pi), 2 * pi), pi))]
     delta = subtract(x, y)  # NaN when both are the same infinity: then x + y is the answer
     return [where(isnan(delta), add(x, y), add(maximum(x, y), log1p(exp(negative(absolute(delta))))))]
 
@@ -308,10 +447,12 @@ def _logaddexp_jvp(primals, tangents):
     return [out], [t_out]
 
 
-def logaddexp2(x, y):
+def logaddexp2(x1, x2, /, out=None, where=None):
     """log2(2**x + 2**y) without overflow; gradients as logaddexp's."""
-    x, y = promote(to_inexact(x), to_inexact(y))
-    return bind_custom_jvp(_logaddexp2_value, _logaddexp2_jvp, [x, y])[0]
+    if out is not None or where is not None:
+        refuse_ufunc_out('logaddexp2', out, where)
+    x1, x2 = promote(to_inexact(x1), to_inexact(x2))
+    return bind_custom_jvp(_logaddexp2_value, _logaddexp2_jvp, [x1, x2])[0]
 
 
 def _logaddexp2_value(x, y):
@@ -373,15 +514,16 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     return arr
 
 
-def copysign(x, y):
-    x, y = promote(to_inexact(x), to_inexact(y))
-    return where(E.lt(y, np.zeros((), aval_of(y).dtype)) | E.bitwise_and(E.eq(y, np.zeros((), aval_of(y).dtype)), E.lt(E.div(np.ones((), aval_of(y).dtype), y), np.zeros((), aval_of(y).dtype))), negative(absolute(x)), absolute(x))
+def copysign(x1, x2):
+    x1, x2 = promote(to_inexact(x1), to_inexact(x2))
+    return where(E.lt(x2, np.zeros((), aval_of(x2).dtype)) | E.bitwise_and(E.eq(x2, np.zeros((), aval_of(x2).dtype)), E.lt(E.div(np.ones((), aval_of(x2).dtype), x2), np.zeros((), aval_of(x2).dtype))), negative(absolute(x1)), absolute(x1))
 
 
-def heaviside(x, h0):
-    x, h0 = promote(x, h0)
-    zero, one = np.zeros((), aval_of(x).dtype), np.ones((), aval_of(x).dtype)
-    return where(E.lt(x, zero), zero, where(E.gt(x, zero), one, h0))
+def heaviside(x1, x2):
+    x1, x2 = promote(x1, x2)
+    x1, x2 = to_inexact(x1), to_inexact(x2)  # a float result, as NumPy's and JAX's
+    zero, one = np.zeros((), aval_of(x1).dtype), np.ones((), aval_of(x1).dtype)
+    return where(E.lt(x1, zero), zero, where(E.gt(x1, zero), one, x2))
 
 
 def sinc(x):

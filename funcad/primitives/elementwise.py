@@ -181,7 +181,14 @@ expm1_p = unop("expm1", np.expm1, hlo="stablehlo.exponential_minus_one", py="np.
 expm1 = _bind1(expm1_p)
 defjvp(expm1_p, lambda t, ans, x: mul(t, add(ans, const(x, 1))))
 
-logistic_p = unop("logistic", lambda x: sp.expit(x), hlo="stablehlo.logistic", py="special.expit({0})")
+def _logistic_impl(x):
+    x = np.asarray(x)
+    if x.dtype.kind == "c":  # SciPy's expit is real-only; 1 / (1 + e^-x), as XLA's
+        return np.reciprocal(1 + np.exp(-x))
+    return np.asarray(sp.expit(x)).astype(x.dtype, copy=False)  # SciPy's float16 gives float32
+
+
+logistic_p = unop("logistic", _logistic_impl, hlo="stablehlo.logistic", py="special.expit({0})")
 logistic = _bind1(logistic_p)
 defjvp(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(const(x, 1), ans))))
 
@@ -548,13 +555,17 @@ def _int_div(x, y):
         # C (and XLA) integer division truncates toward zero.
         with np.errstate(divide="ignore"):
             q = np.floor_divide(x, y)
-            return q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+            q = q + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+            # x / 0 is all ones (-1, or the largest unsigned), as XLA's (NumPy gives 0)
+            return np.where(y == 0, np.array(-1).astype(q.dtype), q)
     return np.true_divide(x, y)
 
 
 def _rem(x, y):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.fmod(x, y)
+        r = np.fmod(x, y)
+        # an integer x % 0 is x, as XLA's (NumPy gives 0)
+        return np.where(y == 0, x, r) if _kind(r.dtype) in "iu" else r
 
 
 def _div_source(eqn, a):

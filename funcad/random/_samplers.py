@@ -539,6 +539,8 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
         raise ValueError(f"axis {axis} is out of bounds for an array of rank {nd}")
     axis %= nd
     x = fnp.asarray(x)
+    if x.size == 0:  # nothing to move (a (0, n) array has no row to take)
+        return x
     if independent or nd == 1:
         return _shuffle(key, x, axis)
     ind = _shuffle(key, S.iota(np.int64, (x.shape[axis],), 0), 0)

@@ -89,8 +89,11 @@ def solve(a, b):
         raise FuncadValueError(f"solve: a is {n} x {n} but b has {aval_of(b).shape[-2]} rows "
                                f"(shapes {tuple(sa)} and {tuple(sb)})")
     a, b = _common_batch(a, b)
-    lu, _, perm = T.lu(a)
-    x = _lu_solve_factored(lu, perm, b)
+    if aval_of(a).size == 0 or aval_of(b).size == 0:  # nothing to solve: x is as empty as b
+        x = fnp.zeros_like(b)
+    else:
+        lu, _, perm = T.lu(a)
+        x = _lu_solve_factored(lu, perm, b)
     return x[..., 0] if vector else x
 
 

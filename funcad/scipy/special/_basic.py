@@ -30,6 +30,9 @@ def expit(x):
     >>> float(expit(0.0))
     0.5
     """
+    x = asarray_or_tracer(x)
+    if aval_of(x).dtype.kind == "c":  # complex too, as JAX's
+        return E.logistic(x)
     return E.logistic(*_real("expit", x))
 
 

@@ -1,0 +1,209 @@
+"""Issue 32's wrong numbers: each case against JAX, eager and under jit, grad and vmap where
+they apply, in 64-bit mode (JAX with x64 on) and 32-bit mode (JAX's default)."""
+import warnings
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jss
+import numpy as np
+import pytest
+
+import funcad
+import funcad.numpy as fnp
+import funcad.scipy.special as fss
+
+
+@pytest.fixture(params=[True, False], ids=["x64", "x32"])
+def mode(request):
+    """Both libraries in the same precision mode for one test, then back."""
+    with jax.enable_x64(request.param), funcad.enable_x64(request.param):
+        yield request.param
+
+
+def same(got, want, rtol=None):
+    """Equal dtype and shape, and values to the dtype's precision (NaNs and signed zeros
+    where the values are exact)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert (got.dtype, got.shape) == (want.dtype, want.shape)
+    if rtol is None:
+        rtol = {4: 1e-6, 8: 1e-14, 2: 1e-3}.get(np.finfo(got.dtype).bits // 8
+                                                 if got.dtype.kind in "fc" else 0, 0)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=0)
+    if rtol == 0 and got.dtype.kind == "f":
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def check(fname, *args, fmod=fnp, jmod=jnp, transforms=("eager", "jit")):
+    f, j = getattr(fmod, fname), getattr(jmod, fname)
+    want = j(*args)
+    if "eager" in transforms:
+        same(f(*args), want)
+    if "jit" in transforms:
+        same(funcad.jit(f)(*args), want)
+    if "vmap" in transforms:
+        same(funcad.vmap(f)(*args), jax.vmap(j)(*args))
+
+
+Z1 = np.array([0.3 + 0.5j, -1 + 2j, 3 - 4j, -2 - 3j])
+Z2 = np.array([-0.2 - 0.1j, 0.5j, 2 + 4j, 1 + 3.1j])
+
+
+def test_logaddexp_of_complex(mode):
+    d = np.complex128 if mode else np.complex64
+    check("logaddexp", Z1.astype(d), Z2.astype(d), transforms=("eager", "jit", "vmap"))
+    g = funcad.grad(lambda x: fnp.logaddexp(x, 1.0 + 0.5j).real)(0.3 + 0.2j)
+    same(g, jax.grad(lambda x: jnp.logaddexp(x, 1.0 + 0.5j).real)(0.3 + 0.2j))
+
+
+def test_float_power_of_complex_base(mode):
+    check("float_power", Z1, 2.5)
+    check("float_power", Z1, Z2)
+    check("float_power", np.array([2.0, 3.0]), Z2[:2])
+
+
+def test_floor_divide_by_infinity_and_zero(mode):
+    a = np.array([-2.0, 2.0, -0.0, 0.0, 1.0, -1.0, 5.0, -5.0, np.inf, 7.0, -7.5, 3.0])
+    b = np.array([np.inf, np.inf, np.inf, 0.0, 0.0, 0.0, np.inf, -np.inf, 2.0, -0.0, 2.0, -np.inf])
+    check("floor_divide", a, b, transforms=("eager", "jit", "vmap"))
+    same(funcad.grad(fnp.floor_divide)(3.0, 2.0), jax.grad(jnp.floor_divide)(3.0, 2.0))
+
+
+def test_spacing_and_frexp_derivatives(mode):
+    for x in (1.5, -3.0, 1e-3):
+        same(funcad.grad(fnp.spacing)(x), jax.grad(jnp.spacing)(x))
+    xs = [5.0, -3.0, 0.1, 0.0, -0.0, np.inf, np.nan, 1.0]
+    fr, jr = (lambda x: fnp.frexp(x)[0]), (lambda x: jnp.frexp(x)[0])
+    for x in xs:
+        same(funcad.grad(fr)(x), jax.grad(jr)(x))
+        same(funcad.jit(funcad.grad(fr))(x), jax.grad(jr)(x))
+    same(funcad.vmap(funcad.grad(fr))(np.array(xs[:3])), jax.vmap(jax.grad(jr))(np.array(xs[:3])))
+    same(funcad.grad(funcad.grad(fr))(5.0), jax.grad(jax.grad(jr))(5.0))
+    check("frexp", np.array([5.0, -0.0, np.inf, 0.375]))
+
+
+@pytest.mark.parametrize("name", ["argmin", "argmax"])
+def test_argminmax_keepdims_without_axis(name, mode):
+    x = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, 1.0]])
+    for axis in (None, 1):
+        f = lambda v, fn: fn(v, axis=axis, keepdims=True)  # noqa: E731
+        same(getattr(fnp, name)(x, axis=axis, keepdims=True),
+             getattr(jnp, name)(x, axis=axis, keepdims=True))
+        same(funcad.jit(lambda v: f(v, getattr(fnp, name)))(x), f(x, getattr(jnp, name)))
+
+
+UNARY = ["sin", "cos", "exp", "sqrt", "log", "log1p", "expm1", "tanh", "arctan", "cbrt", "exp2",
+         "log2", "log10", "sinh", "deg2rad"]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16"])
+def test_small_integer_inputs_to_float_functions_in_32_bit_mode(dtype):
+    x = np.array([1, 0, 1], dtype)
+    with jax.enable_x64(False), funcad.enable_x64(False), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # log(0)
+        for name in UNARY:
+            check(name, x)
+        for name in ["xlogy", "xlog1py"]:
+            check(name, x, x, fmod=fss, jmod=jss)
+        for name in ["logit", "entr", "i0e"]:
+            check(name, x, fmod=fss, jmod=jss)
+        check("heaviside", x, x)
+        check("square", x)
+        check("true_divide", x, x)
+
+
+def test_square_and_heaviside_of_bool(mode):
+    b = np.array([True, False])
+    check("square", b) if not mode else same(fnp.square(b), np.square(b))  # x64: NumPy's int8
+    same(funcad.jit(fnp.square)(b), fnp.square(b))
+    h = fnp.heaviside(b, b)
+    assert h.dtype.kind == "f"
+    same(funcad.jit(fnp.heaviside)(b, b), h)
+    np.testing.assert_array_equal(h, [1.0, 0.0])
+
+
+def test_no_numpy_warnings_from_eager_funcad():
+    # The intended IEEE values, silently, as JAX gives them (before: RuntimeWarnings from
+    # funcad's own lines: divide by zero in log, invalid value in sqrt, overflow in exp).
+    x = np.array([0.0, -1.0, 1000.0])
+    with warnings.catch_warnings(record=True) as log:
+        got = [fnp.log(x), fnp.sqrt(x), fnp.exp(x), fnp.power(x, 0.5), fnp.divide(1.0, x),
+               fnp.floor_divide(x, 0.0), fss.xlogy(1.0, x), fnp.arccosh(x)]
+    assert [str(w.message) for w in log] == []
+    with jax.enable_x64(True):
+        want = [jnp.log(x), jnp.sqrt(x), jnp.exp(x), jnp.power(x, 0.5), jnp.divide(1.0, x),
+                jnp.floor_divide(x, 0.0), jss.xlogy(1.0, x), jnp.arccosh(x)]
+    for g, w in zip(got, want):
+        same(g, w)
+    with warnings.catch_warnings(record=True) as log:  # the user's own NumPy code still warns
+        warnings.simplefilter("always")
+        np.log(np.zeros(1))
+    assert len(log) == 1
+
+
+# ---------------------------------------------- also found: size 0, jit, errors ----
+
+def test_size_zero_inputs(mode):
+    x = np.zeros((0, 1), np.float32)
+    for f in (lambda v: funcad.random.permutation(funcad.random.key(0), v),
+              funcad.jit(lambda v: funcad.random.permutation(funcad.random.key(0), v))):
+        same(f(x), jax.random.permutation(jax.random.key(0), x))
+    a, b = np.zeros((0, 0), np.float32), np.zeros((0,), np.float32)
+    same(fnp.linalg.solve(a, b), jnp.linalg.solve(a, b))
+    same(funcad.jit(fnp.linalg.solve)(a, b), jnp.linalg.solve(a, b))
+    h = lambda m: m.hessian(lambda v: (v ** 2).sum())  # noqa: E731
+    same(h(funcad)(b), h(jax)(b))
+    same(funcad.jit(h(funcad))(b), h(jax)(b))
+
+
+@pytest.mark.parametrize("name", ["angle", "floor", "ceil", "trunc", "square"])
+@pytest.mark.parametrize("dtype", ["bool", "int32"])
+def test_integer_and_bool_inputs_under_jit(name, dtype, mode):
+    x = np.array([1, 0, 1], dtype)
+    want = getattr(fnp, name)(x)
+    same(funcad.jit(getattr(fnp, name))(x), want)
+    if not mode:  # JAX's dtypes in 32-bit mode (64-bit mode follows NumPy's, README)
+        check(name, x)
+
+
+def test_interp_remainder_fmod_of_bools_and_negative_integer_powers(mode):
+    t, f = np.array([True, False, True]), np.array([True, True, True])
+    for name in ("remainder", "fmod"):
+        same(funcad.jit(getattr(fnp, name))(t, f), getattr(fnp, name)(t, f))
+        if not mode:
+            check(name, t, f)
+    xp, fp = np.array([0.0, 1.0]), np.array([2.0, 3.0])
+    same(fnp.interp(t, xp, fp), fnp.interp(t.astype(fnp.interp(t, xp, fp).dtype), xp, fp))
+    x, y = np.array([0, 1, -1, 2, -2, 1, -1, 3], np.int32), np.array([-1, -2, -3, -1, -2, -5, -4, 2], np.int32)
+    check("power", x, y)
+
+
+def test_complex_order_comparisons_under_jit(mode):
+    a = np.array([1 + 1j, 1 + 2j, 2 + 0j, np.nan + 0j, 3 - 1j])
+    b = np.array([1 + 2j, 1 + 2j, 1 + 5j, 1 + 0j, 3 - 1j])
+    for name in ("less", "less_equal", "greater", "greater_equal"):
+        check(name, a, b)
+
+
+def test_complex_expit_silu_logsumexp(mode):
+    import jax.nn as jnn
+    import funcad.nn as fnn
+    z = np.array([1 + 1j, 0.5j, -2 + 3j])
+    check("expit", z, fmod=fss, jmod=jss)
+    check("silu", z, fmod=fnn, jmod=jnn)
+    check("logsumexp", z, fmod=fss, jmod=jss)
+    check("logsumexp", z, fmod=fnn, jmod=jnn)
+    same(fss.logsumexp(z, b=np.array([1.0, 2.0, -1.0])), jss.logsumexp(z, b=np.array([1.0, 2.0, -1.0])))
+    same(fss.logsumexp(z, return_sign=True), jss.logsumexp(z, return_sign=True))
+    same(funcad.grad(lambda v: fss.logsumexp(v).real)(z), jax.grad(lambda v: jss.logsumexp(v).real)(z))
+
+
+def test_errors_name_the_returned_value_and_the_predicate():
+    for f in (lambda x: "a", lambda x: (lambda: x)):
+        with pytest.raises(TypeError, match="returned a value of type"):
+            funcad.jit(f)(1.0)
+    with pytest.raises(TypeError, match="predicate must be a scalar, got 'yes' of type str"):
+        funcad.lax.cond("yes", lambda: 1.0, lambda: 2.0)
+    with pytest.raises(TypeError, match="dtype object"):
+        fnp.array([object()])
+    with pytest.raises(TypeError):
+        jnp.array([object()])
