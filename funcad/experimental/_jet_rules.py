@@ -429,12 +429,11 @@ jet_rules[jit_p] = _jit_rule
 
 
 def _closed_call_rule(primals, series, *, call_jaxpr):
-    # a closed_call is its body: the series go through it inline
+    # a closed_call has no meaning of its own: the jet of its callee
     from ..core.trace import eval_jaxpr
     from ._jet_trace import jet_flat
-    body = lambda *xs: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *xs)
-    p_out, s_out = jet_flat(body, list(primals), series, len(series[0]))
-    return list(p_out), [list(s) for s in s_out]
+    return jet_flat(lambda *a: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *a),
+                    list(primals), [list(s) for s in series], len(series[0]))
 
 
 jet_rules[closed_call_p] = _closed_call_rule
