@@ -469,6 +469,8 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
     """Vector/matrix products (lhs's last axis against rhs's first); with
     dimension_numbers it is dot_general. `precision` as in dot_general.
 
+    >>> import numpy as np
+    >>> from funcad.lax import dot
     >>> dot(np.ones((2, 3)), np.ones(3), precision="F64_F64_F64").tolist()
     [3.0, 3.0]
     """
