@@ -299,3 +299,39 @@ def _provenance(m):
 
 def test_numpyro_style_provenance_matches_jax():
     assert _provenance(FUNCAD) == _provenance(JAX) == [frozenset("a"), frozenset("c"), frozenset("c")]
+
+
+def _equinox_vprim(m):
+    """equinox's create_vprim: a multiple-results primitive whose batching rule takes
+    the axis size and name (axis_primitive_batchers), lowered with lower_fun."""
+    p = m.core.Primitive("vprim_sum")
+    p.multiple_results = True
+    seen = []
+    p.def_impl(lambda x, y: [x + y, x * y])
+    p.def_abstract_eval(lambda x, y: [m.ShapedArray(x.shape, x.dtype)] * 2)
+
+    def jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, [m.ad.instantiate_zeros(t) for t in tangents]
+        return p.bind(x, y), [tx + ty, tx * y + x * ty]
+    m.ad.primitive_jvps[p] = jvp
+
+    def batch_rule(axis_size, axis_name, trace_type, inputs, batch_axes, **params):
+        seen.append((axis_size, axis_name))
+        xs = [m.batching.bdim_at_front(a, d, axis_size) for a, d in zip(inputs, batch_axes)]
+        return p.bind(*xs), [0, 0]
+    m.batching.axis_primitive_batchers[p] = batch_rule
+    m.mlir.register_lowering(p, m.mlir.lower_fun(lambda x, y: [x + y, x * y], multiple_results=True))
+    f = lambda x, y: p.bind(x, y)[1].sum()
+    xs = np.stack([X, Y])
+    out = [m.api.vmap(f, in_axes=(0, None), axis_name="i")(xs, Y),
+           m.api.jit(m.api.vmap(m.api.grad(f), in_axes=(0, None)))(xs, Y)]
+    return out, seen
+
+
+def test_equinox_vprim_matches_jax():
+    (got, g_seen), (want, w_seen) = _equinox_vprim(FUNCAD), _equinox_vprim(JAX)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
+    # an unnamed vmap's axis name is None in funcad, a private sentinel object in JAX
+    named = lambda seen: [(n, a if isinstance(a, str) else None) for n, a in seen]
+    assert named(g_seen) == named(w_seen) == [(2, "i"), (2, None)]
