@@ -248,12 +248,23 @@ def test_effectful_abstract_eval():
         funcad.make_jaxpr(p.bind)(1.0)
 
 
-def test_missing_rule_names_primitive_and_transform():
-    p = f_core.Primitive("no_jvp")
+def test_missing_rule_says_where_to_register_it():
+    from funcad.core.errors import MissingRuleError
+    p = f_core.Primitive("bare")
+    with pytest.raises(MissingRuleError, match=r"`bare` has no NumPy implementation; .*def_impl"):
+        p.bind(1.0)
     p.def_impl(lambda x: x)
     p.def_abstract_eval(lambda x: x)
-    with pytest.raises(Exception, match="no_jvp"):
+    with pytest.raises(MissingRuleError, match=r"`bare` has no jvp .*ad.primitive_jvps\[p\]"):
         funcad.grad(p.bind)(1.0)
+    with pytest.raises(MissingRuleError, match=r"`bare` has no vmap .*batching.primitive_batchers"):
+        funcad.vmap(p.bind)(np.ones(2))
+    with pytest.raises(MissingRuleError, match=r"`bare` has no lowering rule.*mlir.lower_fun"):
+        funcad.jit(p.bind)(1.0)
+    f_ad.defjvp(p, lambda g, x: p.bind(g))  # the identity: linear, but no transpose rule given
+    f_batching.defvectorized(p)
+    with pytest.raises(MissingRuleError, match=r"`bare` has no transpose .*primitive_transposes"):
+        funcad.grad(lambda x: p.bind(x) * 1.0)(1.0)
 
 
 def _closed_call_program(m):
