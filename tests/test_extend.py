@@ -346,3 +346,86 @@ def test_equinox_vprim_matches_jax():
     # an unnamed vmap's axis name is None in funcad, a private sentinel object in JAX
     named = lambda seen: [(n, a if isinstance(a, str) else None) for n, a in seen]
     assert named(g_seen) == named(w_seen) == [(2, "i"), (2, None)]
+
+
+# JAX's "How primitives work" tutorial as a script, unchanged but for np.float32 data
+TUTORIAL = """import numpy as np
+import jax
+import jax.numpy as jnp
+from jax.extend import core
+from jax.interpreters import ad, batching, mlir
+import jax.monitoring
+
+multiply_add_p = core.Primitive("multiply_add")
+
+def multiply_add_prim(x, y, z):
+    return multiply_add_p.bind(x, y, z)
+
+@multiply_add_p.def_impl
+def multiply_add_impl(x, y, z):
+    return np.add(np.multiply(x, y), z)
+
+@multiply_add_p.def_abstract_eval
+def multiply_add_abstract_eval(xs, ys, zs):
+    assert xs.shape == ys.shape == zs.shape
+    return jax.core.ShapedArray(xs.shape, xs.dtype)
+
+mlir.register_lowering(multiply_add_p, mlir.lower_fun(lambda x, y, z: x * y + z, multiple_results=False))
+
+def multiply_add_value_and_jvp(arg_values, arg_tangents):
+    x, y, z = arg_values
+    xt, yt, zt = arg_tangents
+    primal_out = multiply_add_prim(x, y, z)
+    def make_zero(tan):
+        return jnp.zeros_like(x) if type(tan) is ad.Zero else tan
+    output_tangent = multiply_add_prim(make_zero(xt), y, multiply_add_prim(x, make_zero(yt), make_zero(zt)))
+    return (primal_out, output_tangent)
+ad.primitive_jvps[multiply_add_p] = multiply_add_value_and_jvp
+
+def multiply_add_transpose(ct, x, y, z):
+    if not ad.is_undefined_primal(x):
+        assert ad.is_undefined_primal(y)
+        ct_y = ad.Zero(y.aval) if type(ct) is ad.Zero else multiply_add_prim(x, ct, jnp.zeros_like(x))
+        res = None, ct_y, ct
+    else:
+        ct_x = ad.Zero(x.aval) if type(ct) is ad.Zero else multiply_add_prim(ct, y, jnp.zeros_like(y))
+        res = ct_x, None, ct
+    return res
+ad.primitive_transposes[multiply_add_p] = multiply_add_transpose
+
+def multiply_add_batch(vector_arg_values, batch_axes):
+    assert batch_axes[0] == batch_axes[1]
+    assert batch_axes[0] == batch_axes[2]
+    res = multiply_add_prim(*vector_arg_values)
+    return res, batch_axes[0]
+batching.primitive_batchers[multiply_add_p] = multiply_add_batch
+
+def square_add_prim(a, b):
+    return multiply_add_prim(a, a, b)
+
+x = np.array([2.0, 3.0], np.float32)
+print("eager", np.asarray(square_add_prim(x, x)).tolist())
+print("jit", np.asarray(jax.jit(square_add_prim)(x, x)).tolist())
+print("grad", float(jax.grad(lambda a: square_add_prim(a, 10.0))(2.0)))
+print("jit_grad", float(jax.jit(jax.grad(lambda a: square_add_prim(a, 10.0)))(2.0)))
+print("vmap", np.asarray(jax.vmap(square_add_prim, in_axes=0, out_axes=0)(np.array([2., 3.]), np.array([10., 20.]))).tolist())
+"""
+
+
+@pytest.mark.slow
+def test_tutorial_script_runs_unchanged_under_the_drop_in(tmp_path):
+    """`import jax` means funcad (funcad.as_jax): the tutorial's primitive, with its
+    rules registered through jax.interpreters, prints what it prints under JAX."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    script = tmp_path / "tutorial.py"
+    script.write_text(TUTORIAL)
+    env = {**os.environ, "PYTHONPATH": str(pathlib.Path(funcad.__file__).parents[1])}  # this checkout's funcad
+    run = lambda *cmd: subprocess.run([sys.executable, *cmd, str(script)], capture_output=True,
+                                      text=True, timeout=300, cwd=str(tmp_path), env=env)
+    want, got = run(), run("-m", "funcad.as_jax")
+    assert want.returncode == 0, want.stderr
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == want.stdout and len(want.stdout.splitlines()) == 5
