@@ -79,6 +79,14 @@ def user_source() -> str:
 filtering = "on"
 
 
+def _set_filtering(v: str) -> None:
+    global filtering
+    filtering = v
+
+
+options.bind("traceback_filtering", on_set=_set_filtering, get=lambda: filtering)
+
+
 def filtering_enabled() -> bool:
     return filtering == "on"
 

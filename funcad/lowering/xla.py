@@ -50,7 +50,7 @@ from typing import Callable
 import numpy as np
 
 from ..core import monitoring, options as _options
-from ..core.errors import FuncadError
+from ..core.errors import FuncadError, FuncadTypeError
 from . import compilation_cache
 
 # The jax/jaxlib releases funcad is tested with: >= the first, < the second.
@@ -609,3 +609,26 @@ def effects_barrier() -> None:
             first = first or e
     if first is not None:
         raise first
+
+
+def _backend_option(name: str, v):
+    return None if v is None or v == "" else _canonical(v)
+
+
+def _device_option(name: str, v):
+    if v is None or v == "":
+        return None
+    if isinstance(v, str):
+        try:
+            return _canonical(v)
+        except BackendError:
+            pass
+    elif hasattr(v, "platform") and hasattr(v, "id") and hasattr(v, "client"):
+        return v
+    raise FuncadTypeError(f"config option {name} takes a Device object (e.g. funcad.devices('cpu')[0]) "
+                          f"or a platform name string like 'cpu' or 'gpu', or None; got {v!r}")
+
+
+_options.bind("default_backend", on_set=set_default_backend, get=lambda: _default_backend,
+              validate=_backend_option)
+_options.bind("default_device", validate=_device_option)

@@ -1,9 +1,12 @@
 """Elementwise functions with NumPy's names, dtype rules and broadcasting."""
 from __future__ import annotations
 
+import warnings as _warnings
+
 import numpy as np
 from ..core.narrow import kind as _kind
 
+from ..core import ieee_warnings as _ieee
 from ..core import options as _options
 from ..core import x64 as _x64
 from ..core.avals import aval_of
@@ -36,6 +39,8 @@ def _float_unary(prim_fn, ufunc, name):
         t = type(x)
         if (t is EagerArray or t is _nd) and ctx.trace is None and not ctx.debug_nans \
                 and x.dtype in _LANE[_x64.enabled]:
+            if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+                _ieee.install()
             return _lane_out(ufunc(_view(x, _nd) if t is EagerArray else x))
         return prim_fn(to_inexact(x, ufunc))
     f.__name__ = name
@@ -215,6 +220,8 @@ def _binary(prim_fn, name, ufunc=None, lane=None):
         if out is not None or where is not None:
             refuse_ufunc_out(name, out, where)
         if lane is not None and ctx.trace is None and not ctx.debug_nans:
+            if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+                _ieee.install()
             tx, ty = type(x1), type(x2)
             if tx is EagerArray or tx is _nd:
                 if ty is float or ty is int:

@@ -297,19 +297,11 @@ class Jitted:
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         # backend None means the default one; the caches are dropped when it changes.
-        # debug_nans: traces made with it on record source lines (caches are shared).
-        # x64: argument dtypes are canonicalised differently in each mode.
-        # The PRNG settings change what funcad.random traces (in JAX's jit key too), as do
-        # the default matmul precision, the rank promotion check and softmax_custom_jvp
-        # (which rule nn.softmax's derivatives take). The context mesh
-        # (funcad.set_mesh) gives PartitionSpecs their devices. The default device is where
-        # the program runs; dtype promotion 'strict' refuses what 'standard' traces.
-        # (transforms/cache_miss.py names these entries: keep it in step.)
+        # The options declared with jit_key=True (core/options.py) change what a trace
+        # makes; the context mesh (funcad.set_mesh) gives PartitionSpecs their devices.
+        # (transforms/cache_miss.py names the entries from the same declarations.)
         key = (in_tree, tuple(_leaf_key(x) for x in leaves), tuple(statics), self.backend,
-               ctx.debug_nans, _x64.enabled, _prng.default_impl, _prng.threefry_partitionable,
-               _options.default_matmul_precision, _options.numpy_rank_promotion, context_mesh(),
-               _options.default_device, _options.numpy_dtype_promotion, _options.softmax_custom_jvp,
-               _options.debug_key_reuse)
+               _options.jit_key, context_mesh())
         return leaves, key, in_tree, static_pos
 
     def _trace(self, args, kwargs, leaves, in_tree, static_pos, parent=None):
@@ -810,14 +802,24 @@ def _drop_compiled():
 xla.backend_change_hooks.append(_drop_compiled)  # entries for backend=None are stale
 
 
-def _drop_fast_indexes():
+def _drop_fast_paths() -> None:
+    # The fast index is keyed on the arguments alone; it skips the trace-cache key and the
+    # checks that options enter (a complex128 input means complex64 with x64 off).
     for _, fast in _all_caches():
         fast.clear()
 
 
-# The fast index is keyed on the arguments alone (the mode would cost every call): a
-# complex128 input means complex64 with x64 off, so a switch of mode empties it.
-_x64.switch_hooks.append(_drop_fast_indexes)
+def _set_cache_size(n: int) -> None:
+    global CACHE_SIZE
+    CACHE_SIZE = n
+    for f in list(_live):  # shrink the caches that are now too big
+        while len(f._cache) > n:
+            f._cache.popitem(last=False)
+        f._fast.clear()
+
+
+_options.on_jit_key_change(_drop_fast_paths)
+_options.bind("jit_cache_size", on_set=_set_cache_size, get=lambda: CACHE_SIZE)
 
 
 def clear_caches() -> None:
