@@ -429,3 +429,19 @@ def test_tutorial_script_runs_unchanged_under_the_drop_in(tmp_path):
     assert want.returncode == 0, want.stderr
     assert got.returncode == 0, got.stderr
     assert got.stdout == want.stdout and len(want.stdout.splitlines()) == 5
+
+
+def test_closed_call_under_jet_and_sparsify():
+    from funcad.experimental import sparse
+    from funcad.experimental.jet import jet
+    prims = f_core.primitives
+    body = funcad.make_jaxpr(lambda x: [fnp.sin(x) * 2.0])(np.float32(0.5))
+    f = lambda x: prims.closed_call_p.bind(x, call_jaxpr=body)[0]
+    x0, series = np.float32(0.5), [np.float32(1.0), np.float32(0.0)]
+    got = jet(f, (x0,), (series,))
+    want = jet(lambda x: fnp.sin(x) * 2.0, (x0,), (series,))
+    np.testing.assert_allclose(np.asarray(got[1]), np.asarray(want[1]), rtol=1e-6)
+    body = funcad.make_jaxpr(lambda m: [m * 3.0])(np.zeros((2, 2), np.float32))
+    dense = np.array([[0, 1], [2, 0]], np.float32)
+    out = sparse.sparsify(lambda m: prims.closed_call_p.bind(m, call_jaxpr=body)[0])(sparse.BCOO.fromdense(dense))
+    np.testing.assert_allclose(np.asarray(out.todense()), dense * 3.0)

@@ -29,6 +29,7 @@ from ..primitives import structural as S
 from ..primitives._base import const
 from ..primitives.linalg import dot_general_p
 from ..transforms.checkpoint import name_p
+from ..transforms.closed_call import closed_call_p
 from ..transforms.jit import jit_p
 from ._jet_trace import jet_rules, jet_terms
 
@@ -425,3 +426,6 @@ def _jit_rule(primals, series, *, jaxpr, name, backend):
 
 
 jet_rules[jit_p] = _jit_rule
+# a closed_call's jet is its body's, as one jitted call
+jet_rules[closed_call_p] = lambda primals, series, *, call_jaxpr: _jit_rule(
+    primals, series, jaxpr=call_jaxpr, name="closed_call", backend=None)
