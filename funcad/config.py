@@ -61,6 +61,38 @@ def update(name: str, value) -> None:
     _opts.set_value(opt.name, opt.validate(name, value))
 
 
+def config_with_absl() -> None:
+    """Register an absl flag `--jax_<option>` for every option (as JAX's
+    `config.config_with_absl`); the flags given on the command line are applied once
+    `absl.app.run(main)` has parsed them. Needs the absl-py package.
+
+    >>> import funcad
+    >>> funcad.config.config_with_absl()  # then: absl.app.run(main)
+    """
+    try:
+        from absl import app, flags
+    except ImportError:
+        raise ImportError("config_with_absl needs the absl-py package (pip install absl-py)") from None
+    names = []
+    for name, opt in _OPTIONS.items():
+        flag = f"jax_{name}"
+        names.append(name)
+        if flag in flags.FLAGS:  # defined by an earlier call (or by JAX itself)
+            continue
+        value = read(name)
+        if isinstance(value, bool):
+            flags.DEFINE_bool(flag, value, opt.doc)
+        else:
+            flags.DEFINE_string(flag, None if value is None else str(value), opt.doc)
+
+    def complete():
+        for name in names:
+            flag = flags.FLAGS[f"jax_{name}"]
+            if flag.present:
+                update(name, flag.value)
+    app.call_after_init(complete)
+
+
 def read(name: str):
     """The current value of option `name` (also readable as `funcad.config.<name>`)."""
     return _opts.get_value(_option(name).name)
@@ -130,7 +162,8 @@ def _scope(opt: _opts.Option) -> OptionScope:
 # `with funcad.<option>(value):` for each option declared with a scope (funcad re-exports them)
 scopes: dict[str, OptionScope] = {o.name: _scope(o) for o in _OPTIONS.values() if o.scope is not _opts.NO_SCOPE}
 
-__all__ = ["update", "read", "override", "values", "describe", *_OPTIONS]
+__all__ = ["update", "read", "override", "values", "describe", "config_with_absl", "OptionScope", "scopes",
+           *_OPTIONS]
 
 
 def __getattr__(name: str):

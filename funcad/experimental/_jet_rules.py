@@ -426,6 +426,14 @@ def _jit_rule(primals, series, *, jaxpr, name, backend):
 
 
 jet_rules[jit_p] = _jit_rule
-# a closed_call's jet is its body's, as one jitted call
-jet_rules[closed_call_p] = lambda primals, series, *, call_jaxpr: _jit_rule(
-    primals, series, jaxpr=call_jaxpr, name="closed_call", backend=None)
+
+
+def _closed_call_rule(primals, series, *, call_jaxpr):
+    # a closed_call has no meaning of its own: the jet of its callee
+    from ..core.trace import eval_jaxpr
+    from ._jet_trace import jet_flat
+    return jet_flat(lambda *a: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *a),
+                    list(primals), [list(s) for s in series], len(series[0]))
+
+
+jet_rules[closed_call_p] = _closed_call_rule

@@ -21,9 +21,9 @@ from ...core.staging import trace_to_jaxpr
 from ...primitives import bits as _bits, elementwise as _E, indexing as _indexing, linalg as _linalg
 from ...primitives import reductions as _R, special as _special, structural as _S
 from ...transforms.checkpoint import checkpoint_p
-from ...transforms.closed_call import closed_call_p
 from ...transforms.control_flow import cond_p, while_p
 from ...transforms.custom_calls import custom_jvp_call_p
+from ...transforms.closed_call import closed_call_p
 from ...transforms.jit import jit_p
 from ._base import JAXSparse
 from ._bcoo import BCOO, bcoo_sum_duplicates
@@ -310,10 +310,10 @@ def _call_rule(param):
 
 sparse_rules[jit_p] = _call_rule("jaxpr")
 sparse_rules[checkpoint_p] = _call_rule("jaxpr")
-sparse_rules[closed_call_p] = _call_rule("call_jaxpr")
 # a custom_jvp function is evaluated through its body (its values are the same; the
 # body's own derivative is used for the sparse values)
 sparse_rules[custom_jvp_call_p] = _call_rule("call_jaxpr")
+sparse_rules[closed_call_p] = _call_rule("call_jaxpr")
 
 
 # BCSR: the operations JAX's sparsify has BCSR rules for
@@ -323,7 +323,7 @@ bcsr_rules[_linalg.dot_general_p] = lambda lhs, rhs, *, dimension_numbers, prefe
 bcsr_rules[_S.broadcast_in_dim_p] = lambda x, *, shape, broadcast_dimensions, **_: [
     bcsr_broadcast_in_dim(x, shape=shape, broadcast_dimensions=broadcast_dimensions)]
 bcsr_rules[_S.concatenate_p] = lambda *xs, dimension: [bcsr_concatenate(xs, dimension=dimension)]
-for _p in (jit_p, checkpoint_p, closed_call_p, custom_jvp_call_p):
+for _p in (jit_p, checkpoint_p, custom_jvp_call_p):
     bcsr_rules[_p] = sparse_rules[_p]
 
 
