@@ -14,6 +14,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
+
 from .core.avals import ShapedArray, aval_of
 from .core.pytree import PyTreeDef, tree_flatten, tree_unflatten, treedef_children
 from .extend import _linear_util as lu
@@ -49,24 +51,12 @@ def flatten_fun_nokwargs(f: lu.WrappedFun, in_tree: PyTreeDef) -> tuple[lu.Wrapp
 
 
 def shaped_abstractify(x) -> ShapedArray:
-    """The abstract value (shape, dtype, weak type) of an array, scalar or tracer."""
-    if hasattr(x, "shape") and hasattr(x, "dtype") and not hasattr(x, "aval") and \
-            type(x).__module__.split(".")[0] not in ("numpy", "funcad"):
+    """The abstract value (shape, dtype, weak type) of an array, scalar or tracer, or of
+    any object with a shape and a dtype (a ShapeDtypeStruct)."""
+    if not hasattr(x, "aval") and hasattr(x, "shape") and hasattr(x, "dtype") \
+            and not isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, x.dtype, bool(getattr(x, "weak_type", False)))
     return aval_of(x)
-
-
-class _HashableStatic:
-    __slots__ = ("val",)
-
-    def __init__(self, val):
-        self.val = val
-
-    def __hash__(self):
-        return hash(self.val)
-
-    def __eq__(self, other):
-        return type(other) is _HashableStatic and self.val == other.val
 
 
 def argnums_partial(f: lu.WrappedFun, dyn_argnums: int | Sequence[int], args: Sequence,

@@ -83,6 +83,16 @@ def test_shaped_abstractify_matches_jax(x):
     assert g.dtype.kind == w.dtype.kind
 
 
+def test_shaped_abstractify_of_shape_dtype_struct_and_tracer_matches_jax():
+    for m in (FUNCAD, JAX):
+        a = m.au.shaped_abstractify(m.api.ShapeDtypeStruct((2, 3), np.int8))
+        assert (a.shape, a.dtype, a.weak_type) == ((2, 3), np.int8, False)
+    got, want = [], []
+    funcad.jit(lambda x: got.append(funcad.api_util.shaped_abstractify(x)) or x)(np.ones(4, np.float32))
+    jax.jit(lambda x: want.append(jax.api_util.shaped_abstractify(x)) or x)(np.ones(4, np.float32))
+    assert (got[0].shape, got[0].dtype) == (want[0].shape, want[0].dtype) == ((4,), np.float32)
+
+
 def test_donation_and_axes_helpers_match_jax():
     args = ((np.ones(2), (np.ones(1), np.ones(3))), {"k": np.ones(2), "a": (1.0, 2.0)})
     for m in (FUNCAD, JAX):

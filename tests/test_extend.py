@@ -248,12 +248,23 @@ def test_effectful_abstract_eval():
         funcad.make_jaxpr(p.bind)(1.0)
 
 
-def test_missing_rule_names_primitive_and_transform():
-    p = f_core.Primitive("no_jvp")
+def test_missing_rule_says_where_to_register_it():
+    from funcad.core.errors import MissingRuleError
+    p = f_core.Primitive("bare")
+    with pytest.raises(MissingRuleError, match=r"`bare` has no NumPy implementation; .*def_impl"):
+        p.bind(1.0)
     p.def_impl(lambda x: x)
     p.def_abstract_eval(lambda x: x)
-    with pytest.raises(Exception, match="no_jvp"):
+    with pytest.raises(MissingRuleError, match=r"`bare` has no jvp .*ad.primitive_jvps\[p\]"):
         funcad.grad(p.bind)(1.0)
+    with pytest.raises(MissingRuleError, match=r"`bare` has no vmap .*batching.primitive_batchers"):
+        funcad.vmap(p.bind)(np.ones(2))
+    with pytest.raises(MissingRuleError, match=r"`bare` has no lowering rule.*mlir.lower_fun"):
+        funcad.jit(p.bind)(1.0)
+    f_ad.defjvp(p, lambda g, x: p.bind(g))  # the identity: linear, but no transpose rule given
+    f_batching.defvectorized(p)
+    with pytest.raises(MissingRuleError, match=r"`bare` has no transpose .*primitive_transposes"):
+        funcad.grad(lambda x: p.bind(x) * 1.0)(1.0)
 
 
 def _closed_call_program(m):
@@ -299,3 +310,138 @@ def _provenance(m):
 
 def test_numpyro_style_provenance_matches_jax():
     assert _provenance(FUNCAD) == _provenance(JAX) == [frozenset("a"), frozenset("c"), frozenset("c")]
+
+
+def _equinox_vprim(m):
+    """equinox's create_vprim: a multiple-results primitive whose batching rule takes
+    the axis size and name (axis_primitive_batchers), lowered with lower_fun."""
+    p = m.core.Primitive("vprim_sum")
+    p.multiple_results = True
+    seen = []
+    p.def_impl(lambda x, y: [x + y, x * y])
+    p.def_abstract_eval(lambda x, y: [m.ShapedArray(x.shape, x.dtype)] * 2)
+
+    def jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, [m.ad.instantiate_zeros(t) for t in tangents]
+        return p.bind(x, y), [tx + ty, tx * y + x * ty]
+    m.ad.primitive_jvps[p] = jvp
+
+    def batch_rule(axis_size, axis_name, trace_type, inputs, batch_axes, **params):
+        seen.append((axis_size, axis_name))
+        xs = [m.batching.bdim_at_front(a, d, axis_size) for a, d in zip(inputs, batch_axes)]
+        return p.bind(*xs), [0, 0]
+    m.batching.axis_primitive_batchers[p] = batch_rule
+    m.mlir.register_lowering(p, m.mlir.lower_fun(lambda x, y: [x + y, x * y], multiple_results=True))
+    f = lambda x, y: p.bind(x, y)[1].sum()
+    xs = np.stack([X, Y])
+    out = [m.api.vmap(f, in_axes=(0, None), axis_name="i")(xs, Y),
+           m.api.jit(m.api.vmap(m.api.grad(f), in_axes=(0, None)))(xs, Y)]
+    return out, seen
+
+
+def test_equinox_vprim_matches_jax():
+    (got, g_seen), (want, w_seen) = _equinox_vprim(FUNCAD), _equinox_vprim(JAX)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
+    # an unnamed vmap's axis name is None in funcad, a private sentinel object in JAX
+    named = lambda seen: [(n, a if isinstance(a, str) else None) for n, a in seen]
+    assert named(g_seen) == named(w_seen) == [(2, "i"), (2, None)]
+
+
+# JAX's "How primitives work" tutorial as a script, unchanged but for np.float32 data
+TUTORIAL = """import numpy as np
+import jax
+import jax.numpy as jnp
+from jax.extend import core
+from jax.interpreters import ad, batching, mlir
+import jax.monitoring
+
+multiply_add_p = core.Primitive("multiply_add")
+
+def multiply_add_prim(x, y, z):
+    return multiply_add_p.bind(x, y, z)
+
+@multiply_add_p.def_impl
+def multiply_add_impl(x, y, z):
+    return np.add(np.multiply(x, y), z)
+
+@multiply_add_p.def_abstract_eval
+def multiply_add_abstract_eval(xs, ys, zs):
+    assert xs.shape == ys.shape == zs.shape
+    return jax.core.ShapedArray(xs.shape, xs.dtype)
+
+mlir.register_lowering(multiply_add_p, mlir.lower_fun(lambda x, y, z: x * y + z, multiple_results=False))
+
+def multiply_add_value_and_jvp(arg_values, arg_tangents):
+    x, y, z = arg_values
+    xt, yt, zt = arg_tangents
+    primal_out = multiply_add_prim(x, y, z)
+    def make_zero(tan):
+        return jnp.zeros_like(x) if type(tan) is ad.Zero else tan
+    output_tangent = multiply_add_prim(make_zero(xt), y, multiply_add_prim(x, make_zero(yt), make_zero(zt)))
+    return (primal_out, output_tangent)
+ad.primitive_jvps[multiply_add_p] = multiply_add_value_and_jvp
+
+def multiply_add_transpose(ct, x, y, z):
+    if not ad.is_undefined_primal(x):
+        assert ad.is_undefined_primal(y)
+        ct_y = ad.Zero(y.aval) if type(ct) is ad.Zero else multiply_add_prim(x, ct, jnp.zeros_like(x))
+        res = None, ct_y, ct
+    else:
+        ct_x = ad.Zero(x.aval) if type(ct) is ad.Zero else multiply_add_prim(ct, y, jnp.zeros_like(y))
+        res = ct_x, None, ct
+    return res
+ad.primitive_transposes[multiply_add_p] = multiply_add_transpose
+
+def multiply_add_batch(vector_arg_values, batch_axes):
+    assert batch_axes[0] == batch_axes[1]
+    assert batch_axes[0] == batch_axes[2]
+    res = multiply_add_prim(*vector_arg_values)
+    return res, batch_axes[0]
+batching.primitive_batchers[multiply_add_p] = multiply_add_batch
+
+def square_add_prim(a, b):
+    return multiply_add_prim(a, a, b)
+
+x = np.array([2.0, 3.0], np.float32)
+print("eager", np.asarray(square_add_prim(x, x)).tolist())
+print("jit", np.asarray(jax.jit(square_add_prim)(x, x)).tolist())
+print("grad", float(jax.grad(lambda a: square_add_prim(a, 10.0))(2.0)))
+print("jit_grad", float(jax.jit(jax.grad(lambda a: square_add_prim(a, 10.0)))(2.0)))
+print("vmap", np.asarray(jax.vmap(square_add_prim, in_axes=0, out_axes=0)(np.array([2., 3.]), np.array([10., 20.]))).tolist())
+"""
+
+
+@pytest.mark.slow
+def test_tutorial_script_runs_unchanged_under_the_drop_in(tmp_path):
+    """`import jax` means funcad (funcad.as_jax): the tutorial's primitive, with its
+    rules registered through jax.interpreters, prints what it prints under JAX."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    script = tmp_path / "tutorial.py"
+    script.write_text(TUTORIAL)
+    env = {**os.environ, "PYTHONPATH": str(pathlib.Path(funcad.__file__).parents[1])}  # this checkout's funcad
+    run = lambda *cmd: subprocess.run([sys.executable, *cmd, str(script)], capture_output=True,
+                                      text=True, timeout=300, cwd=str(tmp_path), env=env)
+    want, got = run(), run("-m", "funcad.as_jax")
+    assert want.returncode == 0, want.stderr
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == want.stdout and len(want.stdout.splitlines()) == 5
+
+
+def test_closed_call_under_jet_and_sparsify():
+    from funcad.experimental import sparse
+    from funcad.experimental.jet import jet
+    prims = f_core.primitives
+    body = funcad.make_jaxpr(lambda x: [fnp.sin(x) * 2.0])(np.float32(0.5))
+    f = lambda x: prims.closed_call_p.bind(x, call_jaxpr=body)[0]
+    x0, series = np.float32(0.5), [np.float32(1.0), np.float32(0.0)]
+    got = jet(f, (x0,), (series,))
+    want = jet(lambda x: fnp.sin(x) * 2.0, (x0,), (series,))
+    np.testing.assert_allclose(np.asarray(got[1]), np.asarray(want[1]), rtol=1e-6)
+    body = funcad.make_jaxpr(lambda m: [m * 3.0])(np.zeros((2, 2), np.float32))
+    dense = np.array([[0, 1], [2, 0]], np.float32)
+    out = sparse.sparsify(lambda m: prims.closed_call_p.bind(m, call_jaxpr=body)[0])(sparse.BCOO.fromdense(dense))
+    np.testing.assert_allclose(np.asarray(out.todense()), dense * 3.0)

@@ -67,7 +67,10 @@ def signature_gaps(ns: str) -> tuple[int, list]:
         var_kw = any(p.kind is p.VAR_KEYWORD for p in fparams.values())
         refused = REFUSED.get((ns, name), {})
         for pname, jp in js.parameters.items():
-            if jp.kind in _VAR or pname in refused:
+            # A positional-only parameter has no name a caller can use: its position is
+            # what must exist (jnp.equal(x, y, /), jnp.arctan2(x1, x2, /)).
+            if jp.kind in _VAR or pname in refused or (
+                    jp.kind is jp.POSITIONAL_ONLY and len(fparams) > list(js.parameters).index(pname)):
                 continue
             fp = fparams.get(pname)
             if fp is None:

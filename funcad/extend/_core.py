@@ -23,8 +23,9 @@ from ..core.avals import ShapedArray, aval_of, tangent_dtype
 from ..core.eager import EagerArray
 from ..core.errors import ConcretizationError, JaxprTypeError, UnsupportedError
 from ..core.ir import ClosedJaxpr, Eqn as JaxprEqn, Jaxpr, Literal, Var, typecheck
-from ..core.trace import (Primitive as _CorePrimitive, Tracer, abstract_eval_rules, ctx as _ctx,
-                           eval_jaxpr, impl_rules)
+from ..core.trace import (Primitive as _CorePrimitive, Tracer, abstract_eval_rules, batch_rules,
+                           ctx as _ctx, eval_jaxpr, impl_rules, jvp_rules, lowering_rules,
+                           transpose_rules)
 
 __all__ = ["ClosedJaxpr", "Effect", "Effects", "Jaxpr", "JaxprEqn", "JaxprTypeError", "Literal",
            "Primitive", "Var", "array_types", "check_jaxpr", "concrete_or_error", "find_top_trace",
@@ -95,12 +96,25 @@ class Primitive(_CorePrimitive):
         abstract_eval_rules[self] = rule
         return effectful_abstract_eval
 
+    def rule_hint(self, table: dict) -> str:
+        return _HINTS.get(id(table), "")
+
     def impl(self, *args, **params):
         return self.bind(*args, **params) if _ctx.trace is None else _eager_only(self)
 
     def abstract_eval(self, *avals, **params):
         """`(out_avals, effects)`, as JAX's `Primitive.abstract_eval` returns them."""
         return abstract_eval_rules[self](*avals, **params), no_effects
+
+
+_HINTS = {id(impl_rules): "`p.def_impl(impl)`",
+          id(abstract_eval_rules): "`p.def_abstract_eval(rule)`",
+          id(jvp_rules): "`funcad.interpreters.ad.primitive_jvps[p] = rule` (or ad.defjvp)",
+          id(transpose_rules): "`funcad.interpreters.ad.primitive_transposes[p] = rule` (or ad.deflinear2)",
+          id(batch_rules): "`funcad.interpreters.batching.primitive_batchers[p] = rule` (or "
+                           "batching.defvectorized / defbroadcasting)",
+          id(lowering_rules): "`funcad.interpreters.mlir.register_lowering(p, mlir.lower_fun(impl, "
+                              "multiple_results=...))`, `impl` written with funcad ops"}
 
 
 def _eager_only(p):

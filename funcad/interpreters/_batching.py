@@ -22,9 +22,10 @@ import numpy as np
 from ..core.trace import batch_rules
 from ..lax import broadcast_in_dim as _broadcast_in_dim
 from ..numpy import moveaxis as _moveaxis
+from ..transforms.vmap import _naming as _vmap_naming
 from ._tables import RuleTable
 
-__all__ = ["bdim_at_front", "broadcast", "defbroadcasting", "defvectorized", "moveaxis",
+__all__ = ["axis_primitive_batchers", "bdim_at_front", "broadcast", "defbroadcasting", "defvectorized", "moveaxis",
            "not_mapped", "primitive_batchers"]
 
 not_mapped = None  # the batch dimension of an unbatched value
@@ -44,6 +45,23 @@ def _batcher_to_jax(prim, rule: Callable) -> Callable:
 
 
 primitive_batchers = RuleTable(batch_rules, _batcher_to_funcad, _batcher_to_jax)
+
+
+def _axis_batcher_to_funcad(prim, rule: Callable) -> Callable:
+    def funcad_rule(args, dims, axis_size=None, **params):
+        return rule(axis_size, _vmap_naming.axis_name, None, list(args), list(dims), **params)
+    return funcad_rule
+
+
+def _axis_batcher_to_jax(prim, rule: Callable) -> Callable:
+    def jax_rule(axis_size, axis_name, trace_type, args, dims, **params):
+        return rule(list(args), list(dims), axis_size=axis_size, **params)
+    return jax_rule
+
+
+# rules that also take the vmap's axis size and name:
+# `rule(axis_size, axis_name, trace_type, args, dims, **params)` (trace_type is None)
+axis_primitive_batchers = RuleTable(batch_rules, _axis_batcher_to_funcad, _axis_batcher_to_jax)
 
 
 def moveaxis(x, src: int, dst: int):
