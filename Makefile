@@ -36,7 +36,16 @@ $(OLD)/.installed: pyproject.toml Makefile
 	$(OLD)/bin/python -m pip install -q --no-deps -e .
 	touch $@
 
-.PHONY: tour test test-oldest bench
+# The ecosystem corpus (tests/ecosystem): JAX libraries pinned in its requirements.txt,
+# their README-style programs under JAX and the drop-in, then their own test suites.
+ECO := .venv-eco
+$(ECO)/.installed: pyproject.toml tests/ecosystem/requirements.txt
+	$(PYTHON) -m venv $(ECO)
+	$(ECO)/bin/python -m pip install -q --upgrade pip
+	$(ECO)/bin/python -m pip install -q -e '.[test]' -r tests/ecosystem/requirements.txt absl-py cloudpickle
+	touch $@
+
+.PHONY: tour test test-oldest bench ecosystem
 tour: $(VENV)/.installed
 	$(PY) -m funcad
 
@@ -48,3 +57,7 @@ test-oldest: $(OLD)/.installed
 
 bench: $(VENV)/.installed
 	for b in bench/bench_*.py; do $(PY) $$b || exit 1; done
+
+ecosystem: $(ECO)/.installed
+	$(ECO)/bin/python -m pytest -q -n 2 -p no:cacheprovider -m ecosystem tests/ecosystem
+	$(ECO)/bin/python tests/ecosystem/suites.py --jobs 2

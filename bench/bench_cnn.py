@@ -61,10 +61,12 @@ def bench_cnn(reps, backend=None):
     device = jax.devices(backend or "cpu")[0]
     g_ours = funcad.jit(funcad.grad(cnn_loss(fnp, flax, fnn)), backend=backend)
     g_jax = jax.jit(jax.grad(cnn_loss(jnp, jax.lax, jax.nn)))  # runs where its inputs live
+    # The same inputs for both: on the device beforehand.
     jargs = jax.device_put((params, images, labels), device)
-    for ours, ref in zip(g_ours(params, images, labels), g_jax(*jargs)):
+    fargs = funcad.device_put((params, images, labels), backend)
+    for ours, ref in zip(g_ours(*fargs), g_jax(*jargs)):
         np.testing.assert_allclose(np.asarray(ours), np.asarray(ref), rtol=2e-3, atol=2e-5)
-    t_ours, t_jax = best_times([lambda: funcad.block_until_ready(g_ours(params, images, labels)),
+    t_ours, t_jax = best_times([lambda: funcad.block_until_ready(g_ours(*fargs)),
                                 lambda: jax.block_until_ready(g_jax(*jargs))], reps)
     return t_ours, t_jax
 

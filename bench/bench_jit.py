@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
 
-from _models import mlp_data, mlp_loss as _mlp
+from _models import logistic, logistic_data, mlp_data, mlp_loss as _mlp, rosenbrock as rosen
 from _timing import best_of
 
 import funcad
@@ -73,8 +73,6 @@ def main():
     rows.append(("jit(grad(mlp)) step, f32 784-512-512-10 b128", t_ours, t_theirs, 1.1))
 
     # small compiled programs (issue 12): a Hessian and per-example gradients ---
-    def rosen(np_):
-        return lambda v: np_.sum(100.0 * (v[1:] - v[:-1] ** 2) ** 2 + (1 - v[:-1]) ** 2)
     r = np.linspace(-1, 1, 200, dtype=np.float32)
     ours, theirs = funcad.jit(funcad.hessian(rosen(fnp))), jax.jit(jax.hessian(rosen(jnp)))
     dr, jr = funcad.device_put(r), jax.device_put(r)
@@ -83,12 +81,7 @@ def main():
                                  lambda: theirs(jr).block_until_ready(), number=50)
     rows.append(("jit(hessian) Rosenbrock 200-d f32", t_ours, t_theirs, 1.1))
 
-    def logistic(np_):
-        return lambda w, xi, yi: np_.log1p(np_.exp(-yi * (xi @ w)))
-    rng = np.random.default_rng(0)
-    lw = rng.standard_normal(100).astype(np.float32)
-    lx = rng.standard_normal((1000, 100)).astype(np.float32)
-    ly = np.sign(rng.standard_normal(1000)).astype(np.float32)
+    lw, lx, ly = logistic_data()
     ours = funcad.jit(funcad.vmap(funcad.grad(logistic(fnp)), in_axes=(None, 0, 0)))
     theirs = jax.jit(jax.vmap(jax.grad(logistic(jnp)), in_axes=(None, 0, 0)))
     dl, jl = [funcad.device_put(a) for a in (lw, lx, ly)], [jax.device_put(a) for a in (lw, lx, ly)]

@@ -273,3 +273,46 @@ def test_eager_arrays_pass_into_jax_functions():
     jnp = pytest.importorskip("jax.numpy")
     a = fnp.arange(3.0)
     np.testing.assert_array_equal(np.asarray(jnp.sin(a) + a), np.sin(np.arange(3.0)) + np.arange(3.0))
+
+
+# -------------------------------------------- the eager fast lane (_ufuncs.py) ----
+
+LANE_OPERANDS = {
+    "f64[3]*py float": lambda a: (a, 2.5), "py int/f32[3]": lambda a: (3, a.astype(np.float32)),
+    "f16[3]-py float": lambda a: (a.astype(np.float16), 0.5), "f64[] 0-d, py float": lambda a: (a[0], 2.0),
+    "f32[3] with f32[3]": lambda a: (a.astype(np.float32), a[::-1].astype(np.float32)),
+    "eager f64[3] with f64[3]": lambda a: (fnp.asarray(a), a + 1.0),
+    "f32[3]*py float 1e300": lambda a: (a.astype(np.float32), 1e300),
+}
+
+
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "true_divide", "maximum", "less", "equal"])
+@pytest.mark.parametrize("case", LANE_OPERANDS)
+def test_fast_lane_matches_jax(op, case):
+    jnp = _jnp()
+    x, y = LANE_OPERANDS[case](np.array([0.5, -1.5, 2.0]))
+    with np.errstate(over="ignore"):
+        got = getattr(fnp, op)(x, y)
+        want = getattr(jnp, op)(x, y)
+    assert type(got) is EagerArray and not got.flags.writeable
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-15)  # XLA's divide may differ by an ulp
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_fast_lane_unary_and_operators_match_jax(dtype):
+    jnp = _jnp()
+    x = np.array([0.25, 1.0, 3.0], dtype)
+    for got, want in [(fnp.sin(fnp.asarray(x)), jnp.sin(x)), (fnp.tanh(x), jnp.tanh(x)),
+                      (2.0 * fnp.asarray(x) - 1, 2.0 * jnp.asarray(x) - 1)]:
+        assert type(got) is EagerArray and got.dtype == want.dtype
+        np.testing.assert_allclose(got, np.asarray(want), rtol=1e-3 if dtype == np.float16 else 1e-7)
+
+
+def test_fast_lane_keeps_x32_and_debug_nans():
+    with funcad.enable_x64(False):  # a float64 NumPy input is computed in 32 bits, as in JAX
+        assert fnp.multiply(np.ones(2), 2.0).dtype == np.float32
+        assert fnp.sin(np.ones(2)).dtype == np.float32
+    with funcad.config.override(debug_nans=True), pytest.raises(funcad.NaNError, match="primitive `log`"):
+        with np.errstate(invalid="ignore"):
+            fnp.log(np.array([-1.0]))

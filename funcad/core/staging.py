@@ -79,9 +79,16 @@ class StagingTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         if self.known_passthrough:
-            if not any(self.is_own(x) for x in args):
-                with set_trace(self.parent):
+            for x in args:
+                if type(x) is StagingTracer and x._trace is self:
+                    break
+            else:  # all known: run now on the parent trace (inlined set_trace: a hot path)
+                prev = ctx.trace
+                ctx.trace = self.parent
+                try:
                     return prim.bind(*args, **params)
+                finally:
+                    ctx.trace = prev
             # A call-like primitive with some known inputs splits into a known
             # part run now and an unknown part staged here.
             split = partial_eval_rules.get(prim)
@@ -91,8 +98,8 @@ class StagingTrace(Trace):
 
     def stage(self, prim, args, params):
         """Record `prim` applied to `args` as an equation; return its staged outputs."""
-        atoms = [self.atom(x) for x in args]
-        rule = rule_for(abstract_eval_rules, prim, "shape inference")
+        atoms = [x._var if type(x) is StagingTracer and x._trace is self else self.atom(x) for x in args]
+        rule = abstract_eval_rules.get(prim) or rule_for(abstract_eval_rules, prim, "shape inference")
         out_avals = rule(*[a.aval for a in atoms], **params)
         # With debug_nans on, each equation remembers the user's line, to name it on a NaN.
         source = (ctx.source or user_source()) if ctx.debug_nans else None
@@ -102,7 +109,7 @@ class StagingTrace(Trace):
             return [StagingTracer(self, v.aval, v) for v in outvars]
         v = Var(out_avals)
         self.eqns.append(Eqn(prim, atoms, [v], params, source))
-        return StagingTracer(self, v.aval, v)
+        return StagingTracer(self, out_avals, v)
 
     # A custom-derivative function on known values goes to the parent trace whole,
     # so that an outer differentiation applies its rule; otherwise it is inlined.

@@ -407,10 +407,14 @@ def _compile_options(device, client):
     both give the same optimized HLO, checked on jaxlib 0.12; building them
     directly spares the cold start the import of jax.extend.)"""
     if device.platform != "cpu":
-        try:
-            from jax.extend.backend import get_compile_options as get
-        except ImportError:  # jax 0.6
-            get = None
+        # Through the real jax module object: under funcad.as_jax the name `jax`
+        # means funcad, and the drop-in imports jax.extend.backend before it hooks.
+        get = getattr(getattr(getattr(_jax, "extend", None), "backend", None), "get_compile_options", None)
+        if get is None:
+            try:
+                from jax.extend.backend import get_compile_options as get
+            except ImportError:  # jax 0.6
+                get = None
         if get is not None:
             options = get(num_replicas=1, num_partitions=1, device_assignment=[device], backend=client)
             if compiler_overrides:

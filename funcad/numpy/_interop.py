@@ -15,6 +15,7 @@ tracer, as in JAX.)
 """
 from __future__ import annotations
 
+import functools
 import importlib
 
 from ..core.trace import check_alive
@@ -23,7 +24,10 @@ from ..core.errors import FuncadTypeError
 _NAMESPACES = {"numpy": "funcad.numpy", "numpy.linalg": "funcad.numpy.linalg"}
 
 
+@functools.lru_cache(maxsize=None)
 def _counterpart(module: str | None, name: str):
+    # Cached: funcad's own rules call NumPy functions (np.shape, ...) on tracers, so this
+    # runs on hot paths; the namespaces' functions do not change once imported.
     target = _NAMESPACES.get(module or "numpy")
     if target is None:
         return None

@@ -1,20 +1,45 @@
 """Elementwise functions with NumPy's names, dtype rules and broadcasting."""
 from __future__ import annotations
 
+import warnings as _warnings
+
 import numpy as np
 from ..core.narrow import kind as _kind
 
-from ..core import options as _options
-from ..core import x64 as _x64
+from ..core import ieee_warnings as _ieee, options as _options, x64 as _x64
 from ..core.avals import aval_of
-from ..core.eager import plain, wrap
+from ..core.eager import EagerArray, plain, wrap
 from ..primitives import elementwise as E
 from ._dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
-from ..core.trace import bind_custom_jvp
+from ..core.trace import bind_custom_jvp, ctx
+
+# The eager fast lane. With no transformation and no debug_nans, an op on real floating
+# NumPy or eager arrays whose dtype the x64 mode keeps, and on Python numbers or arrays of
+# the same dtype and shape, is its NumPy ufunc: NumPy's NEP 50 dtype rules agree with
+# funcad's there and nothing can fail, so promotion and `Primitive.bind`'s checks are
+# skipped (the issue's goal: NumPy's time plus at most 1 µs).
+# The lane also needs funcad's warnings filter in the current filter list (one identity
+# check; see core/ieee_warnings.py): else the op takes `Primitive.bind`, which puts it there.
+# The lane's dtypes, by whether x64 is on: `x.dtype in _LANE[_x64.enabled]`, inline.
+_LANE = {True: frozenset(map(np.dtype, (np.float16, np.float32, np.float64))),
+         False: frozenset(map(np.dtype, (np.float16, np.float32)))}
+_nd, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
+
+
+def _lane_out(out):
+    if type(out) is _nd:
+        out = _view(out, EagerArray)
+        _setflags(out, False)
+        return out
+    return wrap(out)  # a NumPy scalar, from 0-d operands
 
 
 def _float_unary(prim_fn, ufunc, name):
     def f(x):
+        t = type(x)
+        if (t is EagerArray or t is _nd) and ctx.trace is None and not ctx.debug_nans \
+                and x.dtype in _LANE[_x64.enabled] and _warnings.filters is _ieee.installed:
+            return _lane_out(ufunc(_view(x, _nd) if t is EagerArray else x))
         return prim_fn(to_inexact(x, ufunc))
     f.__name__ = name
     f.__doc__ = f"Elementwise {name}, as numpy.{ufunc.__name__}."
@@ -174,8 +199,21 @@ def check_rank_promotion(name: str, *xs) -> None:
                   stacklevel=3)
 
 
-def _binary(prim_fn, name, ufunc=None):
+def _binary(prim_fn, name, ufunc=None, lane=None):
+    """`lane`: the NumPy ufunc that is the primitive's impl on real floats (the fast lane)."""
     def f(x, y):
+        if lane is not None and ctx.trace is None and not ctx.debug_nans and _warnings.filters is _ieee.installed:
+            tx, ty = type(x), type(y)
+            if tx is EagerArray or tx is _nd:
+                if ty is float or ty is int:
+                    if x.dtype in _LANE[_x64.enabled]:
+                        return _lane_out(lane(_view(x, _nd) if tx is EagerArray else x, y))
+                elif (ty is EagerArray or ty is _nd) and x.dtype is y.dtype and x.shape == y.shape \
+                        and x.dtype in _LANE[_x64.enabled]:
+                    return _lane_out(lane(_view(x, _nd) if tx is EagerArray else x,
+                                          _view(y, _nd) if ty is EagerArray else y))
+            elif (tx is float or tx is int) and (ty is EagerArray or ty is _nd) and y.dtype in _LANE[_x64.enabled]:
+                return _lane_out(lane(x, _view(y, _nd) if ty is EagerArray else y))
         if _options.numpy_rank_promotion != "allow":
             check_rank_promotion(name, x, y)
         x, y = promote(x, y)
@@ -188,17 +226,24 @@ def _binary(prim_fn, name, ufunc=None):
     return f
 
 
-add = _binary(E.add, "add")
-subtract = _binary(E.sub, "subtract")
-multiply = _binary(E.mul, "multiply")
-true_divide = _binary(E.div, "true_divide", np.true_divide)
+def _or_for_bools(prim_fn, logical):
+    """NumPy's and JAX's add/multiply of bools: a logical or/and (XLA has no bool add)."""
+    def f(x, y):
+        return logical(x, y) if aval_of(x).dtype == np.bool_ else prim_fn(x, y)
+    return f
+
+
+add = _binary(_or_for_bools(E.add, E.bitwise_or), "add", lane=np.add)
+subtract = _binary(E.sub, "subtract", lane=np.subtract)
+multiply = _binary(_or_for_bools(E.mul, E.bitwise_and), "multiply", lane=np.multiply)
+true_divide = _binary(E.div, "true_divide", np.true_divide, lane=np.true_divide)
 divide = true_divide
 arctan2 = _binary(E.atan2, "arctan2", np.arctan2)
 atan2 = arctan2
-maximum = _binary(E.max, "maximum")
-minimum = _binary(E.min, "minimum")
-equal = _binary(E.eq, "equal")
-not_equal = _binary(E.ne, "not_equal")
+maximum = _binary(E.max, "maximum", lane=np.maximum)
+minimum = _binary(E.min, "minimum", lane=np.minimum)
+equal = _binary(E.eq, "equal", lane=np.equal)
+not_equal = _binary(E.ne, "not_equal", lane=np.not_equal)
 
 
 def _ordered(prim_fn, strict):
@@ -212,10 +257,10 @@ def _ordered(prim_fn, strict):
     return f
 
 
-less = _binary(_ordered(E.lt, E.lt), "less")
-less_equal = _binary(_ordered(E.le, E.lt), "less_equal")
-greater = _binary(_ordered(E.gt, E.gt), "greater")
-greater_equal = _binary(_ordered(E.ge, E.gt), "greater_equal")
+less = _binary(_ordered(E.lt, E.lt), "less", lane=np.less)
+less_equal = _binary(_ordered(E.le, E.lt), "less_equal", lane=np.less_equal)
+greater = _binary(_ordered(E.gt, E.gt), "greater", lane=np.greater)
+greater_equal = _binary(_ordered(E.ge, E.gt), "greater_equal", lane=np.greater_equal)
 bitwise_and = _binary(E.bitwise_and, "bitwise_and")
 bitwise_or = _binary(E.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(E.bitwise_xor, "bitwise_xor")
@@ -239,7 +284,7 @@ def power(x, y):
         x = asarray_or_tracer(x)
         if _kind(aval_of(x).dtype) in "fc" or y >= 0:
             return E.integer_pow(x, y)
-    x, y = promote(x, y)
+    x, y = map(_bool_as_int, promote(x, y))  # bool ** bool is an int, as NumPy's and JAX's
     if _kind(aval_of(x).dtype) in "iub":
         d = aval_of(x).dtype
         if _kind(aval_of(y).dtype) in "iu" and isinstance(y, np.ndarray) and isinstance(x, np.ndarray) \
@@ -304,7 +349,7 @@ def floor_divide(x, y):
         adjust = E.bitwise_and(E.ne(E.rem(x, y), zero), E.ne(E.sign(x), E.sign(y)))
         return E.select_n(adjust, q, E.sub(q, np.ones((), aval_of(x).dtype)))
     if aval_of(x).dtype == np.bool_:
-        return cast(floor_divide(cast(x, np.int8), cast(y, np.int8)), np.int8)
+        return floor_divide(_bool_as_int(x), _bool_as_int(y))
     # Python's float floor division: (x - fmod(x, y)) / y is exact, less one where the
     # remainder's sign differs from y's (floor(x / y) would give -0.0 for -2 // inf);
     # x / 0 is x / y itself (inf, -inf or nan), as in JAX.

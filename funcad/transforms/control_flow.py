@@ -719,8 +719,6 @@ def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
     return outs[ncc + nbc:]
 
 
-_I64 = ShapedArray((), np.int64)
-
 
 def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
     """A while loop over a step counter; each iteration runs `unroll` steps, reading
@@ -733,12 +731,16 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
     ys = [ctx.full(0, a.dtype, a.shape) for a in y_avals]
     u = max(1, min(int(unroll), length)) if length else 1
     trips, rest = divmod(length, u)
+    # A 32-bit step counter where the length allows (as JAX's): XLA's index arithmetic
+    # and dynamic-slice clamping are cheaper in 32 bits (~3% of a 10^5-step small loop).
+    it = np.int32 if length < 2**31 else np.int64
+    i_aval = ShapedArray((), it)
 
     def step(c, t, consts, carry, xs, ys):
-        """One step at position t (an i64 Value): returns (carry, ys)."""
+        """One step at position t (an `it` Value): returns (carry, ys)."""
         if reverse:
-            t = c.op1("stablehlo.subtract", [c.constant(length - 1, np.int64), t], _I64)
-        zero = c.constant(0, np.int64)
+            t = c.op1("stablehlo.subtract", [c.constant(length - 1, it), t], i_aval)
+        zero = c.constant(0, it)
         x_t = []
         for x in xs:
             shape = x.aval.shape
@@ -757,27 +759,27 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
 
     carry = init
     if trips:
-        loop_args = [ctx.constant(0, np.int64)] + consts + carry + xs + ys
+        loop_args = [ctx.constant(0, it)] + consts + carry + xs + ys
         avals = [a.aval for a in loop_args]
 
         def cond_region(c, i, *rest_):
-            return [compare(c, i, c.constant(trips, np.int64), "LT")]
+            return [compare(c, i, c.constant(trips, it), "LT")]
 
         def body_region(c, i, *vals):
             cs, k, x, y = (list(vals[:nc]), list(vals[nc:nc + nk]), list(vals[nc + nk:nc + nk + nx]),
                            list(vals[nc + nk + nx:]))
-            base = c.op1("stablehlo.multiply", [i, c.constant(u, np.int64)], _I64)
+            base = c.op1("stablehlo.multiply", [i, c.constant(u, it)], i_aval)
             for j in range(u):
-                t = base if j == 0 else c.op1("stablehlo.add", [base, c.constant(j, np.int64)], _I64)
+                t = base if j == 0 else c.op1("stablehlo.add", [base, c.constant(j, it)], i_aval)
                 k, y = step(c, t, cs, k, x, y)
-            i1 = c.op1("stablehlo.add", [i, c.constant(1, np.int64)], _I64)
+            i1 = c.op1("stablehlo.add", [i, c.constant(1, it)], i_aval)
             return [i1] + cs + k + x + y
 
         outs = ctx.op("stablehlo.while", loop_args, avals,
                       regions=[ctx.region(avals, cond_region), ctx.region(avals, body_region)])
         carry, ys = outs[1 + nc:1 + nc + nk], outs[1 + nc + nk + nx:]
     for j in range(rest):
-        carry, ys = step(ctx, ctx.constant(trips * u + j, np.int64), consts, carry, xs, ys)
+        carry, ys = step(ctx, ctx.constant(trips * u + j, it), consts, carry, xs, ys)
     return list(carry) + list(ys)
 
 

@@ -9,7 +9,8 @@ import numpy as np
 from ..core.avals import aval_of
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..primitives._base import zeros_tangent
-from ..primitives.structural import reshape, slice as lax_slice, transpose
+from ..primitives.elementwise import convert_element_type, eq
+from ..primitives.structural import iota, reshape, slice as lax_slice, transpose
 from ..core.arguments import argnums_partial
 from .api import _check_diff_inputs, _check_diff_outputs, _flatten_fun
 from .jvp import jvp_flat
@@ -21,10 +22,14 @@ from .vmap import vmap_flat
 def _basis(avals, dtype):
     """The standard basis of the flattened inputs, one (N, *shape) block per leaf."""
     sizes = [a.size for a in avals]
-    eye = np.eye(sum(sizes), dtype=dtype)
+    total = sum(sizes)
+    # The identity from iotas rather than a NumPy constant, as JAX's: under jit XLA fuses
+    # it into its use instead of reading an N x N constant from memory.
+    eye = convert_element_type(eq(iota(np.int32, (total, total), 0), iota(np.int32, (total, total), 1)),
+                               dtype)
     blocks, start = [], 0
     for a, n in zip(avals, sizes):
-        blocks.append(eye[:, start:start + n].reshape((len(eye),) + a.shape))  # -1 is ambiguous at size 0
+        blocks.append(reshape(lax_slice(eye, (0, start), (total, start + n)), (total,) + a.shape))
         start += n
     return blocks
 

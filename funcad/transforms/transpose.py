@@ -14,35 +14,49 @@ def backward_pass(jaxpr, consts, cts_out) -> list:
     `None` is a symbolic zero cotangent (in and out). Equations that do not
     depend on the linear inputs are evaluated forward first.
     """
-    env = {}
-    for v, c in zip(jaxpr.constvars, consts):
-        env[id(v)] = c
+    # The hot loop of reverse mode, kept to plain dict and set operations.
+    env = {id(v): c for v, c in zip(jaxpr.constvars, consts)}
     linear = {id(v) for v in jaxpr.invars}
     linear_eqns = []
     for eqn in jaxpr.eqns:
-        if any(type(a) is Var and id(a) in linear for a in eqn.inputs):
-            linear_eqns.append(eqn)
-            linear.update(id(v) for v in eqn.outvars)
+        for a in eqn.inputs:
+            if type(a) is Var and id(a) in linear:
+                linear_eqns.append(eqn)
+                for v in eqn.outvars:
+                    linear.add(id(v))
+                break
         else:  # a non-linear equation on constants only
             out = eqn.prim.bind(*[a.val if type(a) is Literal else env[id(a)] for a in eqn.inputs], **eqn.params)
-            for v, x in zip(eqn.outvars, out if eqn.prim.multiple_results else [out]):
-                env[id(v)] = x
+            if eqn.prim.multiple_results:
+                for v, x in zip(eqn.outvars, out):
+                    env[id(v)] = x
+            else:
+                env[id(eqn.outvars[0])] = out
 
     ct_env: dict = {}
 
     def add_ct(v, ct):
-        if ct is None or type(v) is not Var or id(v) not in linear or v.aval.dtype == float0:
+        if ct is None or type(v) is not Var:
             return
-        prev = ct_env.get(id(v))
-        ct_env[id(v)] = ct if prev is None else add(prev, ct)
+        k = id(v)
+        if k not in linear or v.aval.dtype == float0:
+            return
+        prev = ct_env.get(k)
+        ct_env[k] = ct if prev is None else add(prev, ct)
 
     for v, ct in zip(jaxpr.outvars, cts_out):
         add_ct(v, ct)
 
+    pop = ct_env.pop
     for eqn in reversed(linear_eqns):
-        cts = [ct_env.pop(id(v), None) for v in eqn.outvars]
-        if all(c is None for c in cts):
-            continue
+        if eqn.prim.multiple_results:
+            cts = [pop(id(v), None) for v in eqn.outvars]
+            if all(c is None for c in cts):
+                continue
+        else:
+            cts = pop(id(eqn.outvars[0]), None)
+            if cts is None:
+                continue
         args = []
         for a in eqn.inputs:
             if type(a) is Literal:
@@ -51,11 +65,8 @@ def backward_pass(jaxpr, consts, cts_out) -> list:
                 args.append(UndefinedPrimal(a.aval))
             else:
                 args.append(env[id(a)])
-        rule = rule_for(transpose_rules, eqn.prim, "transpose (reverse-mode differentiation)")
-        if eqn.prim.multiple_results:
-            cts_in = rule(cts, *args, **eqn.params)
-        else:
-            cts_in = rule(cts[0], *args, **eqn.params)
-        for a, ct in zip(eqn.inputs, cts_in):
+        rule = transpose_rules.get(eqn.prim) or rule_for(transpose_rules, eqn.prim,
+                                                          "transpose (reverse-mode differentiation)")
+        for a, ct in zip(eqn.inputs, rule(cts, *args, **eqn.params)):
             add_ct(a, ct)
     return [ct_env.get(id(v)) for v in jaxpr.invars]

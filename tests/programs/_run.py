@@ -1,35 +1,21 @@
-"""Run corpus programs with real JAX or with funcad swapped in.
+"""Run corpus programs with real JAX or with funcad's drop-in `jax`.
 
     python tests/programs/_run.py {jax|funcad} OUTDIR NAME...
 
 The library is imported once; each program then runs in a forked child (so a
 `jax.config.update` in one program cannot leak into the next) with its stdout
 and stderr written to OUTDIR/NAME.out and OUTDIR/NAME.err and its exit status,
-seconds and library to OUTDIR/NAME.rc. For funcad the program's source is
-rewritten: `import jax` -> `import funcad as jax`, `import jax.x as y` ->
-`import funcad.x as y`, `from jax[.x] import y` -> `from funcad[.x] import y`.
+seconds and library to OUTDIR/NAME.rc. For funcad the programs run unmodified
+with `funcad.as_jax.install()` in force, as `python -m funcad.as_jax` runs them.
 """
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-
-_IMPORT = re.compile(r"^(\s*)import jax(\s*(?:#.*)?)$", re.M)
-_IMPORT_SUB = re.compile(r"^(\s*)import jax\.([\w.]+) as (\w+)", re.M)
-_FROM = re.compile(r"^(\s*)from jax((?:\.[\w.]+)?) import ", re.M)
-
-
-def swap_imports(source: str) -> str:
-    """The program's source with every jax import pointing at funcad."""
-    source = _IMPORT.sub(r"\1import funcad as jax\2", source)
-    source = _IMPORT_SUB.sub(r"\1import funcad.\2 as \3", source)
-    return _FROM.sub(r"\1from funcad\2 import ", source)
-
 
 def _child(name: str, source: str, out: Path) -> None:
     fd_out = os.open(out / f"{name}.out", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
@@ -56,11 +42,11 @@ def main(lib: str, out: str, names: list[str]) -> None:
         import jax, jax.numpy  # noqa: F401  (imported once, before the forks)
     else:
         sys.path.insert(0, str(HERE.parent.parent))
-        import funcad, funcad.numpy  # noqa: F401
+        import funcad.as_jax
+        funcad.as_jax.install()
+        import jax, jax.numpy  # noqa: F401  (funcad's, imported once, before the forks)
     for name in names:
         source = (HERE / f"{name}.py").read_text()
-        if lib == "funcad":
-            source = swap_imports(source)
         start = time.perf_counter()
         pid = os.fork()
         if pid == 0:
