@@ -22,10 +22,9 @@ from .lowering.xla import BackendError
 from .lowering.python_source import to_python
 from . import config, debug, distributed, experimental  # noqa: F401  (settings; debug.print and debug_nans)
 from .core.errors import MissingRuleError, NaNError, UnsupportedError
-from ._helpers import (block_until_ready, default_backend, default_prng_impl, device_count, device_get, devices,
-                       disable_jit, enable_x64, ensure_compile_time_eval, eval_shape, local_device_count,
-                       local_devices, named_call, named_scope, process_count, process_index,
-                       threefry_partitionable, typeof)
+from ._helpers import (block_until_ready, default_backend, device_count, device_get, devices,
+                       disable_jit, ensure_compile_time_eval, eval_shape, local_device_count,
+                       local_devices, named_call, named_scope, process_count, process_index, typeof)
 from .core.traceback_util import api_boundary as _api_boundary, boundary_transform as _boundary
 from . import sharding  # noqa: F401  (Mesh, NamedSharding, PartitionSpec, ...)
 from .sharding import (NamedSharding, PartitionSpec as P, get_abstract_mesh, get_mesh, make_mesh,
@@ -44,13 +43,9 @@ from .transforms.fwd_and_bwd import fwd_and_bwd
 from . import dtypes, errors, typing  # noqa: F401  (JAX's jax.dtypes, jax.errors, jax.typing)
 from . import dlpack, stages, version  # noqa: F401  (JAX's jax.dlpack, jax.stages, jax.version)
 from .core.errors import InfError
-from ._toplevel import (check_tracer_leaks, checking_leaks, copy_to_host_async, effects_barrier,
-                        enable_custom_prng, debug_infs, debug_key_reuse, debug_nans, default_device,
-                        default_matmul_precision, enable_checks, explain_cache_misses, host_count,
-                        host_id, host_ids, legacy_prng_key, live_arrays, log_compiles, no_execution, no_tracing,
-                        numpy_dtype_promotion, numpy_rank_promotion, print_environment_info,
-                        process_indices, softmax_custom_jvp, transfer_guard, transfer_guard_device_to_device,
-                        transfer_guard_device_to_host, transfer_guard_host_to_device)
+from ._toplevel import (checking_leaks, copy_to_host_async, effects_barrier, host_count, host_id, host_ids,
+                        live_arrays, print_environment_info, process_indices, transfer_guard)
+globals().update(config.scopes)  # `with funcad.<option>(value):`, one per option declared with a scope
 
 # Errors leaving the public entry points (and the functions they return) show
 # the user's frames only; see funcad/core/traceback_util.py.
@@ -91,25 +86,24 @@ def __getattr__(name: str):
 def __dir__():
     return sorted(set(globals()) | _LAZY | _SPARSE | {"Device"})
 
-__all__ = ["Array", "BackendError", "block_until_ready", "check_tracer_leaks", "checking_leaks", "checkpoint", "checkpoint_policies",
-           "clear_caches", "ClosedJaxpr", "closure_convert", "ConcretizationError",
-           "copy_to_host_async", "custom_gradient", "custom_jvp", "custom_vjp", "debug_infs",
-           "debug_nans", "default_backend", "default_device", "default_matmul_precision", "default_prng_impl",
-           "Device", "device_count", "device_get", "device_put", "devices", "disable_jit",
-           "dlpack", "ds", "dtypes", "debug_key_reuse", "effects_barrier", "enable_checks", "enable_custom_prng", "enable_x64", "ensure_compile_time_eval", "errors",
-           "empty_ref", "eval_jaxpr", "eval_shape", "explain_cache_misses", "float0", "free_ref", "freeze", "FuncadError", "FuncadTypeError", "fwd_and_bwd",
+__all__ = ["Array", "BackendError", "block_until_ready", "checking_leaks", "checkpoint",
+           "checkpoint_policies", "clear_caches", "ClosedJaxpr", "closure_convert",
+           "ConcretizationError", "copy_to_host_async", "custom_gradient", "custom_jvp",
+           "custom_vjp", "default_backend", "Device", "device_count", "device_get", "device_put",
+           "devices", "disable_jit", "dlpack", "ds", "dtypes", "effects_barrier",
+           "ensure_compile_time_eval", "errors", "empty_ref", "eval_jaxpr", "eval_shape",
+           "float0", "free_ref", "freeze", "FuncadError", "FuncadTypeError", "fwd_and_bwd",
            "get_abstract_mesh", "get_mesh", "grad", "hessian", "hessian_sparsity", "host_count",
-           "host_id", "host_ids", "InfError", "legacy_prng_key", "softmax_custom_jvp", "jacfwd", "jacobian", "jacobian_sparsity", "jacrev",
+           "host_id", "host_ids", "InfError", "jacfwd", "jacobian", "jacobian_sparsity", "jacrev",
            "Jaxpr", "jit", "jvp", "linear_transpose", "linearize", "live_arrays",
-           "local_device_count", "local_devices", "log_compiles", "make_array_from_callback",
+           "local_device_count", "local_devices", "make_array_from_callback",
            "make_array_from_process_local_data", "make_array_from_single_device_arrays",
            "make_jaxpr", "make_mesh", "MissingRuleError", "named_call", "named_scope",
-           "NamedSharding", "NaNError", "new_ref", "no_execution", "no_tracing", "numpy_dtype_promotion",
-           "numpy_rank_promotion",
-           "optimize", "P", "pmap", "print_environment_info", "process_count", "process_index",
-           "process_indices", "pure_callback", "Ref", "ref", "remat", "reshard", "set_mesh", "Shard", "ShapeDtypeStruct",
-           "shard_map", "smap", "sparse_hessian", "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev",
-           "SparseMatrix", "stages", "stop_gradient", "threefry_partitionable", "to_python",
-           "TracerLeakError", "transfer_guard", "transfer_guard_device_to_device",
-           "transfer_guard_device_to_host", "transfer_guard_host_to_device", "typeof", "typing", "UnsupportedError", "value_and_grad", "version", "vjp",
-           "vmap"]
+           "NamedSharding", "NaNError", "new_ref", "optimize", "P", "pmap",
+           "print_environment_info", "process_count", "process_index", "process_indices",
+           "pure_callback", "Ref", "ref", "remat", "reshard", "set_mesh", "Shard",
+           "ShapeDtypeStruct", "shard_map", "smap", "sparse_hessian", "sparse_jacfwd",
+           "sparse_jacobian", "sparse_jacrev", "SparseMatrix", "stages", "stop_gradient",
+           "to_python", "TracerLeakError", "transfer_guard", "typeof", "typing",
+           "UnsupportedError", "value_and_grad", "version", "vjp", "vmap",
+           *config.scopes]

@@ -67,7 +67,8 @@ def closure_convert(fun: Callable, *example_args) -> tuple[Callable, list[Any]]:
     return converted, list(consts)
 
 
-def custom_gradient(fun: Callable | None = None):
+def custom_gradient(fun: Callable | None = None, *, with_logs: bool = False, remat: bool = False,
+                    with_accums=None):
     """Define a function and its gradient together (TensorFlow's tf.custom_gradient):
     `fun(*args)` returns `(value, vjp)`, where `vjp(g)` returns one cotangent per
     argument. The vjp may close over the forward pass's intermediates; they are
@@ -79,7 +80,17 @@ def custom_gradient(fun: Callable | None = None):
     ...     return x ** 2, lambda g: (g * x,)
     >>> float(f(3.0)), float(funcad.grad(f)(3.0))
     (9.0, 3.0)
+
+    JAX's with_logs=True (backward-pass logs), remat=True (a rematerialisation rule)
+    and with_accums (gradient accumulators) need custom_vjp features funcad lacks
+    (defvjp_with_logs, defremat, defvjp_with_accums): they raise.
     """
+    for name, value, missing in (("with_logs", with_logs, "custom_vjp.defvjp_with_logs"),
+                                 ("remat", remat, "custom_vjp.defremat"),
+                                 ("with_accums", with_accums is not None, "custom_vjp.defvjp_with_accums")):
+        if value:
+            raise NotImplementedError(f"custom_gradient: {name} needs JAX's {missing}, which funcad "
+                                      f"lacks; leave {name} at its default")
     if fun is None:
         return custom_gradient
 

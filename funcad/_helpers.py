@@ -13,18 +13,17 @@ import threading
 from typing import Any, Callable, Iterator
 
 from .core.avals import ShapedArray, aval_of
+from .core.eval_context import ensure_compile_time_eval
 from .core.pytree import flatten_fun, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .core.staging import ShapeDtypeStruct, trace_to_jaxpr
 from .core.trace import Trace, Tracer, ctx, set_trace
-from .core import options as _options, x64
+from .core import options as _options
 from .lowering import transfer_guard, xla
 from .transforms import jit as _jit
 from .numpy._dtypes import asarray_or_tracer
 from . import config
 
-__all__ = ["block_until_ready", "default_backend", "device_count", "device_get", "devices",
-           "default_prng_impl", "disable_jit", "enable_x64", "ensure_compile_time_eval", "eval_shape",
-           "local_device_count", "local_devices", "named_call", "named_scope", "process_count", "process_index", "threefry_partitionable", "typeof"]
+__all__ = ["block_until_ready", "default_backend", "device_count", "device_get", "devices", "disable_jit", "ensure_compile_time_eval", "eval_shape", "local_device_count", "local_devices", "named_call", "named_scope", "process_count", "process_index", "typeof"]
 
 
 # ------------------------------------------------------------------ devices ----
@@ -197,47 +196,6 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
                 _jit.Jitted.__call__ = _compiled_call
 
 
-class _CompileTimeEvalTrace(Trace):
-    """Runs operations whose inputs are all concrete at once, and passes the
-    others on to the transformation underneath."""
-
-    name = "ensure_compile_time_eval"
-
-    def process_primitive(self, prim, args, params):
-        if any(isinstance(x, Tracer) for x in args):
-            with set_trace(self.parent):
-                return prim.bind(*args, **params)
-        with set_trace(None):
-            return prim.bind(*args, **params)
-
-
-@contextlib.contextmanager
-def ensure_compile_time_eval() -> Iterator[None]:
-    """Inside this block, operations on concrete values (NumPy arrays, Python
-    scalars, closed-over constants) are computed at once even under `jit`,
-    so their results can steer Python control flow; operations on traced
-    values are traced as usual.
-
-    >>> import funcad, funcad.numpy as fnp, numpy as np
-    >>> @funcad.jit
-    ... def f(x):
-    ...     with funcad.ensure_compile_time_eval():
-    ...         n = int(fnp.sum(fnp.arange(4)))  # concrete: 6
-    ...     return x * n
-    >>> f(1.0)
-    Array(6., dtype=float64)
-    """
-    if ctx.trace is None:  # nothing is traced: everything already runs at once
-        yield
-        return
-    trace = _CompileTimeEvalTrace(ctx.trace)
-    try:
-        with set_trace(trace):
-            yield
-    finally:
-        trace.finish()
-
-
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:
     """`fun` under the name `name` (default: its own). JAX records the name in
     its name stack for profilers; funcad has no name stack, so the wrapper
@@ -270,85 +228,6 @@ def named_scope(name: str) -> Iterator[None]:
     if not isinstance(name, str):
         raise TypeError(f"named_scope takes a string name, got {name!r}")
     yield
-
-
-# ---------------------------------------------------------------- 64-bit mode ----
-
-class _EnableX64:
-    """`funcad.enable_x64(flag)`: 64-bit dtypes on (True, funcad's default) or off (JAX's
-    default 32-bit dtypes) for a `with` block, then the previous mode again; as
-    `jax.enable_x64`. `funcad.enable_x64.value` is the current mode; set it for the whole
-    program with `funcad.config.update("enable_x64", flag)`.
-
-    >>> import funcad, funcad.numpy as fnp
-    >>> with funcad.enable_x64(False):
-    ...     print(fnp.array(1.5).dtype)
-    float32
-    >>> funcad.enable_x64.value
-    True
-    """
-
-    @contextlib.contextmanager
-    def __call__(self, new_val: bool = True) -> Iterator[None]:
-        with config.override(enable_x64=new_val):
-            yield
-
-    @property
-    def value(self) -> bool:
-        return x64.enabled
-
-    def __repr__(self):
-        return f"funcad.enable_x64 (now {self.value})"
-
-
-enable_x64 = _EnableX64()
-
-
-_NO_ARG = object()
-
-
-class _OptionScope:
-    """A config option as a context manager, as JAX's top-level option states are:
-    `with funcad.threefry_partitionable(False): ...`; `.value` is the current setting."""
-
-    def __init__(self, option: str, default_arg):
-        self._option, self._default_arg = option, default_arg
-
-    @contextlib.contextmanager
-    def __call__(self, new_val=_NO_ARG) -> Iterator[None]:
-        if new_val is _NO_ARG:
-            if self._default_arg is _NO_ARG:
-                raise TypeError(f"funcad.{self._option}() needs the value to set in the block")
-            new_val = self._default_arg
-        with config.override(**{self._option: new_val}):
-            yield
-
-    @property
-    def value(self):
-        return config.read(self._option)
-
-    def __repr__(self):
-        return f"funcad.{self._option} (now {self.value!r})"
-
-
-threefry_partitionable = _OptionScope("threefry_partitionable", True)
-threefry_partitionable.__doc__ = """`with funcad.threefry_partitionable(False):` threefry keys use
-JAX's older, non-partitionable counter layout in the block (JAX's bits for that setting).
-
->>> import funcad, funcad.random as fr
->>> with funcad.threefry_partitionable(False):
-...     print(fr.bits(fr.PRNGKey(0), (2,), "uint32"))
-[ 928981903 3453687069]
-"""
-default_prng_impl = _OptionScope("default_prng_impl", _NO_ARG)
-default_prng_impl.__doc__ = """`with funcad.default_prng_impl("rbg"):` keys made without `impl=`
-(and raw keys) use that PRNG implementation in the block.
-
->>> import funcad, funcad.random as fr
->>> with funcad.default_prng_impl("rbg"):
-...     print(fr.PRNGKey(0).shape)
-(4,)
-"""
 
 
 def typeof(x: Any) -> ShapedArray:

@@ -262,7 +262,18 @@ def _space(memory_space):
     return name
 
 
-def new_ref(init_val, *, memory_space: Any = None) -> Ref:
+def _no_pin(pin, kind=None, what="new_ref") -> None:
+    # JAX's pin lowers the ref to a pinned (host) buffer and kind picks other mutation
+    # semantics under transformations; funcad's refs have one kind and no pinned buffers
+    if pin:
+        raise NotImplementedError(f"{what}: pin=True needs pinned buffers, which funcad lacks; "
+                                  "leave pin=False")
+    if kind is not None:
+        raise NotImplementedError(f"{what}: kind={kind!r} needs other ref mutation semantics, "
+                                  "which funcad lacks; leave kind=None")
+
+
+def new_ref(init_val, *, memory_space: Any = None, kind: str | None = None, pin: bool = False) -> Ref:
     """A mutable array reference holding a copy of `init_val` (weak types made strong).
 
     >>> import funcad, funcad.numpy as fnp
@@ -272,6 +283,7 @@ def new_ref(init_val, *, memory_space: Any = None) -> Ref:
     Ref([ 0., 10.,  2.], dtype=float64)
     """
     _space(memory_space)
+    _no_pin(pin, kind)
     if isinstance(init_val, (list, tuple, dict)) or isinstance(init_val, Ref) or not (
             isinstance(init_val, (Tracer, np.ndarray, np.generic, int, float, complex, bool))
             or hasattr(init_val, "__array__")):
@@ -285,7 +297,7 @@ def new_ref(init_val, *, memory_space: Any = None) -> Ref:
     return ref
 
 
-def empty_ref(ty, memory_space: Any = None) -> Ref:
+def empty_ref(ty, memory_space: Any = None, pin: bool = False) -> Ref:
     """A ref of the shape and dtype of `ty` (a ShapeDtypeStruct or an array). Its
     contents are zeros (JAX leaves them unspecified; read them only after writing).
 
@@ -294,6 +306,7 @@ def empty_ref(ty, memory_space: Any = None) -> Ref:
     (2,)
     """
     _space(memory_space)
+    _no_pin(pin, what="empty_ref")
     if not hasattr(ty, "shape") or not hasattr(ty, "dtype"):
         raise TypeError(f"empty_ref: expected a ShapeDtypeStruct or an array, got {type(ty).__name__}")
     ref = Ref(zeros(tuple(ty.shape), ty.dtype), ctx.trace)

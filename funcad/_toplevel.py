@@ -24,45 +24,21 @@ import platform
 import sys
 from typing import Any, Iterator
 
-from ._helpers import _NO_ARG, _OptionScope, process_count, process_index
+from . import config
+from ._helpers import process_count, process_index
+from .config import OptionScope
+from .core.options import NO_ARG
 from .core.pytree import tree_leaves
 from .lowering import xla
 from .lowering.array import Array, ShardedArray
 
-__all__ = ["check_tracer_leaks", "checking_leaks", "copy_to_host_async", "debug_infs", "debug_key_reuse", "effects_barrier", "enable_custom_prng", "debug_nans", "default_device",
-           "default_matmul_precision", "enable_checks", "explain_cache_misses", "host_count",
-           "host_id", "host_ids", "legacy_prng_key", "live_arrays", "log_compiles", "no_execution", "no_tracing",
-           "numpy_dtype_promotion", "numpy_rank_promotion", "print_environment_info",
-           "process_indices", "softmax_custom_jvp", "transfer_guard", "transfer_guard_device_to_device",
-           "transfer_guard_device_to_host", "transfer_guard_host_to_device"]
+__all__ = ["checking_leaks", "copy_to_host_async", "effects_barrier", "host_count", "host_id", "host_ids",
+           "live_arrays", "print_environment_info", "process_indices", "transfer_guard"]
 
 
-def _scope(option: str, default_arg, doc: str) -> _OptionScope:
-    scope = _OptionScope(option, default_arg)
-    scope.__doc__ = doc
-    return scope
-
-
-debug_nans = _scope("debug_nans", True, """`with funcad.debug_nans(True):` each primitive that makes a
-NaN raises NaNError (a FloatingPointError) naming it and the user's line, eagerly and under jit.""")
-debug_key_reuse = _scope("debug_key_reuse", True, """`with funcad.debug_key_reuse(True):` typed keys
-(funcad.random.key) are checked as JAX checks them: using a key after a sampler, `split` or
-`bits` consumed it raises funcad.errors.KeyReuseError, eagerly, at jitted calls and inside
-traced programs (see funcad/random/_key_reuse.py).""")
-debug_infs = _scope("debug_infs", True, """`with funcad.debug_infs(True):` each primitive that makes an
-inf raises InfError (a FloatingPointError), as debug_nans does for NaNs.""")
-default_matmul_precision = _scope("default_matmul_precision", _NO_ARG, """`with
-funcad.default_matmul_precision("float32"):` dot, matmul, einsum, tensordot and convolutions
-given no `precision=` use this one (JAX's names: 'default', 'high', 'highest', 'bfloat16',
-'tensorfloat32', 'float32', or a DotAlgorithmPreset name such as 'BF16_BF16_F32').""")
-numpy_rank_promotion = _scope("numpy_rank_promotion", _NO_ARG, """`with
-funcad.numpy_rank_promotion("raise"):` (or "warn") binary funcad.numpy operations refuse
-(or warn about) broadcasting operands of different nonzero ranks, as JAX's.""")
-check_tracer_leaks = _scope("check_tracer_leaks", True, """`with funcad.check_tracer_leaks(True):`
-a public call (grad, jit, vmap, ... or a transformed function) that returns while a tracer
-of a transformation it ran is still held by user code (a global, a closure, a list, an
-attribute) raises TracerLeakError naming the tracer and what holds it. It costs a garbage
-collection per outermost call, so it is off by default, as in JAX.""")
+# `with funcad.<option>(value):` for each option declared with a scope (core/options.py)
+globals().update(config.scopes)
+__all__ += list(config.scopes)
 
 
 def effects_barrier() -> None:
@@ -79,7 +55,7 @@ def effects_barrier() -> None:
     xla.effects_barrier()
 
 
-def checking_leaks() -> _OptionScope:
+def checking_leaks() -> OptionScope:
     """`with funcad.checking_leaks():` is `with funcad.check_tracer_leaks(True):`.
 
     >>> import funcad, funcad.numpy as fnp
@@ -87,97 +63,18 @@ def checking_leaks() -> _OptionScope:
     ...     float(funcad.grad(fnp.sin)(0.0))
     1.0
     """
-    return check_tracer_leaks(True)
+    return config.scopes["check_tracer_leaks"](True)
 
 
-enable_custom_prng = _scope("enable_custom_prng", True, """`with funcad.enable_custom_prng(True):`
-funcad.random's `PRNGKey`, `split`, `fold_in` and `clone` return typed key arrays (as
-`funcad.random.key` does) and a raw uint32 key passed to a funcad.random function warns
-(FutureWarning), as JAX's option does; the bits are unchanged.
-
->>> import funcad, funcad.random as fr
->>> with funcad.enable_custom_prng(True):
-...     print(fr.PRNGKey(0).dtype)
-key<fry>
-""")
-log_compiles = _scope("log_compiles", True, """`with funcad.log_compiles(True):` each jit trace and
-XLA compilation is logged at WARNING level on the "funcad" logger.""")
-no_tracing = _scope("no_tracing", True, """`with funcad.no_tracing(True):` a jitted function that would
-trace (a new argument signature) raises RuntimeError: checks that a loop reuses its compilations.""")
-no_execution = _scope("no_execution", True, """`with funcad.no_execution(True):` running a jitted
-function raises RuntimeError (tracing and lowering still work).""")
-enable_checks = _scope("enable_checks", True, """`with funcad.enable_checks(True):` every traced jaxpr
-is type-checked (each equation's outputs against its primitive's shape rule; JaxprTypeError).""")
-numpy_dtype_promotion = _scope("numpy_dtype_promotion", _NO_ARG, """`with
-funcad.numpy_dtype_promotion("strict"):` funcad.numpy operations and `result_type` refuse to
-promote between different dtypes (JAX's TypePromotionError); weakly typed Python scalars still
-join arrays of their kind or a wider one (`x_f32 * 2` is fine, `x_i32 * 2.0` is not).
-
->>> import funcad, funcad.numpy as fnp, numpy as np
->>> with funcad.numpy_dtype_promotion("strict"):
-...     fnp.ones(2, np.float32) * 2.0
-...     fnp.ones(2, np.float32) + fnp.ones(2, np.int32)  # doctest: +ELLIPSIS
-array([2., 2.], dtype=float32)
-Traceback (most recent call last):
-...
-funcad.core.errors.TypePromotionError: Input dtypes ('float32', 'int32') have no available ...""")
-explain_cache_misses = _scope("explain_cache_misses", True, """`with funcad.explain_cache_misses(True):`
-each time a jitted function traces again, a WARNING on the "funcad" logger says why, in JAX's
-words: the argument (by name and path) whose shape, dtype or weak type changed, the pytree that
-changed, the static argument or the configuration option.""")
-default_device = _scope("default_device", _NO_ARG, """`with funcad.default_device(device):` jitted
-functions (without in_shardings) run on `device` and `device_put` without a device copies there
-(a Device, a platform name such as "cpu", or None for the default backend's first device). Eager
-operations run on NumPy, on the host, as before; jit's cache keys on the setting.
-
->>> import funcad, numpy as np
->>> cpu = funcad.devices("cpu")[-1]
->>> with funcad.default_device(cpu):
-...     funcad.jit(lambda x: x + 1)(np.ones(2)).devices() == {cpu}
-True""")
-transfer_guard_host_to_device = _scope("transfer_guard_host_to_device", _NO_ARG, """`with
-funcad.transfer_guard_host_to_device(level):` guards copies of NumPy arrays and Python scalars
-to a device: 'allow', 'log' (implicit ones: arguments of jitted calls), 'disallow' (implicit
-ones raise; `device_put` is explicit and allowed), 'log_explicit', 'disallow_explicit' (all).""")
-transfer_guard_device_to_device = _scope("transfer_guard_device_to_device", _NO_ARG, """`with
-funcad.transfer_guard_device_to_device(level):` guards copies between devices: implicit ones (an
-Array of one device passed to a program compiled for another) and explicit ones (`device_put`
-to another device); the levels as for transfer_guard_host_to_device.""")
-transfer_guard_device_to_host = _scope("transfer_guard_device_to_host", _NO_ARG, """`with
-funcad.transfer_guard_device_to_host(level):` guards reading device Arrays on the host: implicit
-(`np.asarray`, `float`, printing, eager funcad.numpy operations on them) and explicit
-(`device_get`). As in JAX, an array on a CPU device is host memory already: no transfer.""")
-
-softmax_custom_jvp = _scope("softmax_custom_jvp", True, """`with funcad.softmax_custom_jvp(True):`
-funcad.nn.softmax is differentiated by its custom rule y * (dx - sum(y * dx)), as JAX's option
-of that name; off (the default, as JAX's) by the formula with its max held constant.
-log_softmax's derivatives are the same either way (as in JAX).
-
->>> import funcad, funcad.nn as nn, numpy as np
->>> with funcad.softmax_custom_jvp(True):
-...     print(funcad.grad(lambda x: nn.softmax(x)[0])(np.zeros(2)))
-[ 0.25 -0.25]""")
-
-legacy_prng_key = _scope("legacy_prng_key", _NO_ARG, """`with funcad.legacy_prng_key("error"):` raw
-uint32 keys (`funcad.random.PRNGKey`, or their splits) passed to funcad.random functions raise
-ValueError ("warn": a UserWarning) with JAX's text; typed keys (`funcad.random.key`) pass.
-
->>> import funcad, warnings
->>> with funcad.legacy_prng_key("error"):
-...     funcad.random.split(funcad.random.PRNGKey(0))  # doctest: +ELLIPSIS
-Traceback (most recent call last):
-...
-ValueError: Legacy uint32 key array passed as key to funcad.random function. ...""")
 
 
-class _TransferGuard(_OptionScope):
+class _TransferGuard(OptionScope):
     """`with funcad.transfer_guard(level):` all three directions at `level` in the block, each
     restored on leaving it (as JAX's)."""
 
     @contextlib.contextmanager
-    def __call__(self, new_val=_NO_ARG) -> Iterator[None]:
-        from . import config
-        if new_val is _NO_ARG:
+    def __call__(self, new_val=NO_ARG) -> Iterator[None]:
+        if new_val is NO_ARG:
             raise TypeError("funcad.transfer_guard() needs the level to set in the block")
         # the set-all option first: restored first, then each direction to its own level
         with config.override(transfer_guard=new_val, transfer_guard_host_to_device=new_val,
@@ -186,7 +83,7 @@ class _TransferGuard(_OptionScope):
             yield
 
 
-transfer_guard = _TransferGuard("transfer_guard", _NO_ARG)
+transfer_guard = _TransferGuard("transfer_guard", NO_ARG)
 transfer_guard.__doc__ = """`with funcad.transfer_guard(level):` guards every transfer between the host
 and devices: 'allow', 'log' or 'disallow' implicit transfers (jit arguments from NumPy, reading
 device Arrays as NumPy), and 'log_explicit' or 'disallow_explicit' to include explicit ones

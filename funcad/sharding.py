@@ -34,9 +34,9 @@ __all__ = ["AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec",
 use_mesh = set_mesh  # the name of older JAX releases (0.6, 0.7)
 
 
-def make_mesh(axis_shapes: _Sequence[int], axis_names: _Sequence[str], axis_types=None, *,
+def make_mesh(axis_sizes: _Sequence[int], axis_names: _Sequence[str], axis_types=None, *,
               devices=None) -> Mesh:
-    """A mesh of `axis_shapes` over `devices` (default: all devices of the default backend).
+    """A mesh of `axis_sizes` over `devices` (default: all devices of the default backend).
 
     Its axes are `AxisType.Auto` (JAX 0.12 makes Explicit ones by default; funcad
     has no Explicit axes).
@@ -45,7 +45,7 @@ def make_mesh(axis_shapes: _Sequence[int], axis_names: _Sequence[str], axis_type
     >>> funcad.make_mesh((funcad.device_count(),), ("data",)).axis_names
     ('data',)
     """
-    axis_shapes = tuple(int(s) for s in axis_shapes)
+    axis_shapes = tuple(int(s) for s in axis_sizes)
     if devices is None:
         from ._helpers import devices as all_devices
         devices = all_devices()

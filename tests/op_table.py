@@ -474,7 +474,9 @@ op("amax", lambda x: fnp.amax(x, 0), lambda x: np.amax(x, 0), DISTINCT(S23), lam
 op("mean", fnp.mean, np.mean, U(S234), lambda x: _jnp().mean(x))
 op("mean_axis", lambda x: fnp.mean(x, axis=(0, 2)), lambda x: np.mean(x, axis=(0, 2)), U(S234),
    lambda x: _jnp().mean(x, axis=(0, 2)))
-op("mean_int", fnp.mean, np.mean, U(S23), lambda x: _jnp().mean(x.astype(np.float64)), diff=False, dtypes=I)
+# JAX's dtype table: integers up to 32 bits average in float32, int64 in float64.
+op("mean_int", fnp.mean, lambda x: np.mean(x, dtype=np.float32 if x.dtype.itemsize < 8 else np.float64), U(S23),
+   lambda x: _jnp().mean(x), diff=False, dtypes=I)
 op("var", fnp.var, np.var, U(S234), lambda x: _jnp().var(x))
 op("var_axis_ddof", lambda x: fnp.var(x, axis=1, ddof=1), lambda x: np.var(x, axis=1, ddof=1), U(S234),
    lambda x: _jnp().var(x, axis=1, ddof=1))

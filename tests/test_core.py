@@ -152,7 +152,7 @@ SNAPSHOTS = [
      """{ lambda ; a:f64[3]. let
     b:i32[3] = convert_element_type[new_dtype=i32, weak_type=False] a
   in (b,) }"""),
-    ("multiple_results", lambda x: lax.sort([x, -x], 0, 1), (np.ones(3, np.float32),),
+    ("multiple_results", lambda x: lax.sort([x, -x], 0, num_keys=1), (np.ones(3, np.float32),),
      """{ lambda ; a:f32[3]. let
     b:f32[3] = neg a
     c:f32[3] d:f32[3] = sort[dimension=0, num_keys=1] a b

@@ -89,8 +89,10 @@ def _signature(fun: Callable) -> inspect.Signature | None:
         return None
 
 
-def resolve_static_args(fun: Callable, static_argnums, static_argnames) -> tuple[tuple, tuple]:
-    """(static argnums, static argnames) of `fun`, each completed from the other.
+def resolve_static_args(fun: Callable, static_argnums, static_argnames,
+                        what: str = "static") -> tuple[tuple, tuple]:
+    """(static argnums, static argnames) of `fun`, each completed from the other
+    (`what="donate"`: jit's donate_argnums and donate_argnames, resolved alike).
 
     >>> def f(x, n, *, scale=1.0): ...
     >>> resolve_static_args(f, None, "n")
@@ -116,7 +118,7 @@ def resolve_static_args(fun: Callable, static_argnums, static_argnames) -> tuple
         names = tuple(p.name for i, p in enumerate(params)
                       if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
                       and (i in nums or i - n in nums))
-    _validate(sig, nums, names)
+    _validate(sig, nums, names, what)
     if not any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
         n_pos = sum(p.kind in _POSITIONAL for p in params)
         if n_pos:  # a negative argnum counts from the signature's end, not the call's
@@ -124,20 +126,20 @@ def resolve_static_args(fun: Callable, static_argnums, static_argnames) -> tuple
     return nums, names
 
 
-def _validate(sig: inspect.Signature, nums: tuple, names: tuple) -> None:
+def _validate(sig: inspect.Signature, nums: tuple, names: tuple, what: str) -> None:
     params = list(sig.parameters.values())
     if not any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
         n_pos = sum(p.kind in _POSITIONAL for p in params)
         if nums and (-min(nums) > n_pos or max(nums) >= n_pos):
-            raise FuncadValueError(f"jit: static_argnums={nums}, but the function takes only {n_pos} "
+            raise FuncadValueError(f"jit: {what}_argnums={nums}, but the function takes only {n_pos} "
                              f"positional argument{'s' if n_pos != 1 else ''} ({sig})")
     pos_only = {p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_ONLY,
                                                       inspect.Parameter.VAR_POSITIONAL)}
     if bad := pos_only & set(names):
-        raise FuncadValueError(f"jit: static_argnames {sorted(bad)} are positional-only in {sig}; "
-                         "use static_argnums for them")
+        raise FuncadValueError(f"jit: {what}_argnames {sorted(bad)} are positional-only in {sig}; "
+                         f"use {what}_argnums for them")
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
         return
     if bad := set(names) - {p.name for p in params if p.kind in _KEYWORD}:
-        raise FuncadValueError(f"jit: static_argnames {sorted(bad)} are not parameters of the function "
+        raise FuncadValueError(f"jit: {what}_argnames {sorted(bad)} are not parameters of the function "
                          f"{sig}")

@@ -28,7 +28,13 @@ def short_dtype(dtype) -> str:
     return s
 
 
-class ShapedArray:
+class AbstractValue:
+    """The base of abstract values (the types tracers carry)."""
+
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The type of an array value: shape, dtype, and whether the dtype is weak (NEP 50).
 
     >>> ShapedArray((3, 4), np.float32).str_short()
@@ -77,7 +83,7 @@ def is_python_scalar(x) -> bool:
     return type(x) in _PY_SCALARS
 
 
-class AbstractRef:
+class AbstractRef(AbstractValue):
     """The type of a Ref: its value's ShapedArray (printed `Ref{f32[3]}`, as JAX)."""
 
     __slots__ = ("inner_aval", "memory_space")
@@ -203,3 +209,13 @@ def tangent_dtype(dtype) -> np.dtype:
 
 def is_float(dtype) -> bool:
     return _narrow.kind(dtype) in "fc"
+
+
+def max_dim(d1: int, d2: int) -> int:
+    """The larger of two dimension sizes (funcad's dimensions are all concrete)."""
+    return max(int(d1), int(d2))
+
+
+def min_dim(d1: int, d2: int) -> int:
+    """The smaller of two dimension sizes."""
+    return min(int(d1), int(d2))

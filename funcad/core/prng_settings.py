@@ -12,7 +12,9 @@ from __future__ import annotations
 __all__ = ["IMPLS", "default_impl", "threefry_partitionable", "set_default_impl",
            "set_threefry_partitionable"]
 
-IMPLS = ("threefry2x32", "rbg", "unsafe_rbg", "threefry4x32", "philox2x32", "philox4x32")
+from . import options as _options
+
+IMPLS = _options.PRNG_IMPLS
 default_impl = "threefry2x32"
 threefry_partitionable = True
 
@@ -25,3 +27,8 @@ def set_default_impl(name: str) -> None:
 def set_threefry_partitionable(on: bool) -> None:
     global threefry_partitionable
     threefry_partitionable = bool(on)
+
+
+_options.bind("default_prng_impl", on_set=set_default_impl, get=lambda: default_impl)
+_options.bind("threefry_partitionable", on_set=set_threefry_partitionable,
+              get=lambda: threefry_partitionable)

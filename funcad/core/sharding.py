@@ -35,12 +35,24 @@ __all__ = ["AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec",
 
 class PartitionSpec(tuple):
     """Per array dimension: a mesh axis name, a tuple of names, or None (not split).
+    (JAX's unreduced/reduced/unreduced_kind are taken at their defaults only.)
 
     >>> PartitionSpec("data", None)
     PartitionSpec('data', None)
     """
 
-    def __new__(cls, *parts):
+    def __new__(cls, *partitions, unreduced=frozenset(), reduced=frozenset(), unreduced_kind=None):
+        # JAX's unreduced/reduced axes type arrays as partial sums over mesh axes (explicit
+        # sharding), which funcad's shardings cannot express
+        for name, value in (("unreduced", unreduced), ("reduced", reduced)):
+            if value:
+                raise NotImplementedError(f"PartitionSpec: {name}={set(value)} needs unreduced "
+                                          "(partial-sum) array types, which funcad lacks; leave "
+                                          f"{name} empty")
+        if unreduced_kind is not None:
+            raise NotImplementedError("PartitionSpec: unreduced_kind needs unreduced array types, "
+                                      "which funcad lacks; leave it None")
+        parts = partitions
         for p in parts:
             names = p if isinstance(p, tuple) else (p,)
             if not all(n is None or isinstance(n, str) for n in names):

@@ -225,21 +225,32 @@ class ShapeDtypeStruct:
     ShapeDtypeStruct(shape=(2, 3), dtype=float32)
     """
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-    def __init__(self, shape, dtype, *, weak_type: bool = False):
+    def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False,
+                 manual_axis_type=None, is_ref: bool = False, _memory_space=None):
+        for name, value, missing in (
+                ("manual_axis_type", manual_axis_type is not None, "shard_map's manual axis types"),
+                ("is_ref", is_ref, "Ref-typed abstract values"),
+                ("_memory_space", _memory_space is not None, "memory spaces")):
+            if value:
+                raise NotImplementedError(f"ShapeDtypeStruct: {name} needs {missing}, which "
+                                          f"funcad lacks; leave it at its default")
         self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), bool(weak_type)
+        self.sharding = sharding  # a Sharding, or None (carried, as JAX's, for the user to read)
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        sharding = f", sharding={self.sharding}" if self.sharding is not None else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
 
     def __eq__(self, other):
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
-            other.shape, other.dtype, other.weak_type)
+        return isinstance(other, ShapeDtypeStruct) and (
+            self.shape, self.dtype, self.weak_type, self.sharding) == (
+            other.shape, other.dtype, other.weak_type, other.sharding)
 
     def __hash__(self):
         return hash((self.shape, self.dtype, self.weak_type))

@@ -89,12 +89,19 @@ class Primitive:
     def __repr__(self):
         return self.name
 
+    def rule_hint(self, table: dict) -> str:
+        """How a user registers this primitive's missing rule of `table`; '' for funcad's
+        own primitives (a library's primitives say where, see funcad.extend.core)."""
+        return ""
+
     def bind(self, *args, **params):
         trace = ctx.trace
         if trace is None:
             rule = impl_rules.get(self)
             if rule is None:
-                raise MissingRuleError(f"primitive `{self.name}` has no NumPy implementation")
+                raise MissingRuleError(f"primitive `{self.name}` has no NumPy implementation"
+                                       + (f"; register one with {self.rule_hint(impl_rules)}"
+                                          if self.rule_hint(impl_rules) else ""))
             for a in args:  # impl rules run on plain ndarrays (no subclass dispatch in NumPy)
                 if type(a) is EagerArray:
                     args = plain_args(args)
@@ -400,6 +407,9 @@ def _eval_keeping_sources(jaxpr, env, read) -> list:
 
 def rule_for(table: dict, prim: Primitive, transform: str) -> Callable:
     rule = table.get(prim)
+    if rule is None and prim.rule_hint(table):
+        raise MissingRuleError(f"primitive `{prim.name}` has no {transform} rule, so it cannot be used "
+                               f"under {transform}. Register one with {prim.rule_hint(table)}.")
     if rule is None:
         raise MissingRuleError(
             f"primitive `{prim.name}` has no {transform} rule, so it cannot be used under "

@@ -33,12 +33,24 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _internal_cache: dict[str, bool] = {}
 
 
+_exclusions: list[str] = [_PKG_DIR]  # funcad's and the libraries' that registered (register_exclusion)
+
+
 def is_internal(filename: str) -> bool:
-    """Whether a code object's file is part of the funcad package."""
+    """Whether a code object's file is part of the funcad package (or of a library
+    that registered its path with register_exclusion)."""
     hit = _internal_cache.get(filename)
     if hit is None:
-        hit = _internal_cache[filename] = os.path.abspath(filename).startswith(_PKG_DIR)
+        path = os.path.abspath(filename)
+        hit = _internal_cache[filename] = any(path.startswith(p) for p in _exclusions)
     return hit
+
+
+def register_exclusion(path: str) -> None:
+    """Treat code under `path` as a library's own: tracebacks and error locations
+    skip it, as they skip funcad's."""
+    _exclusions.append(os.path.abspath(path))
+    _internal_cache.clear()
 
 
 def user_frame(frame: types.FrameType | None = None) -> types.FrameType | None:
@@ -65,6 +77,14 @@ def user_source() -> str:
 
 # funcad.config's traceback_filtering ("on" or "off"); config sets it.
 filtering = "on"
+
+
+def _set_filtering(v: str) -> None:
+    global filtering
+    filtering = v
+
+
+options.bind("traceback_filtering", on_set=_set_filtering, get=lambda: filtering)
 
 
 def filtering_enabled() -> bool:

@@ -38,14 +38,13 @@ from . import avals as _avals
 from .avals import ShapedArray
 from .trace import Primitive
 from . import eager as _eager
+from . import options as _options
 
 # The 64-bit dtypes and what JAX turns them into with x64 off.
 _TO_32 = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
           np.dtype(np.uint64): np.dtype(np.uint32), np.dtype(np.complex128): np.dtype(np.complex64)}
 
 enabled = True  # x64 on: NumPy's dtypes, funcad's default
-# Called after each switch: caches keyed without the mode drop their entries (jit's fast index).
-switch_hooks: list = []
 
 _bind64 = Primitive.bind
 _init64 = ShapedArray.__init__
@@ -183,5 +182,6 @@ def set_enabled(on: bool) -> None:
     _avals._PROMOTED.clear()
     if not on:
         _avals._PROMOTED.update(_TO_32)
-    for hook in switch_hooks:
-        hook()
+
+
+_options.bind("enable_x64", on_set=set_enabled, get=lambda: enabled)

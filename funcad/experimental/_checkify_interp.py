@@ -32,13 +32,16 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import call_rules
 from ..lowering.runtime import memo
-from ..primitives import elementwise as _E, indexing as _indexing
+from ..primitives import collectives as _coll, convolution as _conv, elementwise as _E, fft as _fft
+from ..primitives import indexing as _indexing, linalg as _linalg, reductions as _R, rng as _rng
+from ..primitives import special as _special, structural as _structural
+from ..transforms.linear_solve import linear_solve_p
 from ..transforms.control_flow import cond_p, scan_p, while_p
 from ..transforms.jit import jit_p
 from ._checkify_error import (DivisionByZeroError, Error, NaNError, OOBError, _Spec, _effect_of, check_p,
                               update_error)
 
-__all__ = ["Context", "checkify_jaxpr", "NAN_PRIMITIVES"]
+__all__ = ["Context", "checkify_jaxpr", "checkify_rules", "NAN_PRIMITIVES"]
 
 
 class Context:
@@ -72,7 +75,7 @@ def checkify_jaxpr(ctx: Context, closed: ClosedJaxpr, enabled: frozenset, error:
 
     for eqn in jaxpr.eqns:
         ins = [read(a) for a in eqn.inputs]
-        rule = _rules.get(eqn.prim) or (_nan_rule if eqn.prim.name in _NAN_NAMES else None)
+        rule = checkify_rules.get(eqn.prim)
         if rule is not None:
             error, out = rule(ctx, error, enabled, eqn, ins)
         elif eqn.prim in call_rules:
@@ -296,17 +299,22 @@ def _other_call(ctx, error, enabled, eqn, ins):
 
 # ------------------------------------------------------------------ table ----
 
-# The primitives that can make a NaN (JAX's list, in funcad's primitive names).
+# The primitives that can make a NaN (JAX's list): nan_checks checks their outputs.
 NAN_PRIMITIVES = (
-    "acos acosh add asin asinh atan2 atan atanh bessel_i0e bessel_i1e cbrt conv_general_dilated cos "
-    "cosh cummax cummin cumprod cumsum digamma dot_general erf_inv erf erfc exp exp2 expm1 fft "
-    "igamma_grad_a igamma igammac integer_pow lgamma linear_solve log1p log logistic mul pad pow psum "
-    "reduce_prod reduce_sum regularized_incomplete_beta rem rng_uniform rsqrt sin sinh sqrt sub tan "
-    "tanh").split()
+    _E.acos_p, _E.acosh_p, _E.add_p, _E.asin_p, _E.asinh_p, _E.atan2_p, _E.atan_p, _E.atanh_p,
+    _special.bessel_i0e_p, _special.bessel_i1e_p, _E.cbrt_p, _conv.conv_general_dilated_p, _E.cos_p,
+    _E.cosh_p, _R.cummax_p, _R.cummin_p, _R.cumprod_p, _R.cumsum_p, _E.digamma_p, _linalg.dot_general_p,
+    _E.erf_inv_p, _E.erf_p, _E.erfc_p, _E.exp_p, _E.exp2_p, _E.expm1_p, _fft.fft_p,
+    _special.igamma_grad_a_p, _special.igamma_p, _special.igammac_p, _E.integer_pow_p, _E.lgamma_p,
+    linear_solve_p, _E.log1p_p, _E.log_p, _E.logistic_p, _E.mul_p, _structural.pad_p, _E.pow_p,
+    _coll.psum_p, _R.reduce_prod_p, _R.reduce_sum_p, _special.regularized_incomplete_beta_p, _E.rem_p,
+    _rng.rng_uniform_p, _E.rsqrt_p, _E.sin_p, _E.sinh_p, _E.sqrt_p, _E.sub_p, _E.tan_p, _E.tanh_p)
 
-
-_NAN_NAMES = frozenset(NAN_PRIMITIVES)  # by name: some families load lazily
-_rules = {_indexing.dynamic_slice_p: _window_rule(1), _indexing.dynamic_update_slice_p: _window_rule(2),
-          _indexing.gather_p: _point_rule, _indexing.scatter_add_p: _point_rule, _E.div_p: _div_rule,
-          check_p: _check_rule, jit_p: _jit_rule, cond_p: _cond_rule, scan_p: _scan_rule,
-          while_p: _while_rule}
+# primitive -> rule(ctx, error, enabled, eqn, ins) -> (error, outputs); call primitives
+# without a rule here check their bodies, and every other primitive runs unchecked.
+checkify_rules: dict = dict.fromkeys(NAN_PRIMITIVES, _nan_rule)
+checkify_rules.update({
+    _indexing.dynamic_slice_p: _window_rule(1), _indexing.dynamic_update_slice_p: _window_rule(2),
+    _indexing.gather_p: _point_rule, _indexing.scatter_add_p: _point_rule, _E.div_p: _div_rule,
+    check_p: _check_rule, jit_p: _jit_rule, cond_p: _cond_rule, scan_p: _scan_rule,
+    while_p: _while_rule})

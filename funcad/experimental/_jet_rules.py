@@ -29,6 +29,7 @@ from ..primitives import structural as S
 from ..primitives._base import const
 from ..primitives.linalg import dot_general_p
 from ..transforms.checkpoint import name_p
+from ..transforms.closed_call import closed_call_p
 from ..transforms.jit import jit_p
 from ._jet_trace import jet_rules, jet_terms
 
@@ -425,3 +426,14 @@ def _jit_rule(primals, series, *, jaxpr, name, backend):
 
 
 jet_rules[jit_p] = _jit_rule
+
+
+def _closed_call_rule(primals, series, *, call_jaxpr):
+    # a closed_call has no meaning of its own: the jet of its callee
+    from ..core.trace import eval_jaxpr
+    from ._jet_trace import jet_flat
+    return jet_flat(lambda *a: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *a),
+                    list(primals), [list(s) for s in series], len(series[0]))
+
+
+jet_rules[closed_call_p] = _closed_call_rule

@@ -159,3 +159,12 @@ for _module, _names in _PRIMITIVE_OBJECTS.items():
     for _name in _names.split():
         globals()[_name + "_p"] = getattr(_module, _name + "_p")
 __all__ = sorted(set(__all__) | {n + "_p" for names in _PRIMITIVE_OBJECTS.values() for n in names.split()})
+
+# JAX's signatures (keyword names, out_sharding, allow_negative_indices, ...) over the
+# functions above (see _jax_names.py)
+from . import _jax_names  # noqa: E402
+
+for _name in _jax_names.CHECKED:
+    globals()[_name] = _checked(getattr(_jax_names, _name))
+for _name in _jax_names.PLAIN:
+    globals()[_name] = getattr(_jax_names, _name)

@@ -15,12 +15,13 @@ import numpy as np
 
 from ..core import refs as _refs
 from ..core.avals import ShapedArray, aval_of
-from ..core.errors import FuncadTypeError
+from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
-from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.pytree import tree_flatten, tree_map, tree_unflatten
 from ..core.staging import lift_traced_consts, trace_to_jaxpr
 from ..core.trace import Tracer, ctx, eval_jaxpr
 from ..transforms.control_flow import cond_p, scan_p, while_p
+from ..primitives.structural import concatenate, reshape, slice as _slice
 from ..primitives.elementwise import add, bitwise_and, clamp, convert_element_type, lt, ne
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
@@ -112,7 +113,20 @@ def _scalar_index(index, what):
 # -------------------------------------------------------------- cond/switch ----
 
 
-def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
+_NO_OPERAND = object()
+
+
+def _operand_keyword(operand, operands: tuple) -> tuple:
+    """JAX's older `operand=` keyword: the one operand, when no positional ones are given."""
+    if operand is _NO_OPERAND:
+        return operands
+    if operands:
+        raise TypeError("if 'operand' keyword is passed then no positional operands can be passed, "
+                        f"got operand={operand!r} and positional operands {operands}")
+    return (operand,)
+
+
+def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_OPERAND):
     """`true_fun(*operands)` if pred else `false_fun(*operands)`, as one primitive.
 
     Both branches are traced and must return the same types. Under vmap a
@@ -124,6 +138,7 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
     >>> float(f(-2.0)), float(funcad.grad(f)(0.0 + 1e-9))
     (2.0, 1.0)
     """
+    operands = _operand_keyword(operand, operands)
     a = _scalar_index(pred, "cond: the predicate")
     if a.dtype != np.bool_:
         if a.dtype.kind not in "iuf":
@@ -133,13 +148,14 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
     return _switch_refs(index, [false_fun, true_fun], operands, ["false_fun", "true_fun"], 1)
 
 
-def switch(index, branches: Sequence[Callable], *operands):
+def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
     """`branches[index](*operands)`, with the index clamped to the valid range.
 
     >>> import funcad
     >>> float(funcad.lax.switch(5, [lambda x: x + 1.0, lambda x: x * 10.0], 2.0))
     20.0
     """
+    operands = _operand_keyword(operand, operands)
     branches = list(branches)
     if not branches:
         raise FuncadTypeError("switch needs at least one branch")
@@ -354,8 +370,12 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool 
 
 
 def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
-         unroll: int | bool = 1):
+         unroll: int | bool = 1, _split_transpose: bool = False):
     """Loop `carry, y = f(carry, x)` over the leading axis of xs; return (carry, stacked ys).
+
+    `_split_transpose` (JAX's experimental flag to split scan's transpose in two
+    scans, which changes no value) is taken as JAX takes it, with nothing to do:
+    funcad transposes a scan as one scan.
 
     xs and the ys may be pytrees (or None). `reverse` runs from the last
     element to the first; `unroll` emits that many steps per compiled loop
@@ -448,11 +468,42 @@ def _scan_trace_once(f, init, xs, init_flat, xs_flat):
     return init_flat, closed, consts, trees
 
 
-def map(f: Callable, xs):
+def _rows(x, start, stop):
+    shape = aval_of(x).shape
+    return _slice(x, (start,) + (0,) * (len(shape) - 1), (stop,) + tuple(shape[1:]))
+
+
+def map(f: Callable, xs, *, batch_size: int | None = None):
     """`f` applied to each slice of xs along its leading axis, results stacked (a scan).
+
+    With `batch_size`, the scan runs over batches of that many slices, each batch
+    vectorised with vmap, and the leftover slices in one more vmapped call, as JAX's.
 
     >>> import funcad, funcad.numpy as fnp, numpy as np
     >>> funcad.lax.map(fnp.sum, np.ones((3, 2)))
     Array([2., 2., 2.], dtype=float64)
+    >>> funcad.lax.map(fnp.sum, np.ones((5, 2)), batch_size=2)
+    Array([2., 2., 2., 2., 2.], dtype=float64)
     """
-    return scan(lambda c, x: (c, f(x)), (), xs)[1]
+    if batch_size is None:
+        return scan(lambda c, x: (c, f(x)), (), xs)[1]
+    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise FuncadValueError(f"lax.map: batch_size must be a positive int, got {batch_size!r}")
+    from ..transforms.vmap import vmap  # (vmap imports lax)
+    leaves, tree = tree_flatten(xs)
+    if not leaves:
+        return scan(lambda c, x: (c, f(x)), (), xs)[1]
+    n = aval_of(leaves[0]).shape[0]
+    batches, rest = divmod(n, int(batch_size))
+    done = batches * int(batch_size)
+    outs = []
+    if batches:
+        blocks = tree_unflatten(tree, [reshape(_rows(x, 0, done), (batches, int(batch_size))
+                                               + tuple(aval_of(x).shape[1:])) for x in leaves])
+        ys = scan(lambda c, x: (c, vmap(f)(x)), (), blocks)[1]
+        outs.append(tree_map(lambda y: reshape(y, (done,) + tuple(aval_of(y).shape[2:])), ys))
+    if rest:
+        outs.append(vmap(f)(tree_unflatten(tree, [_rows(x, done, n) for x in leaves])))
+    if len(outs) == 1:
+        return outs[0]
+    return tree_map(lambda a, b: concatenate([a, b], 0), *outs)

@@ -28,6 +28,8 @@ import tempfile
 import threading
 import zlib
 
+from ..core import options as _options
+
 __all__ = ["set_cache_dir", "reset_cache", "is_initialized", "initialize_cache", "load", "store",
            "stats"]
 
@@ -38,6 +40,7 @@ cache_dir: str | None = None
 enabled: bool = True
 min_compile_time_secs: float = 1.0
 min_entry_size_bytes: int = 0
+
 
 stats = {"hits": 0, "misses": 0, "writes": 0}
 _lock = threading.Lock()
@@ -150,3 +153,16 @@ def store(key_: str, serialized: bytes, compile_time: float) -> bool:
         return False
     stats["writes"] += 1
     return True
+
+
+def _setting(option: str, attr: str) -> None:
+    def set_(v) -> None:
+        globals()[attr] = v
+    _options.bind(option, on_set=set_cache_dir if attr == "cache_dir" else set_,
+                  get=lambda: globals()[attr])
+
+
+for _option, _attr in (("compilation_cache_dir", "cache_dir"), ("enable_compilation_cache", "enabled"),
+                       ("persistent_cache_min_compile_time_secs", "min_compile_time_secs"),
+                       ("persistent_cache_min_entry_size_bytes", "min_entry_size_bytes")):
+    _setting(_option, _attr)

@@ -21,12 +21,12 @@ from . import packing, transfer_guard, xla
 from .array import Array, is_device_array
 from .spmd import device_put_sharded
 from .stablehlo import lower_jaxpr
-from ..core import options as _options
+from ..core import monitoring, options as _options
 from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
-from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.sharding import Sharding, SingleDeviceSharding, flat_shardings
+from ..core.pytree import tree_flatten, tree_map, tree_unflatten
+from ..core.sharding import PartitionSpec, Sharding, SingleDeviceSharding, flat_shardings
 from ..core.trace import Tracer
 
 _log = logging.getLogger("funcad")
@@ -61,14 +61,15 @@ class Executable:
                                          *(o for e in closed.jaxpr.eqns for o in e.outvars))
                   if hasattr(v, "aval")}:
             xla.check_dtype(d)
-        lowered = lower_jaxpr(closed, name, donated, self.layout,
-                              platform="cpu" if self.device.platform == "cpu" else "gpu")
+        with monitoring.timed(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, fun_name=f"jit({name})"):
+            lowered = lower_jaxpr(closed, name, donated, self.layout,
+                                  platform="cpu" if self.device.platform == "cpu" else "gpu")
         self.text = lowered.text
         if _options.log_compiles:
             _log.warning("Compiling jit(%s) with global shapes and types [%s].", name,
                          ", ".join(a.str_short() for a in closed.in_avals))
             start = time.perf_counter()
-        self.exe = xla.compile_text(lowered.text, backend, lowered.host_callbacks)
+        self.exe = xla.compile_text(lowered.text, backend, lowered.host_callbacks, fun_name=f"jit({name})")
         if _options.log_compiles:
             _log.warning("Finished XLA compilation of jit(%s) in %.6f sec", name, time.perf_counter() - start)
         self.in_avals = lowered.in_avals
@@ -164,15 +165,34 @@ def to_buffer(x, aval, device):
     return xla.device_put(x, device)
 
 
-def device_put(x, device=None) -> Array:
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None) -> Array:
     """Copy an array (or each leaf of a pytree) to a device: `device` is a device,
     a `funcad.sharding.Sharding` (a tree of them for a tree), a backend name, or
     None for the default backend's first device.
 
+    may_alias: None or True lets an array already placed as asked be returned as it
+    is; False always makes a copy. donate: x's buffers may be reused (it implies a
+    copy, as in JAX; not with may_alias=True). On CPU JAX deletes nothing on a donating
+    device_put, and funcad, which runs in one process, neither: both keep x. src: where
+    x lives, for JAX's transfers between processes; funcad has one process and reads
+    it from x, so it changes nothing, as JAX on one host.
+
     >>> import funcad, numpy as np
     >>> funcad.device_put(np.arange(3.0))
     Array([0., 1., 2.], dtype=float64)
+    >>> x = funcad.device_put(np.ones(2))
+    >>> funcad.device_put(x) is x, funcad.device_put(x, may_alias=False) is x
+    (True, False)
     """
+    if donate and may_alias:
+        raise ValueError("may_alias and donate cannot be True at the same time.")
+    if src is not None and not (isinstance(src, (Sharding, PartitionSpec)) or hasattr(src, "platform")):
+        raise TypeError(f"device_put: src must be a Device or a Sharding, got {src!r}")
+    if may_alias is False or donate:  # a fresh buffer (through the host), placed as asked
+        if device is None:  # ... where each array is now
+            return tree_map(lambda v: device_put(np.array(v), getattr(v, "sharding", None))
+                            if isinstance(v, Array) else device_put(v), x)
+        x = tree_map(lambda v: np.array(v) if isinstance(v, Array) else v, x)
     if _options.transfer_guards:
         with transfer_guard.explicit():
             return _device_put(x, device)

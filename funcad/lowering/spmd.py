@@ -28,6 +28,7 @@ import numpy as np
 
 from . import xla
 from .array import Array, ShardedArray, is_device_array
+from ..core import monitoring
 from ..core.avals import aval_of, float0
 from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 
@@ -96,10 +97,11 @@ def compile_spmd(text: str, assignment: Sequence, backend: str, choose_outputs: 
         build.allow_spmd_sharding_propagation_to_output = [bool(c) for c in choose_outputs]
     if hasattr(build, "use_shardy_partitioner"):
         build.use_shardy_partitioner = False
-    if hasattr(client, "compile_and_load"):
-        exe = client.compile_and_load(text, list(assignment), options)
-    else:
-        exe = client.compile(text, options)
+    with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT):
+        if hasattr(client, "compile_and_load"):
+            exe = client.compile_and_load(text, list(assignment), options)
+        else:
+            exe = client.compile(text, options)
     if cache:
         xla._exe_cache[key] = exe
     return exe

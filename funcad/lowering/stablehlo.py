@@ -228,6 +228,10 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, consts, args: Sequence[
 
     for eqn in jaxpr.eqns:
         rule = lowering_rules.get(eqn.prim)
+        if rule is None and eqn.prim.rule_hint(lowering_rules):
+            raise MissingRuleError(
+                f"primitive `{eqn.prim.name}` has no lowering rule, so it cannot be used under jit. "
+                f"Register one with {eqn.prim.rule_hint(lowering_rules)}.")
         if rule is None:
             raise MissingRuleError(
                 f"primitive `{eqn.prim.name}` has no StableHLO lowering rule, so it cannot be used "

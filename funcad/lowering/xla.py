@@ -49,8 +49,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import options as _options
-from ..core.errors import FuncadError
+from ..core import monitoring, options as _options
+from ..core.errors import FuncadError, FuncadTypeError
 from . import compilation_cache
 
 # The jax/jaxlib releases funcad is tested with: >= the first, < the second.
@@ -238,12 +238,14 @@ _exe_cache: OrderedDict = OrderedDict()
 EXECUTABLE_CACHE_SIZE = 256
 
 
-def compile_text(mlir: str, backend: str | None = None, host_callbacks: tuple = ()):
+def compile_text(mlir: str, backend: str | None = None, host_callbacks: tuple = (),
+                 fun_name: str = "main"):
     """Compile a textual StableHLO module for one device of `backend`.
 
     Executables are cached by (text, device) in a bounded LRU, so a program
     that lowers to the same text is compiled once. `host_callbacks` are the
     Python functions its `xla_ffi_python_cpu_callback` custom calls name by index.
+    A compilation is reported to funcad.monitoring's listeners with `fun_name`.
     """
     device = get_device(backend)
     key = (mlir, device.id, device.platform, compiler_overrides)
@@ -272,7 +274,8 @@ def compile_text(mlir: str, backend: str | None = None, host_callbacks: tuple = 
             _exe_cache[key] = exe
             return exe
     start = time.perf_counter()
-    exe = compile_() if mlir.count("\n") < BIG_PROGRAM_LINES else _on_big_stack(compile_)
+    with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, fun_name=fun_name):
+        exe = compile_() if mlir.count("\n") < BIG_PROGRAM_LINES else _on_big_stack(compile_)
     if host_callbacks:
         return exe
     if persistent is not None:
@@ -606,3 +609,26 @@ def effects_barrier() -> None:
             first = first or e
     if first is not None:
         raise first
+
+
+def _backend_option(name: str, v):
+    return None if v is None or v == "" else _canonical(v)
+
+
+def _device_option(name: str, v):
+    if v is None or v == "":
+        return None
+    if isinstance(v, str):
+        try:
+            return _canonical(v)
+        except BackendError:
+            pass
+    elif hasattr(v, "platform") and hasattr(v, "id") and hasattr(v, "client"):
+        return v
+    raise FuncadTypeError(f"config option {name} takes a Device object (e.g. funcad.devices('cpu')[0]) "
+                          f"or a platform name string like 'cpu' or 'gpu', or None; got {v!r}")
+
+
+_options.bind("default_backend", on_set=set_default_backend, get=lambda: _default_backend,
+              validate=_backend_option)
+_options.bind("default_device", validate=_device_option)

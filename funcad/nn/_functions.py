@@ -136,8 +136,9 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
     return fnp.subtract(x, mean) * E.rsqrt(to_inexact(fnp.add(variance, epsilon)))
 
 
-def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
-    """A one-hot encoding of the integer array x: a new axis of size num_classes.
+def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1, out_sharding=None):
+    """A one-hot encoding of the integer array x: a new axis of size num_classes (laid
+    out as `out_sharding` if given).
 
     Indices outside [0, num_classes) give all-zero rows, as in JAX.
 
@@ -164,4 +165,5 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
     classes = np.arange(num_classes, dtype=aval_of(x).dtype).reshape(shape)
     hot = fnp.equal(fnp.expand_dims(x, out_axis), classes)
     # JAX's default is the default float (float32 with x64 off), with no truncation warning
-    return fnp.astype(hot, x64.default_float() if dtype is None else dtype)
+    from ..primitives.sharding import out_sharded
+    return out_sharded(fnp.astype(hot, x64.default_float() if dtype is None else dtype), out_sharding)

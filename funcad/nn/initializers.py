@@ -24,6 +24,7 @@ from .. import random as _random
 from ..core import x64 as _x64
 from ..core.errors import FuncadValueError as _FuncadValueError
 from ..primitives import elementwise as _E
+from ..primitives.sharding import out_sharded as _out_sharded
 
 __all__ = ["Initializer", "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform", "he_normal",
            "he_uniform", "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal",
@@ -51,22 +52,22 @@ def _shape(shape):
     return tuple(_operator.index(d) for d in shape)
 
 
-def zeros(key, shape, dtype=None):
-    """An array of zeros (the key is unused).
+def zeros(key, shape, dtype=None, out_sharding=None):
+    """An array of zeros (the key is unused), laid out as `out_sharding` if given.
 
     >>> zeros(None, (2,)).tolist()
     [0.0, 0.0]
     """
-    return _fnp.zeros(_shape(shape), _dtype(dtype))
+    return _out_sharded(_fnp.zeros(_shape(shape), _dtype(dtype)), out_sharding)
 
 
-def ones(key, shape, dtype=None):
-    """An array of ones (the key is unused).
+def ones(key, shape, dtype=None, out_sharding=None):
+    """An array of ones (the key is unused), laid out as `out_sharding` if given.
 
     >>> ones(None, (2,)).tolist()
     [1.0, 1.0]
     """
-    return _fnp.ones(_shape(shape), _dtype(dtype))
+    return _out_sharded(_fnp.ones(_shape(shape), _dtype(dtype)), out_sharding)
 
 
 def constant(value, dtype=None) -> Initializer:

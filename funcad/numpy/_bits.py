@@ -24,13 +24,13 @@ def _int_pair(name, x1, x2):
     return x1.astype(dtype), x2.astype(dtype)
 
 
-def left_shift(x1, x2):
+def left_shift(x, y):
     """x1 << x2 elementwise (0 once the shift reaches the bit width, as in JAX).
 
     >>> int(left_shift(1, 3))
     8
     """
-    return shift_left(*_int_pair("left_shift", x1, x2))
+    return shift_left(*_int_pair("left_shift", x, y))
 
 
 def right_shift(x1, x2):

@@ -11,6 +11,7 @@ from ..primitives import structural as S
 from ..primitives._base import full as _full
 from ._dtypes import cast, promote
 from . import _ufuncs as U
+from ._placement import place
 
 
 def _has_tracer(x):
@@ -21,11 +22,27 @@ def _has_tracer(x):
     return hasattr(x, "__funcad_array__")
 
 
-def array(obj, dtype=None, copy=True):
-    """Like np.array; nested lists may hold traced values."""
+def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None, out_sharding=None):
+    """Like np.array; nested lists may hold traced values. `order` is accepted as JAX
+    accepts it (funcad arrays are C-ordered; only None, 'K', 'A', 'C' mean that),
+    `ndmin` prepends axes, `device`/`out_sharding` place the result."""
+    if order not in (None, "K", "A", "C"):
+        raise NotImplementedError("Only implemented for order='K'")
+    out = _array(object, dtype, copy)
+    if ndmin > _ndim(out):
+        out = S.reshape(out, (1,) * (ndmin - _ndim(out)) + tuple(aval_of(out).shape)) \
+            if isinstance(out, Tracer) else out.reshape((1,) * (ndmin - out.ndim) + out.shape)
+    return place(out, device, out_sharding, name="array")
+
+
+def _ndim(x):
+    return aval_of(x).ndim if isinstance(x, Tracer) else np.ndim(x)
+
+
+def _array(obj, dtype=None, copy=True):
     if isinstance(obj, (list, tuple)) and _has_tracer(obj):
         from ._shape import stack
-        out = stack([array(e) for e in obj])
+        out = stack([_array(e) for e in obj])
         return out if dtype is None else cast(out, x64.explicit_dtype(dtype, "array"))
     if isinstance(obj, Tracer):
         return obj if dtype is None else cast(obj, x64.explicit_dtype(dtype, "array"))
@@ -45,7 +62,16 @@ def _numeric(out: np.ndarray, obj):
     return out
 
 
-def asarray(obj, dtype=None):
+def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
+    """Like np.asarray (JAX's signature): `copy=True` always copies (funcad arrays are
+    immutable, so a copy is only observable as a new buffer), `order` as in `array`."""
+    if order not in (None, "K", "A", "C"):
+        raise NotImplementedError("Only implemented for order='K'")
+    out = _array(a, dtype, True) if copy else _asarray(a, dtype)
+    return place(out, device, out_sharding, name="asarray")
+
+
+def _asarray(obj, dtype=None):
     if isinstance(obj, Tracer):
         if dtype is None:
             return obj
@@ -56,11 +82,13 @@ def asarray(obj, dtype=None):
     # copy=None: copy only when needed (NumPy 2's copy=False raises for lists, scalars, casts).
     if isinstance(obj, np.ndarray) and dtype is None:
         return obj if x64.enabled else x64.canonicalize(obj)
-    return array(obj, dtype, copy=None)
+    return _array(obj, dtype, copy=None)
 
 
-def astype(x, dtype):
-    return cast(asarray(x), x64.explicit_dtype(dtype, "astype"))
+def astype(x, dtype, /, *, copy=False, device=None):
+    """x converted to `dtype` (`copy` as JAX's: results are new immutable arrays either
+    way), placed on `device` if given."""
+    return place(cast(_asarray(x), x64.explicit_dtype(dtype, "astype")), device, name="astype")
 
 
 def _shape(shape):
@@ -72,19 +100,23 @@ def _dtype(dtype, name):
     return x64.default_float() if dtype is None else x64.explicit_dtype(dtype, name)
 
 
-def zeros(shape, dtype=None):
-    return np.zeros(_shape(shape), _dtype(dtype, "zeros"))
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
+    return place(np.zeros(_shape(shape), _dtype(dtype, "zeros")), device, out_sharding, name="zeros")
 
 
-def ones(shape, dtype=None):
-    return np.ones(_shape(shape), _dtype(dtype, "ones"))
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
+    return place(np.ones(_shape(shape), _dtype(dtype, "ones")), device, out_sharding, name="ones")
 
 
-def empty(shape, dtype=None):
-    return np.zeros(_shape(shape), _dtype(dtype, "empty"))
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
+    return place(np.zeros(_shape(shape), _dtype(dtype, "empty")), device, out_sharding, name="empty")
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
+    return place(_fill(shape, fill_value, dtype), device, out_sharding, name="full")
+
+
+def _fill(shape, fill_value, dtype=None):
     if isinstance(fill_value, Tracer):
         v = fill_value if dtype is None else cast(fill_value, x64.explicit_dtype(dtype, "full"))
         from ..primitives._base import broadcast_to
@@ -93,33 +125,41 @@ def full(shape, fill_value, dtype=None):
 
 
 def _like(x, dtype, shape):
-    a = aval_of(asarray(x))
+    a = aval_of(_asarray(x))
     return ((a.shape if shape is None else _shape(shape)),
             (a.dtype if dtype is None else x64.explicit_dtype(dtype, "full_like")))
 
 
-def zeros_like(x, dtype=None, shape=None):
-    s, d = _like(x, dtype, shape)
-    return _full(s, 0, d) if isinstance(x, Tracer) else np.zeros(s, d)
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    s, d = _like(a, dtype, shape)
+    out = _full(s, 0, d) if isinstance(a, Tracer) else np.zeros(s, d)
+    return place(out, device, out_sharding, name="zeros_like")
 
 
-def ones_like(x, dtype=None, shape=None):
-    s, d = _like(x, dtype, shape)
-    return _full(s, 1, d) if isinstance(x, Tracer) else np.ones(s, d)
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+    s, d = _like(a, dtype, shape)
+    out = _full(s, 1, d) if isinstance(a, Tracer) else np.ones(s, d)
+    return place(out, device, out_sharding, name="ones_like")
 
 
-def empty_like(x, dtype=None, shape=None):
-    return zeros_like(x, dtype, shape)
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    return zeros_like(prototype, dtype, shape, device=device)
 
 
-def full_like(x, fill_value, dtype=None, shape=None):
-    s, d = _like(x, dtype, shape)
-    if isinstance(x, Tracer) or isinstance(fill_value, Tracer):
-        return full(s, fill_value, d)
-    return np.full(s, fill_value, d)
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
+    s, d = _like(a, dtype, shape)
+    if isinstance(a, Tracer) or isinstance(fill_value, Tracer):
+        out = _fill(s, fill_value, d)
+    else:
+        out = np.full(s, fill_value, d)
+    return place(out, device, out_sharding, name="full_like")
 
 
-def arange(start, stop=None, step=None, dtype=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
+    return place(_arange(start, stop, step, dtype), device, out_sharding, name="arange")
+
+
+def _arange(start, stop=None, step=None, dtype=None):
     for v in (start, stop, step):
         if isinstance(v, Tracer):
             from ..core.errors import ConcretizationError
@@ -146,7 +186,18 @@ def _arange32(start, stop, step, dtype):
     return np.asarray(start, dtype) + iota
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    out = place(_linspace(start, stop, num, endpoint, dtype, axis), device, name="linspace")
+    if not retstep:
+        return out
+    div = (num - 1) if endpoint else num
+    step_dtype = aval_of(out).dtype if _kind(aval_of(out).dtype) in "fc" else x64.default_float()
+    step = U.true_divide(U.subtract(cast(asarray(stop), step_dtype), cast(asarray(start), step_dtype)),
+                         np.array(div, step_dtype)) if div > 0 else np.array(np.nan, step_dtype)
+    return out, step
+
+
+def _linspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     if not (isinstance(start, Tracer) or isinstance(stop, Tracer)):
         if not x64.enabled:
             return _linspace32(start, stop, num, endpoint, x64.explicit_dtype(dtype, "linspace"), axis)
@@ -188,8 +239,8 @@ def _linspace32(start, stop, num, endpoint, dtype, axis):
     return out.astype(dtype)
 
 
-def eye(N, M=None, k=0, dtype=None):
-    return np.eye(N, M, k, dtype=_dtype(dtype, "eye"))
+def eye(N, M=None, k=0, dtype=None, *, device=None):
+    return place(np.eye(N, M, k, dtype=_dtype(dtype, "eye")), device, name="eye")
 
 
 def identity(n, dtype=None):

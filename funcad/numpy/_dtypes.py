@@ -117,6 +117,7 @@ def canonical_dtype(dtype):
 
 
 def no_out(out, fn: str) -> None:
-    """Refuse `out=` as JAX does: funcad's arrays are immutable, results are returned."""
+    """Refuse `out=` as JAX does (its error and text): funcad's arrays are immutable,
+    results are returned."""
     if out is not None:
-        raise FuncadValueError(f"{fn}: out= is not supported (arrays are immutable); use the return value")
+        raise NotImplementedError(f"The 'out' argument to jnp.{fn} is not supported.")

@@ -65,24 +65,24 @@ def _frexp(x):
     return [mant, exp]
 
 
-def nextafter(x1, x2):
+def nextafter(x, y):
     """The next representable float after x1 in the direction of x2, elementwise.
 
     >>> float(nextafter(1.0, 2.0)) - 1.0
     2.220446049250313e-16
     """
-    x1, x2 = promote(_inexact(x1, "nextafter"), _inexact(x2, "nextafter"))
-    itype = _LAYOUT[np.dtype(x1.dtype)][0]
-    bits = bitcast_convert_type(x1, itype)
+    x, y = promote(_inexact(x, "nextafter"), _inexact(y, "nextafter"))
+    itype = _LAYOUT[np.dtype(x.dtype)][0]
+    bits = bitcast_convert_type(x, itype)
     one = np.array(1, itype)
     # Stepping away from zero adds one to the magnitude bits whatever the sign.
-    away = equal(less(x1, x2), greater(x1, np.array(0, x1.dtype)))
-    step = bitcast_convert_type(where(away, bits + one, bits - one), x1.dtype)
-    tiniest = bitcast_convert_type(one, x1.dtype)
-    from_zero = copysign(tiniest, x2)
-    out = where(equal(x1, np.array(0, x1.dtype)), from_zero, step)
-    out = where(equal(x1, x2), x2, out)
-    return where(logical_or(isnan(x1), isnan(x2)), np.array(np.nan, x1.dtype), out)
+    away = equal(less(x, y), greater(x, np.array(0, x.dtype)))
+    step = bitcast_convert_type(where(away, bits + one, bits - one), x.dtype)
+    tiniest = bitcast_convert_type(one, x.dtype)
+    from_zero = copysign(tiniest, y)
+    out = where(equal(x, np.array(0, x.dtype)), from_zero, step)
+    out = where(equal(x, y), y, out)
+    return where(logical_or(isnan(x), isnan(y)), np.array(np.nan, x.dtype), out)
 
 
 def spacing(x):

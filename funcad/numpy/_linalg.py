@@ -12,6 +12,7 @@ from ..primitives.linalg import dot_general, dot_general_p
 from ._dtypes import asarray_or_tracer, no_out, promote
 from ._shape import broadcast_to, diagonal, ndim, ravel, reshape, shape, transpose
 from ._complex import conj
+from ._placement import place
 from ._reductions import sum as _sum
 
 
@@ -34,7 +35,7 @@ def _prepare(a, b, precision, preferred_element_type):
     return a, b, precision
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Matrix product with NumPy's broadcasting of batch dimensions; `precision` and
     `preferred_element_type` as in lax.dot_general.
 
@@ -42,6 +43,9 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     >>> fnp.matmul(fnp.ones((2, 3)), fnp.ones(3), precision="F32_F32_F32").tolist()
     [3.0, 3.0]
     """
+    if out_sharding is not None:
+        return place(matmul(a, b, precision=precision, preferred_element_type=preferred_element_type),
+                     out_sharding=out_sharding, name="matmul")
     a, b, p = _prepare(a, b, precision, preferred_element_type)
     sa, sb = shape(a), shape(b)
     na, nb = len(sa), len(sb)
@@ -79,8 +83,11 @@ def _batched(a, b, squeeze_lhs=False, precision=None):
     return out
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """numpy.dot; `precision` and `preferred_element_type` as in lax.dot_general."""
+    if out_sharding is not None:
+        return place(dot(a, b, precision=precision, preferred_element_type=preferred_element_type),
+                     out_sharding=out_sharding, name="dot")
     a, b, p = _prepare(a, b, precision, preferred_element_type)
     sa, sb = shape(a), shape(b)
     na, nb = len(sa), len(sb)
@@ -106,13 +113,17 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     return dot_general(a, b, (((ndim(a) - 1,), (ndim(b) - 1,)), ((), ())), p)
 
 
-def outer(a, b):
+def outer(a, b, out=None):
+    no_out(out, "outer")
     a, b = promote(ravel(a), ravel(b))
     return dot_general(reshape(a, (-1, 1)), reshape(b, (1, -1)), (((1,), (0,)), ((), ())))
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     """numpy.tensordot; `precision` and `preferred_element_type` as in lax.dot_general."""
+    if out_sharding is not None:
+        return place(tensordot(a, b, axes, precision=precision, preferred_element_type=preferred_element_type),
+                     out_sharding=out_sharding, name="tensordot")
     a, b, p = _prepare(a, b, precision, preferred_element_type)
     if np.ndim(axes) == 0:
         n = int(axes)

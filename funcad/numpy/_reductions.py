@@ -11,7 +11,7 @@ from ..primitives import elementwise as E
 from ..primitives import reductions as R
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
-from ._dtypes import asarray_or_tracer, cast, promote, to_inexact
+from ._dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
 from ._ufuncs import (_as_bool, abs as _abs, exp, isfinite, log, not_equal, sqrt, square, subtract,
     where as _where)
 
@@ -66,33 +66,104 @@ def _upcast_sum(prim_fn, a, axis, keepdims, dtype):
     return _reduce(prim_fn, a, axis, keepdims, d)
 
 
-def sum(a, axis=None, dtype=None, keepdims=False):
+def _identity(name: str, dtype: np.dtype):
+    """The identity of reduction `name` in `dtype` (what masked-out entries become)."""
+    if name == "sum":
+        return np.zeros((), dtype)
+    if name == "prod":
+        return np.ones((), dtype)
+    k = _kind(dtype)
+    if k == "b":
+        return np.array(name == "min", dtype)
+    if k in "iu":
+        info = np.iinfo(dtype)
+        return np.array(info.min if name == "max" else info.max, dtype)
+    return np.array(-np.inf if name == "max" else np.inf, dtype)
+
+
+_OPS = {"sum": E.add, "prod": E.mul, "max": E.max, "min": E.min}
+
+
+def _finish(name, result, a, where, initial, has_identity=True):
+    """Mask `a` with `where` and fold `initial` into the reduction `result(masked a)`, as
+    JAX's reductions do: masked entries become the identity; `initial` joins afterwards."""
+    d = aval_of(a).dtype
+    if where is not None:
+        if not has_identity and initial is None:
+            raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
+                             f"where mask one has to specify 'initial'")
+        a = _where(where, a, _identity(name, d))
+    out = result(a)
+    if initial is not None:
+        init = cast(asarray_or_tracer(initial), aval_of(out).dtype)
+        if aval_of(init).shape != ():
+            raise ValueError(f"initial value must be a scalar. Got array of shape {aval_of(init).shape}")
+        out = _OPS[name](init, out)
+    return out
+
+
+def _int_dtype(a, promote_integers):
+    d = aval_of(a).dtype
+    if promote_integers:
+        return _sum_dtype(a)
+    return np.dtype(np.int32) if d == np.bool_ else d
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+        promote_integers=True):
+    no_out(out, "sum")
     a = asarray_or_tracer(a)
-    return _upcast_sum(R.reduce_sum, a, axis, keepdims, dtype or _sum_dtype(a))
+    d = dtype or _int_dtype(a, promote_integers)
+    if where is None and initial is None:
+        return _upcast_sum(R.reduce_sum, a, axis, keepdims, d)
+    a = cast(a, np.dtype(d))
+    return _finish("sum", lambda a: _upcast_sum(R.reduce_sum, a, axis, keepdims, d), a, where, initial)
 
 
-def prod(a, axis=None, dtype=None, keepdims=False):
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers=True):
+    no_out(out, "prod")
     a = asarray_or_tracer(a)
-    return _upcast_sum(R.reduce_prod, a, axis, keepdims, dtype or _sum_dtype(a))
+    d = dtype or _int_dtype(a, promote_integers)
+    if where is None and initial is None:
+        return _upcast_sum(R.reduce_prod, a, axis, keepdims, d)
+    a = cast(a, np.dtype(d))
+    return _finish("prod", lambda a: _upcast_sum(R.reduce_prod, a, axis, keepdims, d), a, where, initial)
 
 
-def max(a, axis=None, keepdims=False):
-    return _reduce(R.reduce_max, a, axis, keepdims)
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    no_out(out, "max")
+    if where is None and initial is None:
+        return _reduce(R.reduce_max, a, axis, keepdims)
+    return _finish("max", lambda a: _reduce(R.reduce_max, a, axis, keepdims), asarray_or_tracer(a),
+                   where, initial, has_identity=False)
 
 
-def min(a, axis=None, keepdims=False):
-    return _reduce(R.reduce_min, a, axis, keepdims)
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    no_out(out, "min")
+    if where is None and initial is None:
+        return _reduce(R.reduce_min, a, axis, keepdims)
+    return _finish("min", lambda a: _reduce(R.reduce_min, a, axis, keepdims), asarray_or_tracer(a),
+                   where, initial, has_identity=False)
 
 
 amax, amin = max, min
 
 
-def all(a, axis=None, keepdims=False):
-    return _reduce(R.reduce_min, _as_bool(a), axis, keepdims)
+def all(a, axis=None, out=None, keepdims=False, *, where=None):
+    no_out(out, "all")
+    a = _as_bool(a)
+    if where is not None:
+        a = _where(where, a, np.True_)
+    return _reduce(R.reduce_min, a, axis, keepdims)
 
 
-def any(a, axis=None, keepdims=False):
-    return _reduce(R.reduce_max, _as_bool(a), axis, keepdims)
+def any(a, axis=None, out=None, keepdims=False, *, where=None):
+    no_out(out, "any")
+    a = _as_bool(a)
+    if where is not None:
+        a = _where(where, a, np.False_)
+    return _reduce(R.reduce_max, a, axis, keepdims)
 
 
 def _count(shape, axes):
@@ -103,26 +174,57 @@ def _mean_dtype(a, dtype):
     if dtype is not None:
         return np.dtype(dtype)
     d = aval_of(a).dtype
-    return d if _kind(d) in "fc" else np.dtype(np.float64)
+    if _kind(d) in "fc":
+        return d
+    # JAX's table: bool and integers up to 32 bits average in float32, 64-bit ones in float64.
+    return np.dtype(np.float64) if d.itemsize == 8 else np.dtype(np.float32)
 
 
-def mean(a, axis=None, dtype=None, keepdims=False):
+def _where_count(a, axis, keepdims, where, d):
+    """How many entries of `a` each reduction over `axis` takes: the size, or with a
+    `where` mask the number of True entries (as an array of dtype `d`)."""
+    shape = aval_of(a).shape
+    if where is None:
+        return np.array(_count(shape, _norm_axes(len(shape), axis)), d)
+    from ._shape import broadcast_to
+    return sum(broadcast_to(where, shape), axis, d, keepdims=keepdims)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    no_out(out, "mean")
     a = asarray_or_tracer(a)
     d = _mean_dtype(a, dtype)
-    shape = aval_of(a).shape
-    n = _count(shape, _norm_axes(len(shape), axis))
     if d in _HALF:  # in float32, rounded once (JAX's)
-        return cast(E.div(sum(a, axis, np.float32, keepdims), np.array(n, np.float32)), d)
-    return E.div(sum(a, axis, d, keepdims), np.array(n, d))
+        n = _where_count(a, axis, keepdims, where, np.float32)
+        return cast(E.div(sum(a, axis, np.float32, keepdims=keepdims, where=where), n), d)
+    return E.div(sum(a, axis, d, keepdims=keepdims, where=where), _where_count(a, axis, keepdims, where, d))
 
 
-def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+def _correction(name, ddof, correction):
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    no_out(out, "var")
+    ddof = _correction("var", ddof, correction)
     a = asarray_or_tracer(a)
     d = _mean_dtype(a, dtype)
     a = cast(a, d)
-    shape = aval_of(a).shape
-    n = _count(shape, _norm_axes(len(shape), axis))
-    centered = subtract(a, mean(a, axis, d, keepdims=True))
+    if mean is None:
+        mean = _mean(a, axis, d, keepdims=True, where=where)
+    else:
+        mean = cast(asarray_or_tracer(mean), d)
+        if aval_of(mean).ndim not in (0, aval_of(a).ndim):
+            axes = _norm_axes(aval_of(a).ndim, axis)
+            want = tuple(1 if i in axes else n for i, n in enumerate(aval_of(a).shape))
+            raise TypeError(f"var: `mean` must have the shape the mean has with keepdims=True, {want}, "
+                            f"or be a scalar; got shape {aval_of(mean).shape}")
+    centered = subtract(a, mean)
     if _kind(d) == "c":  # |x - mean|², real as NumPy's and JAX's
         re, im = E.real(centered), E.imag(centered)
         sq, d = E.add(E.mul(re, re), E.mul(im, im)), aval_of(re).dtype
@@ -130,11 +232,19 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
         sq = E.mul(centered, centered)
     else:
         sq = E.mul(centered, E.div(centered, np.ones((), d)))
-    return E.div(sum(sq, axis, d, keepdims), np.array(np.max([n - ddof, 0]), d))
+    n = _where_count(a, axis, keepdims, where, d)
+    denom = E.max(E.sub(n, np.array(ddof, d)), np.zeros((), d)) if where is not None or np.ndim(ddof) \
+        or not isinstance(n, np.ndarray) else np.array(np.max([n - ddof, 0]), d)
+    return E.div(sum(sq, axis, d, keepdims=keepdims, where=where), denom)
 
 
-def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    return sqrt(var(a, axis, dtype, ddof, keepdims))
+_mean = mean
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    no_out(out, "std")
+    return sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean, correction=correction))
 
 
 def _arg(prim_fn, a, axis, keepdims):
@@ -149,12 +259,14 @@ def _arg(prim_fn, a, axis, keepdims):
     return _keep(out, aval_of(a).shape, (ax,), keepdims)
 
 
-def argmax(a, axis=None, keepdims=False):
-    return _arg(R.argmax, a, axis, keepdims)
+def argmax(a, axis=None, out=None, keepdims=None):
+    no_out(out, "argmax")
+    return _arg(R.argmax, a, axis, bool(keepdims))
 
 
-def argmin(a, axis=None, keepdims=False):
-    return _arg(R.argmin, a, axis, keepdims)
+def argmin(a, axis=None, out=None, keepdims=None):
+    no_out(out, "argmin")
+    return _arg(R.argmin, a, axis, bool(keepdims))
 
 
 def _cumulative(prim_fn, a, axis, dtype):
@@ -169,11 +281,13 @@ def _cumulative(prim_fn, a, axis, dtype):
     return prim_fn(a, _norm_axes(aval_of(a).ndim, axis)[0])
 
 
-def cumsum(a, axis=None, dtype=None):
+def cumsum(a, axis=None, dtype=None, out=None):
+    no_out(out, "cumsum")
     return _cumulative(R.cumsum, a, axis, dtype)
 
 
-def cumprod(a, axis=None, dtype=None):
+def cumprod(a, axis=None, dtype=None, out=None):
+    no_out(out, "cumprod")
     return _cumulative(R.cumprod, a, axis, dtype)
 
 

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..core import x64 as _x64
 from ..core.avals import aval_of
+from ..core.trace import Tracer
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
@@ -12,9 +13,10 @@ from ..core.eager import EagerArray, wrap
 from ..primitives import structural as S
 from ..primitives._base import broadcast_to as _broadcast_to
 from ..primitives._base import canonical_axis as _ax
-from ._dtypes import asarray_or_tracer, promote
+from ._dtypes import asarray_or_tracer, cast, promote
 from ._reductions import _norm_axes, sum as _sum
 from ..primitives.structural import iota
+from ._placement import place
 
 
 def shape(a):
@@ -23,19 +25,35 @@ def shape(a):
     return aval_of(asarray_or_tracer(a)).shape
 
 
+_shape_of = shape  # for functions whose `shape` parameter hides it
+
+
 def ndim(a):
-    return len(shape(a))
+    return len(_shape_of(a))
 
 
-def size(a):
-    return int(np.prod(shape(a), dtype=np.int64))
+def size(a, axis=None):
+    """How many elements `a` has, or along `axis` (an int or a tuple of ints)."""
+    sh = shape(a)
+    if axis is not None:
+        sh = [sh[i] for i in _norm_axes(len(sh), axis)]
+    return int(np.prod(sh, dtype=np.int64))
 
 
-def reshape(a, newshape, order="C"):
+def reshape(a, shape=None, order="C", *, copy=None, out_sharding=None):
+    """`a` with a new shape, as jnp.reshape. `copy` is accepted as JAX accepts it:
+    results are new immutable arrays whether or not a buffer is copied."""
+    if shape is None:
+        raise TypeError("reshape() missing required argument: 'shape'")
+    out = _reshape(a, shape, order)
+    return out if out_sharding is None else place(out, out_sharding=out_sharding, name="reshape")
+
+
+def _reshape(a, newshape, order="C"):
     if order == "F":  # column-major: reverse the axes, reshape row-major, reverse back
         a = transpose(asarray_or_tracer(a))
         rev = (newshape,) if np.ndim(newshape) == 0 else tuple(newshape)[::-1]
-        return transpose(reshape(a, rev))
+        return transpose(_reshape(a, rev))
     if order == "A":  # as JAX
         raise NotImplementedError("np.reshape order=A is not implemented.")
     if order != "C":
@@ -51,13 +69,14 @@ def reshape(a, newshape, order="C"):
             raise FuncadValueError(f"reshape: cannot reshape {aval_of(a).str_short()} ({n} elements) "
                                   f"into shape {newshape}; the sizes must multiply to {n}")
         newshape = tuple(n // known if s == -1 else s for s in newshape)
-    if newshape == shape(a):
+    if newshape == _shape_of(a):
         return a
     return S.reshape(a, newshape)
 
 
-def ravel(a, order="C"):
-    return reshape(a, (-1,), order)
+def ravel(a, order="C", *, out_sharding=None):
+    out = _reshape(a, (-1,), order)
+    return out if out_sharding is None else place(out, out_sharding=out_sharding, name="ravel")
 
 
 def transpose(a, axes=None):
@@ -67,9 +86,9 @@ def transpose(a, axes=None):
     return a if perm == tuple(range(nd)) else S.transpose(a, perm)
 
 
-def matrix_transpose(a):
-    nd = ndim(a)
-    return transpose(a, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+def matrix_transpose(x):
+    nd = ndim(x)
+    return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
 def moveaxis(a, source, destination):
@@ -110,14 +129,15 @@ def expand_dims(a, axis):
     return S.expand_dims(a, axes)
 
 
-def broadcast_to(a, shape):
-    a = asarray_or_tracer(a)
+def broadcast_to(array, shape, *, out_sharding=None):
+    a = asarray_or_tracer(array)
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(shape)
     src = aval_of(a).shape
     if len(src) > len(shape) or any(n != 1 and n != m for n, m in zip(src[::-1], shape[::-1])):
         raise FuncadTypeError(f"broadcast_to got {aval_of(a).str_short()}: it cannot be broadcast to "
                               f"shape {shape} (each dimension must be 1 or match, from the right)")
-    return _broadcast_to(a, shape)
+    out = _broadcast_to(a, shape)
+    return out if out_sharding is None else place(out, out_sharding=out_sharding, name="broadcast_to")
 
 
 def broadcast_arrays(*args):
@@ -136,7 +156,9 @@ def atleast_2d(a):
     return reshape(a, (1,) * (2 - ndim(a)) + shape(a)) if ndim(a) < 2 else a
 
 
-def concatenate(arrays, axis=0):
+def concatenate(arrays, axis=0, dtype=None):
+    if dtype is not None:
+        arrays = [cast(asarray_or_tracer(a), _x64.explicit_dtype(dtype, "concatenate")) for a in arrays]
     arrays = promote(*arrays)
     if axis is None:
         return S.concatenate([ravel(a) for a in arrays], 0)
@@ -146,8 +168,12 @@ def concatenate(arrays, axis=0):
     return S.concatenate(arrays, _norm_axes(nd, axis)[0])
 
 
-def stack(arrays, axis=0):
+def stack(arrays, axis=0, out=None, dtype=None):
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
     arrays = [asarray_or_tracer(a) for a in arrays]
+    if dtype is not None:
+        arrays = [cast(a, _x64.explicit_dtype(dtype, "stack")) for a in arrays]
     if not arrays:
         raise FuncadValueError("need at least one array to stack")
     nd = ndim(arrays[0]) + 1
@@ -155,22 +181,22 @@ def stack(arrays, axis=0):
     return concatenate([expand_dims(a, ax) for a in arrays], ax)
 
 
-def hstack(arrays):
-    arrays = [atleast_1d(a) for a in arrays]
-    return concatenate(arrays, 0 if ndim(arrays[0]) == 1 else 1)
+def hstack(tup, dtype=None):
+    arrays = [atleast_1d(a) for a in tup]
+    return concatenate(arrays, 0 if ndim(arrays[0]) == 1 else 1, dtype=dtype)
 
 
-def vstack(arrays):
-    return concatenate([atleast_2d(a) for a in arrays], 0)
+def vstack(tup, dtype=None):
+    return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype)
 
 
-def column_stack(arrays):
-    arrays = [reshape(a, (-1, 1)) if ndim(a) < 2 else a for a in arrays]
+def column_stack(tup):
+    arrays = [_reshape(a, (-1, 1)) if ndim(a) < 2 else a for a in tup]
     return concatenate(arrays, 1)
 
 
-def split(a, indices_or_sections, axis=0):
-    a = asarray_or_tracer(a)
+def split(ary, indices_or_sections, axis=0):
+    a = asarray_or_tracer(ary)
     nd = ndim(a)
     ax = _ax(axis, nd, 'split', a)
     n = shape(a)[ax]
@@ -192,35 +218,35 @@ def split(a, indices_or_sections, axis=0):
     return out
 
 
-def array_split(a, sections, axis=0):
-    if np.ndim(sections) > 0:  # a list of split points, as in split
-        return split(a, sections, axis)
-    n = shape(a)[_ax(axis, ndim(a), 'array_split', a)]
-    q, r = divmod(n, int(sections))
-    sizes = [q + 1] * r + [q] * (int(sections) - r)
-    return split(a, np.cumsum(sizes)[:-1].tolist(), axis)
+def array_split(ary, indices_or_sections, axis=0):
+    if np.ndim(indices_or_sections) > 0:  # ary list of split points, as in split
+        return split(ary, indices_or_sections, axis)
+    n = shape(ary)[_ax(axis, ndim(ary), 'array_split', ary)]
+    q, r = divmod(n, int(indices_or_sections))
+    sizes = [q + 1] * r + [q] * (int(indices_or_sections) - r)
+    return split(ary, np.cumsum(sizes)[:-1].tolist(), axis)
 
 
-def hsplit(a, s):
-    return split(a, s, 1 if ndim(a) > 1 else 0)
+def hsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, 1 if ndim(ary) > 1 else 0)
 
 
-def vsplit(a, s):
-    return split(a, s, 0)
+def vsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, 0)
 
 
-def flip(a, axis=None):
-    a = asarray_or_tracer(a)
-    axes = _norm_axes(ndim(a), axis)
-    return S.rev(a, axes) if axes else a
+def flip(m, axis=None):
+    m = asarray_or_tracer(m)
+    axes = _norm_axes(ndim(m), axis)
+    return S.rev(m, axes) if axes else m
 
 
-def fliplr(a):
-    return flip(a, 1)
+def fliplr(m):
+    return flip(m, 1)
 
 
-def flipud(a):
-    return flip(a, 0)
+def flipud(m):
+    return flip(m, 0)
 
 
 def roll(a, shift, axis=None):
@@ -240,30 +266,46 @@ def roll(a, shift, axis=None):
     return a
 
 
-def tile(a, reps):
-    a = asarray_or_tracer(a)
+def tile(A, reps):
+    A = asarray_or_tracer(A)
     reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
-    nd = max(len(reps), ndim(a))
-    a = reshape(a, (1,) * (nd - ndim(a)) + shape(a))
+    nd = max(len(reps), ndim(A))
+    A = reshape(A, (1,) * (nd - ndim(A)) + shape(A))
     reps = (1,) * (nd - len(reps)) + reps
-    # Broadcast each axis against a new leading reps axis, then merge.
-    sh = shape(a)
+    # Broadcast each axis against A new leading reps axis, then merge.
+    sh = shape(A)
     inter = []
     dims = []
     for i, (r, s) in enumerate(zip(reps, sh)):
         inter += [r, s]
         dims.append(2 * i + 1)
-    b = S.broadcast_in_dim(a, inter, dims)
+    b = S.broadcast_in_dim(A, inter, dims)
     return S.reshape(b, tuple(r * s for r, s in zip(reps, sh)))
 
 
-def repeat(a, repeats, axis=None):
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+    """Each element of `a` repeated `repeats` times along `axis` (flattened for None).
+    With `total_repeat_length` the output has that length along the axis whatever
+    the repeats are: longer results are cut, shorter ones padded with the last
+    element; that makes traced `repeats` work under jit (as JAX's)."""
+    out = _repeat(a, repeats, axis, total_repeat_length)
+    return place(out, out_sharding=out_sharding, name="repeat")
+
+
+def _repeat(a, repeats, axis, total):
     a = asarray_or_tracer(a)
     if axis is None:
-        a = ravel(a)
+        a = _reshape(a, (-1,))
         axis = 0
     ax = _ax(axis, ndim(a), 'repeat', a)
     sh = shape(a)
+    if total is not None:
+        return _repeat_to_length(a, repeats, ax, int(total))
+    if isinstance(repeats, Tracer):
+        from ..core.errors import ConcretizationError
+        raise ConcretizationError("repeat: traced `repeats` give an output of unknown length; pass "
+                                  "total_repeat_length=N (the output length along the axis), or make "
+                                  "`repeats` static (static_argnums)")
     if np.ndim(repeats) == 0:
         r = int(repeats)
         b = S.broadcast_in_dim(a, sh[:ax + 1] + (r,) + sh[ax + 1:], tuple(range(ax + 1)) + tuple(range(ax + 2, len(sh) + 1)))
@@ -298,8 +340,10 @@ def diag(v, k=0):
     return I.scatter_add(zeros, np.stack([rows, cols], -1), v)
 
 
-def trace(a, offset=0, axis1=0, axis2=1):
-    return _sum(diagonal(a, offset, axis1, axis2), axis=-1)
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
+    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def tri(N, M=None, k=0, dtype=None):
@@ -320,16 +364,61 @@ def triu(m, k=0):
     return E.select_n(mask, m, np.zeros((), aval_of(m).dtype))
 
 
-def sort(a, axis=-1):
-    a = asarray_or_tracer(a)
-    if axis is None:
-        a, axis = ravel(a), 0
-    return I.sort([a], _ax(axis, ndim(a), 'sort', a))[0]
+def _sort_options(name, kind, order):
+    if kind is not None:
+        raise TypeError(f"'kind' argument to {name} is not supported. Use stable=True or stable=False "
+                        "to specify sort stability.")
+    if order is not None:
+        raise TypeError(f"'order' argument to {name} is not supported.")
 
 
-def argsort(a, axis=-1):
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """`a` sorted along `axis` (flattened for None), ascending or `descending`.
+    funcad's sort is always stable, so `stable=False` gives the stable order."""
+    _sort_options("sort", kind, order)
     a = asarray_or_tracer(a)
     if axis is None:
-        a, axis = ravel(a), 0
+        a, axis = _reshape(a, (-1,)), 0
+    ax = _ax(axis, ndim(a), 'sort', a)
+    out = I.sort([a], ax)[0]
+    return S.rev(out, (ax,)) if descending else out
+
+
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
+    """Indices that sort `a` along `axis`; `descending` keeps equal elements in their
+    original order when `stable` (as JAX's), reverses the ascending order otherwise;
+    `dtype` is the index dtype (the default integer by default)."""
+    _sort_options("argsort", kind, order)
+    a = asarray_or_tracer(a)
+    if axis is None:
+        a, axis = _reshape(a, (-1,)), 0
     ax = _ax(axis, ndim(a), 'argsort', a)
-    return I.sort([a, iota(np.int64, shape(a), ax)], ax)[1]
+    idx_dtype = _x64.default_int() if dtype is None else _x64.explicit_dtype(dtype, "argsort")
+    n = shape(a)[ax]
+    if descending and stable:  # the stable ascending order of the reversed array, mapped back
+        idx = I.sort([S.rev(a, (ax,)), iota(np.int64, shape(a), ax)], ax)[1]
+        idx = E.sub(np.array(n - 1, np.int64), S.rev(idx, (ax,)))
+    else:
+        idx = I.sort([a, iota(np.int64, shape(a), ax)], ax)[1]
+        if descending:
+            idx = S.rev(idx, (ax,))
+    return cast(idx, idx_dtype)
+
+
+def _repeat_to_length(a, repeats, ax, total):
+    # Output position p takes element i, the number of elements before the last whose
+    # repeat blocks end at or before p: cut when the repeats add up to more than
+    # `total`, the last element repeated when they add up to less.
+    from ._indexing import take
+    from ._reductions import cumsum
+    from ._setops import searchsorted
+    n = shape(a)[ax]
+    if total == 0 or n == 0:
+        return _reshape(a[(slice(None),) * ax + (slice(0, 0),)], shape(a)[:ax] + (0,) + shape(a)[ax + 1:]) \
+            if n else a
+    r = asarray_or_tracer(repeats)
+    if aval_of(r).ndim == 0:
+        r = _broadcast_to(r, (n,))
+    ends = cumsum(r)[:-1]
+    idx = searchsorted(ends, iota(aval_of(ends).dtype, (total,), 0), side="right")
+    return take(a, idx, axis=ax, mode="clip")

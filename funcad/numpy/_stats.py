@@ -212,7 +212,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=N
     """sum treating NaN as zero."""
     no_out(out, "nansum")
     a = _where_arg(_nan_to(a, 0), where, 0)
-    s = _sum(a, axis, dtype, keepdims)
+    s = _sum(a, axis, dtype, keepdims=keepdims)
     return s if initial is None else add(s, initial)
 
 
@@ -220,7 +220,7 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims: bool = False, initial=
     """prod treating NaN as one."""
     no_out(out, "nanprod")
     a = _where_arg(_nan_to(a, 1), where, 1)
-    p = _prod(a, axis, dtype, keepdims)
+    p = _prod(a, axis, dtype, keepdims=keepdims)
     return p if initial is None else multiply(p, initial)
 
 
@@ -244,7 +244,7 @@ def _nan_extreme(a, axis, keepdims, initial, where_, red, neutral):
         info = np.iinfo(aval_of(a).dtype) if aval_of(a).dtype.kind in "iu" else None
         fill = (info.min if neutral < 0 else info.max) if info else neutral < 0
         b = _where_arg(a, where_, fill)
-        out = red(b, axis, keepdims)
+        out = red(b, axis, keepdims=keepdims)
         if initial is not None:
             out = (E.max if neutral < 0 else E.min)(*promote(out, initial))
         return out
@@ -252,8 +252,8 @@ def _nan_extreme(a, axis, keepdims, initial, where_, red, neutral):
     if where_ is not None:
         nan_mask = E.bitwise_or(nan_mask, logical_not(_as_bool(where_)))
     b = where(nan_mask, np.array(neutral, aval_of(a).dtype), a)
-    out = red(b, axis, keepdims)
-    all_nan = _all(nan_mask, axis, keepdims)
+    out = red(b, axis, keepdims=keepdims)
+    all_nan = _all(nan_mask, axis, keepdims=keepdims)
     if initial is not None:
         out = (E.max if neutral < 0 else E.min)(*promote(out, initial))
         return out
@@ -277,7 +277,7 @@ def _nan_arg(a, axis, keepdims, arg, neutral):
         return arg(a, axis, bool(keepdims))
     nan_mask = isnan(a)
     res = arg(where(nan_mask, np.array(neutral, aval_of(a).dtype), a), axis, bool(keepdims))
-    return where(_all(nan_mask, axis, bool(keepdims)), np.int64(-1), res)
+    return where(_all(nan_mask, axis, keepdims=bool(keepdims)), np.int64(-1), res)
 
 
 def _count_valid(a, axis, keepdims, where_):
@@ -294,13 +294,13 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
     if aval_of(a).dtype.kind not in "fc":
         from ._reductions import mean as _m
         if where is None:
-            return _m(a, axis, dtype, keepdims)
+            return _m(a, axis, dtype, keepdims=keepdims)
         a = _inexact(a)
     d = np.dtype(dtype) if dtype is not None else aval_of(a).dtype
     ok = _count_valid(a, axis, keepdims, where)
     s = _sum(E.select_n(ok, np.zeros((), aval_of(a).dtype), a) if isinstance(ok, Tracer) or isinstance(a, Tracer)
-             else np.where(ok, a, 0), axis, d, keepdims)
-    n = _sum(cast(ok, d), axis, d, keepdims)
+             else np.where(ok, a, 0), axis, d, keepdims=keepdims)
+    n = _sum(cast(ok, d), axis, d, keepdims=keepdims)
     return divide(s, n)
 
 
@@ -313,8 +313,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, w
     ok = _count_valid(a, axis, keepdims, where)
     m = nanmean(a, axis, d, keepdims=True, where=where) if mean is None else asarray_or_tracer(mean)
     c = _select(ok, subtract(a, m), 0.0)  # `where` is shadowed by the keyword
-    n = _sum(cast(ok, d), axis, d, keepdims)
-    ss = _sum(multiply(c, c), axis, d, keepdims)
+    n = _sum(cast(ok, d), axis, d, keepdims=keepdims)
+    ss = _sum(multiply(c, c), axis, d, keepdims=keepdims)
     denom = E.max(subtract(n, ddof), np.zeros((), d))
     return divide(ss, denom)
 
@@ -369,7 +369,7 @@ def _cumulative(fn, init, x, axis, dtype, include_initial):
 def ptp(a, axis=None, out=None, keepdims: bool = False):
     """max - min along axis."""
     no_out(out, "ptp")
-    return subtract(_max(a, axis, keepdims), _min(a, axis, keepdims))
+    return subtract(_max(a, axis, keepdims=keepdims), _min(a, axis, keepdims=keepdims))
 
 
 def minmax(a, axis=None, out=None, keepdims: bool = False, initial=None, where=None):
@@ -392,7 +392,7 @@ def _reduce_init(a, axis, keepdims, initial, where_, red, neutral):
         fill = neutral if kind in "fc" else (np.iinfo(aval_of(a).dtype).max if neutral > 0
                                              else np.iinfo(aval_of(a).dtype).min)
         a = where(where_, a, np.array(fill, aval_of(a).dtype))
-    out = red(a, axis, keepdims)
+    out = red(a, axis, keepdims=keepdims)
     if initial is not None:
         out = (E.min if neutral > 0 else E.max)(*promote(out, initial))
     return out
@@ -400,7 +400,7 @@ def _reduce_init(a, axis, keepdims, initial, where_, red, neutral):
 
 def count_nonzero(a, axis=None, keepdims: bool = False):
     """The number of non-zero entries along axis."""
-    return _sum(cast(_as_bool(a), _INT), axis, _INT, keepdims)
+    return _sum(cast(_as_bool(a), _INT), axis, _INT, keepdims=keepdims)
 
 
 def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):

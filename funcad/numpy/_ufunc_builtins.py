@@ -104,10 +104,10 @@ def install(ns: dict) -> None:
         return fn
     reduce_and, reduce_or, reduce_xor = lazy("reduce_and"), lazy("reduce_or"), lazy("reduce_xor")
     ns["add"] = make_builtin(ns["add"], 2, 0, reduce=_reducer(
-        lambda a, axis, dtype, keepdims: red.sum(a, axis, dtype, keepdims), ns["add"], fill=0),
+        lambda a, axis, dtype, keepdims: red.sum(a, axis, dtype, keepdims=keepdims), ns["add"], fill=0),
         accumulate=lambda a, axis, dtype: red.cumsum(a, axis, dtype), at=_as_int_for_bool("add"))
     ns["multiply"] = make_builtin(ns["multiply"], 2, 1, reduce=_reducer(
-        lambda a, axis, dtype, keepdims: red.prod(a, axis, dtype, keepdims), ns["multiply"], fill=1),
+        lambda a, axis, dtype, keepdims: red.prod(a, axis, dtype, keepdims=keepdims), ns["multiply"], fill=1),
         accumulate=lambda a, axis, dtype: red.cumprod(a, axis, dtype), at=_as_int_for_bool("multiply"))
     ns["subtract"] = make_builtin(ns["subtract"], 2, None, at=_subtract_at)
     ns["maximum"] = make_builtin(ns["maximum"], 2, None, reduce=_reducer(_cast_first(red.max), ns["maximum"]))

@@ -6,7 +6,9 @@ import warnings as _warnings
 import numpy as np
 from ..core.narrow import kind as _kind
 
-from ..core import ieee_warnings as _ieee, options as _options, x64 as _x64
+from ..core import ieee_warnings as _ieee
+from ..core import options as _options
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.eager import EagerArray, plain, wrap
 from ..primitives import elementwise as E
@@ -38,7 +40,9 @@ def _float_unary(prim_fn, ufunc, name):
     def f(x):
         t = type(x)
         if (t is EagerArray or t is _nd) and ctx.trace is None and not ctx.debug_nans \
-                and x.dtype in _LANE[_x64.enabled] and _warnings.filters is _ieee.installed:
+                and x.dtype in _LANE[_x64.enabled]:
+            if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+                _ieee.install()
             return _lane_out(ufunc(_view(x, _nd) if t is EagerArray else x))
         return prim_fn(to_inexact(x, ufunc))
     f.__name__ = name
@@ -94,14 +98,16 @@ def log10(x):
     return E.div(E.log(x), np.array(np.log(10), aval_of(x).dtype))
 
 
-def round(x, decimals=0):
-    x = asarray_or_tracer(x)
-    if _kind(aval_of(x).dtype) in "iub":
-        return _x64.canonicalize(x)
+def round(a, decimals=0, out=None):
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
+    a = asarray_or_tracer(a)
+    if _kind(aval_of(a).dtype) in "iub":
+        return _x64.canonicalize(a)
     if decimals == 0:
-        return E.round(x)
-    s = np.array(10.0 ** decimals, aval_of(x).dtype)
-    return E.div(E.round(E.mul(x, s)), s)
+        return E.round(a)
+    s = np.array(10.0 ** decimals, aval_of(a).dtype)
+    return E.div(E.round(E.mul(a, s)), s)
 
 
 around = round
@@ -117,7 +123,9 @@ def trunc(x):
 fix = trunc
 
 
-def negative(x):
+def negative(x, /, out=None, where=None):
+    if out is not None or where is not None:
+        refuse_ufunc_out('negative', out, where)
     return E.neg(asarray_or_tracer(x))
 
 
@@ -199,28 +207,41 @@ def check_rank_promotion(name: str, *xs) -> None:
                   stacklevel=3)
 
 
+def refuse_ufunc_out(name: str, out, where) -> None:
+    """JAX's refusal of NumPy's ufunc `out=` and `where=` (funcad arrays are immutable:
+    use the result, and `where(mask, f(x), x)` for a masked update)."""
+    if out is not None:
+        raise NotImplementedError(f"out argument of <jnp.ufunc '{name}'>")
+    if where is not None:
+        raise NotImplementedError(f"where argument of <jnp.ufunc '{name}'>")
+
+
 def _binary(prim_fn, name, ufunc=None, lane=None):
     """`lane`: the NumPy ufunc that is the primitive's impl on real floats (the fast lane)."""
-    def f(x, y):
-        if lane is not None and ctx.trace is None and not ctx.debug_nans and _warnings.filters is _ieee.installed:
-            tx, ty = type(x), type(y)
+    def f(x1, x2, out=None, where=None):
+        if out is not None or where is not None:
+            refuse_ufunc_out(name, out, where)
+        if lane is not None and ctx.trace is None and not ctx.debug_nans:
+            if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+                _ieee.install()
+            tx, ty = type(x1), type(x2)
             if tx is EagerArray or tx is _nd:
                 if ty is float or ty is int:
-                    if x.dtype in _LANE[_x64.enabled]:
-                        return _lane_out(lane(_view(x, _nd) if tx is EagerArray else x, y))
-                elif (ty is EagerArray or ty is _nd) and x.dtype is y.dtype and x.shape == y.shape \
-                        and x.dtype in _LANE[_x64.enabled]:
-                    return _lane_out(lane(_view(x, _nd) if tx is EagerArray else x,
-                                          _view(y, _nd) if ty is EagerArray else y))
-            elif (tx is float or tx is int) and (ty is EagerArray or ty is _nd) and y.dtype in _LANE[_x64.enabled]:
-                return _lane_out(lane(x, _view(y, _nd) if ty is EagerArray else y))
+                    if x1.dtype in _LANE[_x64.enabled]:
+                        return _lane_out(lane(_view(x1, _nd) if tx is EagerArray else x1, x2))
+                elif (ty is EagerArray or ty is _nd) and x1.dtype is x2.dtype and x1.shape == x2.shape \
+                        and x1.dtype in _LANE[_x64.enabled]:
+                    return _lane_out(lane(_view(x1, _nd) if tx is EagerArray else x1,
+                                          _view(x2, _nd) if ty is EagerArray else x2))
+            elif (tx is float or tx is int) and (ty is EagerArray or ty is _nd) and x2.dtype in _LANE[_x64.enabled]:
+                return _lane_out(lane(x1, _view(x2, _nd) if ty is EagerArray else x2))
         if _options.numpy_rank_promotion != "allow":
-            check_rank_promotion(name, x, y)
-        x, y = promote(x, y)
-        if ufunc is not None and _kind(aval_of(x).dtype) in "biu":
-            d = ufunc_dtype(ufunc, aval_of(x).dtype, aval_of(x).dtype)
-            x, y = cast(x, d), cast(y, d)
-        return prim_fn(x, y)
+            check_rank_promotion(name, x1, x2)
+        x1, x2 = promote(x1, x2)
+        if ufunc is not None and _kind(aval_of(x1).dtype) in "biu":
+            d = ufunc_dtype(ufunc, aval_of(x1).dtype, aval_of(x1).dtype)
+            x1, x2 = cast(x1, d), cast(x2, d)
+        return prim_fn(x1, x2)
     f.__name__ = name
     f.__doc__ = f"Elementwise {name} with broadcasting, as numpy.{name}."
     return f
@@ -266,37 +287,43 @@ bitwise_or = _binary(E.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(E.bitwise_xor, "bitwise_xor")
 
 
-def logical_and(x, y):
+def logical_and(x, y, /, out=None, where=None):
+    if out is not None or where is not None:
+        refuse_ufunc_out('logical_and', out, where)
     return E.bitwise_and(*promote(_as_bool(x), _as_bool(y)))
 
 
-def logical_or(x, y):
+def logical_or(x, y, /, out=None, where=None):
+    if out is not None or where is not None:
+        refuse_ufunc_out('logical_or', out, where)
     return E.bitwise_or(*promote(_as_bool(x), _as_bool(y)))
 
 
-def logical_xor(x, y):
+def logical_xor(x, y, /, out=None, where=None):
+    if out is not None or where is not None:
+        refuse_ufunc_out('logical_xor', out, where)
     return E.bitwise_xor(*promote(_as_bool(x), _as_bool(y)))
 
 
-def power(x, y):
+def power(x1, x2):
     """x ** y; an integer Python exponent becomes integer_pow (exact, as in JAX)."""
-    if type(y) is int and not isinstance(x, bool):
-        x = asarray_or_tracer(x)
-        if _kind(aval_of(x).dtype) in "fc" or y >= 0:
-            return E.integer_pow(x, y)
-    x, y = map(_bool_as_int, promote(x, y))  # bool ** bool is an int, as NumPy's and JAX's
-    if _kind(aval_of(x).dtype) in "iub":
-        d = aval_of(x).dtype
-        if _kind(aval_of(y).dtype) in "iu" and isinstance(y, np.ndarray) and isinstance(x, np.ndarray) \
-                and not (plain(y) < 0).any():
-            return wrap(np.power(plain(x), plain(y)))  # both concrete: NumPy's exact integer power
+    if type(x2) is int and not isinstance(x1, bool):
+        x1 = asarray_or_tracer(x1)
+        if _kind(aval_of(x1).dtype) in "fc" or x2 >= 0:
+            return E.integer_pow(x1, x2)
+    x1, x2 = map(_bool_as_int, promote(x1, x2))  # bool ** bool is an int, as NumPy's and JAX's
+    if _kind(aval_of(x1).dtype) in "iub":
+        d = aval_of(x1).dtype
+        if _kind(aval_of(x2).dtype) in "iu" and isinstance(x2, np.ndarray) and isinstance(x1, np.ndarray) \
+                and not (plain(x2) < 0).any():
+            return wrap(np.power(plain(x1), plain(x2)))  # both concrete: NumPy's exact integer power
         # Traced integers: computed in float64, exact up to 2**53. A negative exponent gives
-        # 0 (1 or -1 for x of 1 or -1), as in JAX, where NumPy raises.
-        xf, yf = cast(x, np.float64), cast(y, np.float64)
+        # 0 (1 or -1 for x1 of 1 or -1), as in JAX, where NumPy raises.
+        xf, yf = cast(x1, np.float64), cast(x2, np.float64)
         zero = np.zeros((), aval_of(xf).dtype)
         r = E.pow(xf, yf)
         return cast(E.select_n(E.bitwise_and(E.lt(yf, zero), E.eq(xf, zero)), r, zero), d)
-    return E.pow(x, y)
+    return E.pow(x1, x2)
 
 
 def float_power(x, y):
@@ -322,56 +349,56 @@ def _int_divisor(x, y):
     return x, y
 
 
-def fmod(x, y):
-    return E.rem(*_int_divisor(x, y))
+def fmod(x1, x2):
+    return E.rem(*_int_divisor(x1, x2))
 
 
-def remainder(x, y):
+def remainder(x1, x2):
     """Python-style modulo: the result has the sign of y."""
-    x, y = _int_divisor(x, y)
-    r = E.rem(x, y)
+    x1, x2 = _int_divisor(x1, x2)
+    r = E.rem(x1, x2)
     zero = np.zeros((), aval_of(r).dtype)
-    fix_sign = E.bitwise_and(E.ne(r, zero), E.ne(E.lt(r, zero), E.lt(y, zero)))
-    return E.select_n(fix_sign, r, E.add(r, y))
+    fix_sign = E.bitwise_and(E.ne(r, zero), E.ne(E.lt(r, zero), E.lt(x2, zero)))
+    return E.select_n(fix_sign, r, E.add(r, x2))
 
 
 mod = remainder
 
 
-def floor_divide(x, y):
-    x, y = promote(x, y)
-    if _kind(aval_of(x).dtype) == "u":
-        return E.div(x, y)  # nothing to round down
-    if _kind(aval_of(x).dtype) == "i":
-        q = E.div(x, y)
-        zero = np.zeros((), aval_of(x).dtype)
-        # signs compared with sign(), so x // 0 is div's -1 less one where x != 0, as JAX's
-        adjust = E.bitwise_and(E.ne(E.rem(x, y), zero), E.ne(E.sign(x), E.sign(y)))
-        return E.select_n(adjust, q, E.sub(q, np.ones((), aval_of(x).dtype)))
-    if aval_of(x).dtype == np.bool_:
-        return floor_divide(_bool_as_int(x), _bool_as_int(y))
-    # Python's float floor division: (x - fmod(x, y)) / y is exact, less one where the
-    # remainder's sign differs from y's (floor(x / y) would give -0.0 for -2 // inf);
-    # x / 0 is x / y itself (inf, -inf or nan), as in JAX.
-    d = aval_of(x).dtype
+def floor_divide(x1, x2):
+    x1, x2 = promote(x1, x2)
+    if _kind(aval_of(x1).dtype) == "u":
+        return E.div(x1, x2)  # nothing to round down
+    if _kind(aval_of(x1).dtype) == "i":
+        q = E.div(x1, x2)
+        zero = np.zeros((), aval_of(x1).dtype)
+        # signs compared with sign(), so x1 // 0 is div's -1 less one where x1 != 0, as JAX's
+        adjust = E.bitwise_and(E.ne(E.rem(x1, x2), zero), E.ne(E.sign(x1), E.sign(x2)))
+        return E.select_n(adjust, q, E.sub(q, np.ones((), aval_of(x1).dtype)))
+    if aval_of(x1).dtype == np.bool_:
+        return floor_divide(_bool_as_int(x1), _bool_as_int(x2))
+    # Python's float floor division: (x1 - fmod(x1, x2)) / x2 is exact, less one where the
+    # remainder's sign differs from y's (floor(x1 / x2) would give -0.0 for -2 // inf);
+    # x1 / 0 is x1 / x2 itself (inf, -inf or nan), as in JAX.
+    d = aval_of(x1).dtype
     zero = np.zeros((), d)
-    r = E.rem(x, y)
-    q = E.div(E.select_n(E.eq(y, zero), E.sub(x, r), x), y)
-    adjust = E.bitwise_and(E.ne(r, zero), E.ne(E.lt(y, zero), E.lt(r, zero)))
+    r = E.rem(x1, x2)
+    q = E.div(E.select_n(E.eq(x2, zero), E.sub(x1, r), x1), x2)
+    adjust = E.bitwise_and(E.ne(r, zero), E.ne(E.lt(x2, zero), E.lt(r, zero)))
     return E.round(E.select_n(adjust, q, E.sub(q, np.ones((), d))))
 
 
-def divmod(x, y):
-    return floor_divide(x, y), remainder(x, y)
+def divmod(x1, x2):
+    return floor_divide(x1, x2), remainder(x1, x2)
 
 
-def hypot(x, y):
+def hypot(x1, x2):
     """sqrt(x**2 + y**2) without overflow. The value is computed as JAX does; the
     derivative is a rule, (x dx + y dy) / hypot(x, y), so that it is also right
     to every order at |x| == |y|, where differentiating the max/min formula gives
     a wrong second derivative. At the origin each argument's derivative is 1/2."""
-    x, y = promote(to_inexact(x), to_inexact(y))
-    return bind_custom_jvp(_hypot_value, _hypot_jvp, [x, y])[0]
+    x1, x2 = promote(to_inexact(x1), to_inexact(x2))
+    return bind_custom_jvp(_hypot_value, _hypot_jvp, [x1, x2])[0]
 
 
 def _hypot_value(x, y):
@@ -393,12 +420,14 @@ def _hypot_jvp(primals, tangents):
     return [out], [terms[0] if len(terms) == 1 else add(*terms)]
 
 
-def logaddexp(x, y):
+def logaddexp(x1, x2, /, out=None, where=None):
     """log(exp(x) + exp(y)) without overflow. As in JAX, its derivative is a rule
     (not the derivative of the formula), finite wherever the value is: at x == y,
     with one argument -inf, and at +inf."""
-    x, y = promote(to_inexact(x), to_inexact(y))
-    return bind_custom_jvp(_logaddexp_value, _logaddexp_jvp, [x, y])[0]
+    if out is not None or where is not None:
+        refuse_ufunc_out('logaddexp', out, where)
+    x1, x2 = promote(to_inexact(x1), to_inexact(x2))
+    return bind_custom_jvp(_logaddexp_value, _logaddexp_jvp, [x1, x2])[0]
 
 
 def _logaddexp_value(x, y):
@@ -427,10 +456,12 @@ def _logaddexp_jvp(primals, tangents):
     return [out], [t_out]
 
 
-def logaddexp2(x, y):
+def logaddexp2(x1, x2, /, out=None, where=None):
     """log2(2**x + 2**y) without overflow; gradients as logaddexp's."""
-    x, y = promote(to_inexact(x), to_inexact(y))
-    return bind_custom_jvp(_logaddexp2_value, _logaddexp2_jvp, [x, y])[0]
+    if out is not None or where is not None:
+        refuse_ufunc_out('logaddexp2', out, where)
+    x1, x2 = promote(to_inexact(x1), to_inexact(x2))
+    return bind_custom_jvp(_logaddexp2_value, _logaddexp2_jvp, [x1, x2])[0]
 
 
 def _logaddexp2_value(x, y):
@@ -492,16 +523,16 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     return arr
 
 
-def copysign(x, y):
-    x, y = promote(to_inexact(x), to_inexact(y))
-    return where(E.lt(y, np.zeros((), aval_of(y).dtype)) | E.bitwise_and(E.eq(y, np.zeros((), aval_of(y).dtype)), E.lt(E.div(np.ones((), aval_of(y).dtype), y), np.zeros((), aval_of(y).dtype))), negative(absolute(x)), absolute(x))
+def copysign(x1, x2):
+    x1, x2 = promote(to_inexact(x1), to_inexact(x2))
+    return where(E.lt(x2, np.zeros((), aval_of(x2).dtype)) | E.bitwise_and(E.eq(x2, np.zeros((), aval_of(x2).dtype)), E.lt(E.div(np.ones((), aval_of(x2).dtype), x2), np.zeros((), aval_of(x2).dtype))), negative(absolute(x1)), absolute(x1))
 
 
-def heaviside(x, h0):
-    x, h0 = promote(x, h0)
-    x, h0 = to_inexact(x), to_inexact(h0)  # a float result, as NumPy's and JAX's
-    zero, one = np.zeros((), aval_of(x).dtype), np.ones((), aval_of(x).dtype)
-    return where(E.lt(x, zero), zero, where(E.gt(x, zero), one, h0))
+def heaviside(x1, x2):
+    x1, x2 = promote(x1, x2)
+    x1, x2 = to_inexact(x1), to_inexact(x2)  # a float result, as NumPy's and JAX's
+    zero, one = np.zeros((), aval_of(x1).dtype), np.ones((), aval_of(x1).dtype)
+    return where(E.lt(x1, zero), zero, where(E.gt(x1, zero), one, x2))
 
 
 def sinc(x):

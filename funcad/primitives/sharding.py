@@ -13,7 +13,7 @@ from ..lowering.stablehlo import tensor_type
 from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, hlo_sharding, resolve_spec
 from ._base import deflinear, defpython
 
-__all__ = ["with_sharding_constraint"]
+__all__ = ["out_sharded", "takes_out_sharding", "with_sharding_constraint"]
 
 sharding_constraint_p = Primitive("sharding_constraint")
 
@@ -47,6 +47,35 @@ def with_sharding_constraint(x, shardings):
                                   f"under funcad.set_mesh, got {s!r}")
     outs = [sharding_constraint_p.bind(v, sharding=s) for v, s in zip(leaves, per_leaf)]
     return tree_unflatten(tree, outs)
+
+
+def out_sharded(x, out_sharding):
+    """x laid out as `out_sharding` (a Sharding, or a PartitionSpec over the mesh of
+    funcad.set_mesh), as JAX's `out_sharding=` parameters; None leaves it to XLA. A
+    sharding funcad cannot express raises with_sharding_constraint's error."""
+    if out_sharding is None:
+        return x
+    from ..core.trace import ctx
+    if ctx.trace is None:  # an eager result (a device or a host array) is placed so
+        from ..lowering.runtime import device_put
+        return device_put(x, resolve_spec(out_sharding, "out_sharding"))
+    return with_sharding_constraint(x, out_sharding)
+
+
+def takes_out_sharding(fn):
+    """`fn` with JAX's keyword-only `out_sharding=None` added: the result laid out so."""
+    import functools
+    import inspect
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def run(*args, out_sharding=None, **kwargs):
+        return out_sharded(fn(*args, **kwargs), out_sharding)
+    params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    params.append(inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None))
+    params += [p for p in sig.parameters.values() if p.kind is p.VAR_KEYWORD]
+    run.__signature__ = sig.replace(parameters=params)
+    return run
 
 
 def _impl(x, *, sharding):

@@ -47,6 +47,18 @@ ball = _eager_jit(ball, dynamic=("p",))
     laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint,
     rayleigh, triangular, truncated_normal, uniform, wald, weibull_min))
 
+# JAX's out_sharding= on every sampler: the draw laid out so (values do not depend on it)
+from ..primitives.sharding import takes_out_sharding as _takes_out_sharding  # noqa: E402
+
+(bits, ball, beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, poisson, t,
+ orthogonal, multivariate_normal, bernoulli, cauchy, categorical, exponential, geometric, gumbel,
+ laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint, rayleigh,
+ triangular, truncated_normal, uniform, wald) = map(_takes_out_sharding, (
+    bits, ball, beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, poisson, t,
+    orthogonal, multivariate_normal, bernoulli, cauchy, categorical, exponential, geometric, gumbel,
+    laplace, logistic, lognormal, maxwell, normal, pareto, permutation, rademacher, randint,
+    rayleigh, triangular, truncated_normal, uniform, wald))
+
 # JAX's typing alias for key arrays (typed keys, or raw uint32 key data): an annotation,
 # and at run time the identity, as JAX's random.Key.
 Key = _typing.NewType("Key", _Array)

@@ -210,21 +210,18 @@ def _eqn_signature(eqn) -> tuple:
     """(signature, the name errors give) of one equation; operations that know no keys
     consume none and make fresh outputs."""
     prim, params = eqn.prim, eqn.params
-    if prim is random_consume_p:
-        mask = True if params["mask"] is None else params["mask"].array
-        return Signature([Sink(0, mask)], (), {(0, 0)}), params["site"]
-    if prim is random_clone_p:
-        return Signature((), [Source(0)]), prim.name
-    if prim is cond_p:
-        return _cond_signature(params["branches"]), prim.name
-    if prim is scan_p:
-        return _scan_signature(eqn), prim.name
-    if prim is while_p:
-        return _while_signature(eqn), prim.name
-    rule = call_rules.get(prim)
-    if rule is not None:
-        return jaxpr_signature(params[rule.param]), prim.name
+    rule = key_reuse_rules.get(prim)
+    if rule is not None:  # random_consume_p's errors name the sampler that consumed the key
+        return rule(eqn), params["site"] if prim is random_consume_p else prim.name
+    call = call_rules.get(prim)
+    if call is not None:
+        return jaxpr_signature(params[call.param]), prim.name
     return Signature((), [Source(o) for o in range(len(eqn.outvars))]), prim.name
+
+
+def _consume_signature(eqn) -> Signature:
+    mask = True if eqn.params["mask"] is None else eqn.params["mask"].array
+    return Signature([Sink(0, mask)], (), {(0, 0)})
 
 
 def _cond_signature(branches) -> Signature:
@@ -399,6 +396,18 @@ def traced_checked(trace, *args, **kwargs):
     return closed
 
 
+# primitive -> rule(eqn) -> Signature: the primitives that consume, copy or route keys
+# (random_consume_p's errors name its sampler: `_eqn_signature`); call primitives
+# analyse their bodies, and every other primitive consumes none and makes fresh outputs.
+key_reuse_rules: dict = {
+    random_consume_p: _consume_signature,
+    random_clone_p: lambda eqn: Signature((), [Source(0)]),
+    cond_p: lambda eqn: _cond_signature(eqn.params["branches"]),
+    scan_p: _scan_signature,
+    while_p: _while_signature,
+}
+
+
 _saved: dict = {}
 
 
@@ -414,5 +423,6 @@ def set_enabled(on: bool) -> None:
     hooks.key_reuse_boundary = _boundary
 
 
+options.bind("debug_key_reuse", on_set=set_enabled)
 if options.debug_key_reuse:  # set (e.g. by FUNCAD_DEBUG_KEY_REUSE) before funcad.random loaded
     set_enabled(True)

@@ -37,7 +37,6 @@ from . import _counter_impls as C
 from ._keyarray import PRNGKeyArray, key_dtype, key_shape, resolve_impl
 from ._key_reuse import consume, fresh
 from ._words import counters as _counters, shape_of as _shape_of, size as _size, word as _word
-from .. import config
 
 __all__ = ["PRNGKey", "key", "split", "fold_in", "clone", "key_data", "key_impl", "key_dtype",
            "wrap_key_data", "bits"]
@@ -87,7 +86,7 @@ def check_legacy(key, stacklevel: int = 3) -> None:
     ('warn') or raises ValueError ('error'); typed keys always pass."""
     if _inside[0] or isinstance(key, PRNGKeyArray) or not _is_arraylike(key):
         return
-    level = config._legacy_prng_key[0]
+    level = options.legacy_prng_key
     if level == "error":
         raise ValueError(_LEGACY_TEXT)
     if level == "warn":

@@ -6,7 +6,7 @@ from typing import Any, Callable, Sequence
 
 from ..core.avals import aval_of, float0, tangent_dtype
 from ..core.narrow import kind as _kind
-from ..core.errors import FuncadTypeError
+from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.arguments import argnums_partial
 from ..core.refs import Ref
 from ..core.ir import ClosedJaxpr
@@ -16,6 +16,7 @@ from ..core import x64 as _x64
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer, eval_jaxpr
 from ..primitives._base import full
+from ..primitives.collectives import AxisFrame, axis_env as bind_axes
 from ..primitives.elementwise import convert_element_type
 from ..primitives._base import zeros_tangent
 from .jvp import jvp_flat
@@ -83,43 +84,90 @@ def _as_dtype(t, dtype):
     return convert_element_type(t, dtype)
 
 
-def linearize(fun: Callable, *primals):
+def linearize(fun: Callable, *primals, has_aux: bool = False, in_nzs: Any = None):
     """(fun(*primals), f_jvp) where f_jvp(*tangents) evaluates the linear map J·t.
+
+    has_aux: fun returns (output, aux); the result is then (output, f_jvp, aux).
+    in_nzs: a tree prefix of `primals` with bool leaves (default all True); a False
+    input's tangent is taken as a symbolic zero (what is passed for it is not read),
+    and `f_jvp.out_nzs`, a tree like the output, tells which output tangents may be
+    nonzero, as JAX's.
 
     >>> import funcad, funcad.numpy as fnp
     >>> y, f_jvp = funcad.linearize(fnp.sin, 0.0)
     >>> f_jvp(3.0)
     3.0
+    >>> y, f_jvp, aux = funcad.linearize(lambda x: (x * x, x + 1.0), 2.0, has_aux=True)
+    >>> float(f_jvp(1.0)), float(aux)
+    (4.0, 3.0)
     """
     flat_p, in_tree = tree_flatten(primals)
     flat_p = _x64.canonicalize_all(flat_p)
     _check_arrays(flat_p, "linearize")
-    flat_fun, store = _flatten_fun(fun, in_tree)
-    p_out, linear = linearize_flat(flat_fun, flat_p)
-    out_tree = store[0][0]
+    nz_flags = None if in_nzs is None else _bool_flags(in_nzs, primals, "in_nzs")
+    flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
+    out_nzs: list = []
+    p_out, linear = linearize_flat(flat_fun, flat_p, nz_flags, out_nzs)
+    out_tree, aux_tree, n = store[0]
 
     def f_jvp(*tangents):
         flat_t = flatten_up_to(in_tree, tangents, "linearize tangents")
         t_out = eval_jaxpr(linear.jaxpr, linear.consts, *flat_t)
-        return tree_unflatten(out_tree, t_out)
+        return tree_unflatten(out_tree, t_out[:n])
 
     f_jvp.jaxpr = linear
+    f_jvp.out_nzs = tree_unflatten(out_tree, out_nzs[:n])
+    if has_aux:
+        return tree_unflatten(out_tree, p_out[:n]), f_jvp, tree_unflatten(aux_tree, p_out[n:])
     return tree_unflatten(out_tree, p_out), f_jvp
 
 
-def vjp(fun: Callable, *primals, has_aux: bool = False):
+def _bool_flags(prefix, tree, name: str) -> list:
+    """One bool per leaf of `tree` from `prefix`, a tree prefix of it with bool leaves."""
+    bools, prefix_tree = tree_flatten(prefix)
+    if not all(isinstance(b, bool) for b in bools):
+        raise FuncadValueError(f"{name} must be a tree of bools (a prefix of the primals), got {prefix!r}")
+    flags = []
+    for b, sub in zip(bools, flatten_up_to(prefix_tree, tree, f"{name} (must be a tree prefix of the primals)")):
+        flags += [b] * len(tree_flatten(sub)[0])
+    return flags
+
+
+def _no_reduce_axes(reduce_axes, name: str) -> None:
+    # JAX removed reduce_axes and raises for any non-empty value; funcad does the same.
+    if reduce_axes:
+        raise NotImplementedError(f"reduce_axes argument to {name} is deprecated (JAX removed it); "
+                                  "sum over the named axis in the function instead (lax.psum)")
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=(), saveable_args: Any = True,
+        in_nzs: Any = None):
     """Reverse mode: (fun(*primals), pullback) with pullback(ct) = ctᵀ·J per argument.
+
+    in_nzs: a tree prefix of `primals` with bool leaves (default all True): a False
+    input's tangent is a symbolic zero, so its cotangent is zeros, and
+    `pullback.out_nzs` tells which outputs depend on the others, as JAX's.
+    saveable_args: only True (the default) is taken: funcad's pullback holds its
+    residuals itself and has no `args_res` for the caller to restore.
+    reduce_axes: removed in JAX; a non-empty value raises as JAX's.
 
     >>> import funcad, funcad.numpy as fnp
     >>> y, pullback = funcad.vjp(lambda x: x * x, 3.0)
     >>> pullback(1.0)
     (6.0,)
     """
+    _no_reduce_axes(reduce_axes, "vjp")
+    if not (saveable_args is True):
+        raise NotImplementedError(
+            f"vjp: saveable_args={saveable_args!r} needs the pullback's `args_res` (arguments the "
+            "caller restores), which funcad's vjp does not have; leave saveable_args=True")
     flat_p, in_tree = tree_flatten(primals)
     flat_p = _x64.canonicalize_all(flat_p)
     in_avals = _check_arrays(flat_p, "vjp")
+    nz_flags = None if in_nzs is None else _bool_flags(in_nzs, primals, "in_nzs")
     flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
-    p_out, linear = linearize_flat(flat_fun, flat_p)
+    out_nzs: list = []
+    p_out, linear = linearize_flat(flat_fun, flat_p, nz_flags, out_nzs)
     out_tree, aux_tree, n = store[0]
     out_avals = [aval_of(p) for p in p_out[:n]]
 
@@ -146,20 +194,23 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
         cts = [zeros_tangent(a) if c is None else c for a, c in zip(in_avals, cts)]
         return tree_unflatten(in_tree, cts)
 
+    pullback.out_nzs = tree_unflatten(out_tree, out_nzs[:n])
     y = tree_unflatten(out_tree, p_out[:n])
     if has_aux:
         return y, pullback, tree_unflatten(aux_tree, p_out[n:])
     return y, pullback
 
 
-def linear_transpose(fun: Callable, *primals):
-    """The transpose of a linear function, traced at the types of `primals`.
+def linear_transpose(fun: Callable, *primals, reduce_axes=()):
+    """The transpose of a linear function, traced at the types of `primals`
+    (reduce_axes: removed in JAX; a non-empty value raises as JAX's).
 
     >>> import funcad, numpy as np
     >>> f_t = funcad.linear_transpose(lambda x: 2.0 * x, 1.0)
     >>> f_t(1.0)
     (2.0,)
     """
+    _no_reduce_axes(reduce_axes, "linear_transpose")
     flat_p, in_tree = tree_flatten(primals)
     in_avals = _check_arrays(flat_p, "linear_transpose")
     flat_fun, store = _flatten_fun(fun, in_tree)
@@ -227,13 +278,16 @@ def _check_diff_outputs(leaves, name, holomorphic, forward=False):
 
 
 def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-                   allow_int: bool = False) -> Callable:
-    """A function returning (fun(*args), gradient of fun w.r.t. args[argnums]).
+                   allow_int: bool = False, reduce_axes=()) -> Callable:
+    """A function returning (fun(*args), gradient of fun w.r.t. args[argnums])
+    (reduce_axes: removed in JAX; a non-empty value raises as JAX's).
 
     >>> import funcad, funcad.numpy as fnp
     >>> funcad.value_and_grad(lambda x: x ** 3)(2.0)
     (8.0, 12.0)
     """
+    _no_reduce_axes(reduce_axes, "grad")
+
     @wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
         single, dyn, partial_fun = argnums_partial(fun, argnums, args, kwargs, "grad")
@@ -269,14 +323,15 @@ def _ones_like(x):
 
 
 def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-         allow_int: bool = False) -> Callable:
-    """The gradient of a scalar function, by reverse mode.
+         allow_int: bool = False, reduce_axes=()) -> Callable:
+    """The gradient of a scalar function, by reverse mode (reduce_axes: removed in JAX;
+    a non-empty value raises as JAX's).
 
     >>> import funcad, funcad.numpy as fnp
     >>> funcad.grad(fnp.sin)(0.0)
     1.0
     """
-    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
     @wraps(fun)
     def grad_fun(*args, **kwargs):
@@ -286,11 +341,12 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
     return grad_fun
 
 
-def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False,
+def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False,
                optimize: bool = False) -> Callable:
     """A function that returns the jaxpr of `fun` at the given arguments (and, with
     `return_shape`, the output's ShapeDtypeStructs). With `optimize=True` the jaxpr is
-    simplified first (see funcad.optimize).
+    simplified first (see funcad.optimize). `axis_env`, a sequence of (axis name, size)
+    pairs, binds named axes for the collectives in `fun` (as under pmap), as JAX's.
 
     >>> import funcad, funcad.numpy as fnp
     >>> print(funcad.make_jaxpr(lambda x: fnp.sin(x) * 2.0)(1.0))
@@ -300,6 +356,14 @@ def make_jaxpr(fun: Callable, static_argnums=(), return_shape: bool = False,
       in (c,) }
     """
     staged = staging.make_jaxpr(fun, static_argnums, return_shape)
+    if axis_env:
+        frames = [AxisFrame(name, int(size), "pmap", False) for name, size in axis_env]
+        plain = staged
+
+        @wraps(fun)
+        def staged(*args, **kwargs):
+            with bind_axes(frames):
+                return plain(*args, **kwargs)
     if not optimize:
         return staged
 

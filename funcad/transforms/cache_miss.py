@@ -19,6 +19,7 @@ import inspect
 import logging
 import sys
 
+from ..core import options as _options
 from ..core.pytree import keystr, one_level, tree_leaves_with_path, tree_unflatten
 from ..core.traceback_util import is_internal, user_frame
 
@@ -26,14 +27,9 @@ __all__ = ["explain"]
 
 _log = logging.getLogger("funcad")
 
-# The tracing-context entries of jit's cache key (transforms/jit.py `_split`), after the
-# pytree, the leaf signatures, the static arguments and the backend, by JAX's names.
-CONTEXT_NAMES = ("jax_debug_nans", "jax_enable_x64", "jax_default_prng_impl",
-                 "jax_threefry_partitionable", "jax_default_matmul_precision",
-                 "jax_numpy_rank_promotion", "mesh", "jax_default_device",
-                 "jax_numpy_dtype_promotion", "jax_softmax_custom_jvp",
-                 "jax_debug_key_reuse")
-_CONTEXT_START = 3  # key[3] is the backend, then CONTEXT_NAMES
+# jit's cache key (transforms/jit.py `_split`) ends with the tracing context: the
+# backend, the values of the jit-key options (core/options.py) and the context mesh.
+_CONTEXT_START = 3
 
 _seen_callsites: set = set()
 
@@ -90,11 +86,13 @@ def _diff(new, old, names) -> tuple:
 
 
 def _diff_context(new, old):
-    new_ctx, old_ctx = new[_CONTEXT_START:], old[_CONTEXT_START:]
-    if new_ctx == old_ctx:
+    backend, opts, mesh = new[_CONTEXT_START:]
+    old_backend, old_opts, old_mesh = old[_CONTEXT_START:]
+    if (backend, opts, mesh) == (old_backend, old_opts, old_mesh):
         return None
     lines = ["Tracing context doesn't match, e.g. due to config or context manager."]
-    names = ("backend",) + CONTEXT_NAMES
+    names = ("backend", *_options.jit_key_names, "mesh")
+    new_ctx, old_ctx = (backend, *opts, mesh), (old_backend, *old_opts, old_mesh)
     n = 0
     for name, a, b in zip(names, new_ctx, old_ctx):
         if a != b:

@@ -20,6 +20,7 @@ the name-based policies.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Callable
 
 import numpy as np
@@ -258,7 +259,7 @@ def checkpoint_name(x, name: str):
 
 
 def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy: Callable | None = None,
-               static_argnums: int | tuple = ()) -> Callable:
+               static_argnums: int | tuple = (), static_argnames: str | tuple = ()) -> Callable:
     """Mark `fun` for rematerialisation (jax.checkpoint / jax.remat).
 
     Reverse mode then stores only fun's inputs and recomputes its
@@ -269,7 +270,8 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy:
     that XLA cannot merge the recomputation back into the forward pass.
     `policy` (one of `funcad.checkpoint_policies`, or any
     `policy(prim, *avals, **params) -> bool`) names the intermediates that are
-    saved after all; `None` saves none (`nothing_saveable`).
+    saved after all; `None` saves none (`nothing_saveable`). static_argnums and
+    static_argnames: arguments passed as Python values, not traced.
 
     >>> import funcad, funcad.numpy as fnp
     >>> f = funcad.checkpoint(lambda x: fnp.sin(fnp.sin(x)))
@@ -278,7 +280,7 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy:
     """
     if fun is None:
         return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
-                                 static_argnums=static_argnums)
+                                 static_argnums=static_argnums, static_argnames=static_argnames)
     if not isinstance(prevent_cse, (bool, np.bool_)):
         raise FuncadTypeError(f"checkpoint: prevent_cse must be a bool, got {type(prevent_cse).__name__}")
     if policy is not None and not callable(policy):
@@ -291,14 +293,28 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy:
     else:
         raise FuncadTypeError("checkpoint: static_argnums must be an int or a tuple of ints, got "
                               f"{static_argnums!r}")
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    if not all(isinstance(n, str) for n in names):
+        raise FuncadTypeError(f"checkpoint: static_argnames must be a str or a tuple of str, got "
+                              f"{static_argnames!r}")
+    if names:  # a named parameter passed by position is static too
+        try:
+            params = list(inspect.signature(fun).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        named_pos = tuple(i for i, p in enumerate(params) if p.name in names and p.kind in
+                          (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and i not in static)
+    else:
+        named_pos = ()
 
     def threaded(refs, args, kwargs):
         def with_values(values, *a, **kw):
             with _refs.threaded(refs, values) as final:
                 return fun(*a, **kw), final()
-        shifted = tuple(i + 1 if i >= 0 else i for i in static)
+        shifted = tuple(i + 1 if i >= 0 else i for i in static + named_pos)
         out, new = checkpoint(with_values, prevent_cse=prevent_cse, policy=policy,
-                              static_argnums=shifted)(_refs.values(refs), *args, **kwargs)
+                              static_argnums=shifted, static_argnames=names)(
+            _refs.values(refs), *args, **kwargs)
         _refs.write_back(refs, new)
         return out
 
@@ -309,10 +325,11 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy:
         if not all(-len(args) <= i < len(args) for i in static):
             raise FuncadValueError(f"checkpoint: static_argnums={static_argnums} is out of range for "
                                    f"{len(args)} positional arguments")
-        static_pos, dyn = split_static(args, static)
-        flat, in_tree = tree_flatten((dyn, kwargs))
+        static_pos, dyn = split_static(args, static + named_pos)
+        static_kw = {k: v for k, v in kwargs.items() if k in names}
+        flat, in_tree = tree_flatten((dyn, {k: v for k, v in kwargs.items() if k not in names}))
         flat_fun, store = flatten_fun(
-            lambda d, kw: fun(*merge_static(args, static_pos, d), **kw), in_tree)
+            lambda d, kw: fun(*merge_static(args, static_pos, d), **static_kw, **kw), in_tree)
         try:
             with _refs.scope():
                 closed = trace_to_jaxpr(flat_fun, [aval_of(x) for x in flat], name="checkpoint",

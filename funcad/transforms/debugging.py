@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core import options as _options
 from ..core.avals import aval_of
 from ..core.errors import FuncadError, InfError, NaNError
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
@@ -189,6 +190,10 @@ def set_checks(nans: bool, infs: bool) -> None:
     global NANS, INFS
     NANS, INFS = nans, infs
     type(ctx).debug_nans = nans or infs
+
+
+_options.bind("debug_nans", on_set=lambda v: set_checks(v, INFS), get=lambda: NANS)
+_options.bind("debug_infs", on_set=lambda v: set_checks(NANS, v), get=lambda: INFS)
 
 
 def _bad_array(a: np.ndarray) -> bool:

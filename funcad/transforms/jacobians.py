@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core.avals import aval_of
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..primitives._base import zeros_tangent
+from ..primitives._base import full, zeros_tangent
 from ..primitives.elementwise import convert_element_type, eq
 from ..primitives.structural import iota, reshape, slice as lax_slice, transpose
 from ..core.arguments import argnums_partial
@@ -106,8 +106,12 @@ def _primal_of(x):
     return x
 
 
-def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False) -> Callable:
+def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+           allow_int: bool = False) -> Callable:
     """Jacobian by reverse mode: one pullback per output entry, batched with vmap.
+
+    allow_int: integer inputs are allowed (their blocks are zeros of the input's dtype,
+    as JAX's), instead of raising.
 
     >>> import funcad, funcad.numpy as fnp, numpy as np
     >>> funcad.jacrev(lambda x: fnp.sin(x))(np.zeros(2))
@@ -116,7 +120,8 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     """
     @wraps(fun)
     def jac(*args, **kwargs):
-        single, dyn, flat, in_tree, partial_fun = _prepare(fun, argnums, args, kwargs, "jacrev", holomorphic)
+        single, dyn, flat, in_tree, partial_fun = _prepare(fun, argnums, args, kwargs, "jacrev", holomorphic,
+                                                              allow_int)
         flat_fun, store = _flatten_fun(lambda *d: partial_fun(*d), in_tree, has_aux)
         p_out, linear = linearize_flat(flat_fun, flat)
         out_tree, aux_tree, n = store[0]
@@ -136,6 +141,10 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         rows = vmap_flat(pull, basis, [0] * len(basis), m, None)  # one (M, *x_shape) per input
         blocks = [[None] * len(in_avals) for _ in out_avals]
         for j, (r, a) in enumerate(zip(rows, in_avals)):
+            if a.dtype.kind in "biu":  # allow_int: JAX's blocks are zeros of the input's dtype
+                for i, oa in enumerate(out_avals):
+                    blocks[i][j] = full(oa.shape + a.shape, 0, a.dtype)
+                continue
             r = reshape(r, (m, a.size))
             start = 0
             for i, oa in enumerate(out_avals):

@@ -11,6 +11,7 @@ jaxprs are memoized per jaxpr, so `grad(jit(f))` also compiles once.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -24,7 +25,7 @@ import numpy as np
 
 from ..core.arguments import int_tuple, merge_static, resolve_static_args, split_static
 from ..core.avals import aval_of
-from ..core import options as _options, prng_settings as _prng, refs as _refs, x64 as _x64
+from ..core import monitoring, options as _options, prng_settings as _prng, refs as _refs, x64 as _x64
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import flatten_fun, tree_flatten, tree_unflatten
@@ -218,11 +219,12 @@ class _Entry:
     inputs are NumPy), since host inputs travel packed (lowering/packing.py)."""
 
     __slots__ = ("closed", "executables", "out_tree", "single", "name", "backend", "donated",
-                 "in_shardings", "out_shardings", "spmd")
+                 "in_shardings", "out_shardings", "spmd", "compiler_options")
 
     def __init__(self, closed, out_tree, name, backend, donated=(), in_shardings=None,
-                 out_shardings=()):
+                 out_shardings=(), compiler_options=None):
         self.closed, self.out_tree = closed, out_tree
+        self.compiler_options = compiler_options
         self.name, self.backend, self.donated = name, backend, donated
         self.executables: dict = {}
         self.single = out_tree.kind is None  # one array out: skip unflattening
@@ -238,9 +240,10 @@ class _Entry:
             mask = None  # SPMD inputs are laid out per device, never packed
         exe = self.executables.get(mask)
         if exe is None:
-            exe = self.executables[mask] = _executable(
-                self.closed, self.name, self.backend, self.donated, mask, self.in_shardings,
-                self.out_shardings)
+            with xla.compiler_options(self.compiler_options):
+                exe = self.executables[mask] = _executable(
+                    self.closed, self.name, self.backend, self.donated, mask, self.in_shardings,
+                    self.out_shardings)
         return exe
 
 
@@ -259,22 +262,27 @@ class Jitted:
     """
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
-                 backend=None, in_shardings=None, out_shardings=None):
+                 backend=None, in_shardings=None, out_shardings=None, donate_argnames=(),
+                 keep_unused=False, device=None, inline=False, compiler_options=None):
         self.fun = fun
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.static_argnums, self.static_argnames = resolve_static_args(fun, static_argnums,
                                                                         static_argnames)
-        self.donate_argnums = int_tuple(donate_argnums)
+        self.donate_argnums, self.donate_argnames = resolve_static_args(
+            fun, donate_argnums, donate_argnames, what="donate")
         self.backend = backend
+        self.keep_unused, self.device, self.inline = keep_unused, device, inline
+        self.compiler_options = compiler_options
         self.name = getattr(fun, "__name__", "fun")
         # signature -> _Entry, for top-level calls and calls inside transforms alike;
         # positional-arrays signature -> _Fast (an index into _cache). Shared by
         # every jit of the same function with the same options (see _caches_for).
         self._cache, self._fast = _caches_for(
-            fun, (self.static_argnums, self.static_argnames, self.donate_argnums, backend,
-                  _options_key(in_shardings), _options_key(out_shardings)))
+            fun, (self.static_argnums, self.static_argnames, self.donate_argnums,
+                  self.donate_argnames, backend, _options_key(in_shardings),
+                  _options_key(out_shardings), device, _compiler_key(compiler_options)))
         self._fast_ok = (not self.static_argnums and not self.static_argnames
-                         and in_shardings is None and out_shardings is None)
+                         and in_shardings is None and out_shardings is None and device is None)
         # Copy the name and docstring only: another wrapper's __dict__ (e.g. grad of a
         # jitted function) would bring that function's caches along.
         functools.update_wrapper(self, fun, updated=())
@@ -297,19 +305,11 @@ class Jitted:
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         # backend None means the default one; the caches are dropped when it changes.
-        # debug_nans: traces made with it on record source lines (caches are shared).
-        # x64: argument dtypes are canonicalised differently in each mode.
-        # The PRNG settings change what funcad.random traces (in JAX's jit key too), as do
-        # the default matmul precision, the rank promotion check and softmax_custom_jvp
-        # (which rule nn.softmax's derivatives take). The context mesh
-        # (funcad.set_mesh) gives PartitionSpecs their devices. The default device is where
-        # the program runs; dtype promotion 'strict' refuses what 'standard' traces.
-        # (transforms/cache_miss.py names these entries: keep it in step.)
+        # The options declared with jit_key=True (core/options.py) change what a trace
+        # makes; the context mesh (funcad.set_mesh) gives PartitionSpecs their devices.
+        # (transforms/cache_miss.py names the entries from the same declarations.)
         key = (in_tree, tuple(_leaf_key(x) for x in leaves), tuple(statics), self.backend,
-               ctx.debug_nans, _x64.enabled, _prng.default_impl, _prng.threefry_partitionable,
-               _options.default_matmul_precision, _options.numpy_rank_promotion, context_mesh(),
-               _options.default_device, _options.numpy_dtype_promotion, _options.softmax_custom_jvp,
-               _options.debug_key_reuse)
+               _options.jit_key, context_mesh())
         return leaves, key, in_tree, static_pos
 
     def _trace(self, args, kwargs, leaves, in_tree, static_pos, parent=None):
@@ -341,16 +341,22 @@ class Jitted:
         if _options.log_compiles:
             _log.warning("Finished tracing + transforming %s for jit in %.6f sec", self.name,
                          time.perf_counter() - start)
+        if monitoring.timing():
+            monitoring.record_duration(monitoring.JAXPR_TRACE_EVENT, start, fun_name=self.name)
         return closed, out_trees[0]
 
-    def _donated(self, args, static_pos, leaves):
-        if not self.donate_argnums:
+    def _donated(self, args, static_pos, leaves, kwargs=None):
+        if not self.donate_argnums and not self.donate_argnames:
             return ()
         donate = split_static(args, self.donate_argnums)[0]
         flags = []
         for i, a in enumerate(args):
             if i not in static_pos:
                 flags += [i in donate] * len(tree_flatten(a)[0])
+        # keyword arguments follow in the leaves in key order (the dict's flattening)
+        dyn_kwargs = {k: v for k, v in (kwargs or {}).items() if k not in self.static_argnames}
+        for k in sorted(dyn_kwargs):
+            flags += [k in self.donate_argnames] * len(tree_flatten(dyn_kwargs[k])[0])
         return tuple(flags) + (False,) * (len(leaves) - len(flags))
 
     def _entry(self, args, kwargs):
@@ -368,7 +374,8 @@ class Jitted:
     def _new_entry(self, key, args, kwargs, static_pos, leaves, closed, out_tree) -> "_Entry":
         ins, outs = self._shardings(args, kwargs, static_pos, leaves, out_tree)
         return self._store(key, _Entry(closed, out_tree, self.name, self.backend,
-                                       self._donated(args, static_pos, leaves), ins, outs))
+                                       self._donated(args, static_pos, leaves, kwargs), ins, outs,
+                                       self.compiler_options))
 
     def _shardings(self, args, kwargs, static_pos, leaves, out_tree):
         """Per input and output leaf: its sharding, or None where unspecified. A
@@ -411,6 +418,12 @@ class Jitted:
 
     @api_boundary
     def _call(self, args, kwargs):
+        if self.device is not None:
+            with _on_device(self.device):
+                return self._call_on_device(args, kwargs)
+        return self._call_on_device(args, kwargs)
+
+    def _call_on_device(self, args, kwargs):
         if self._ref_inner is not False and (self._closed_refs or jit_refs.has_refs(args, kwargs)):
             return jit_refs.call(self, args, kwargs)
         try:
@@ -448,6 +461,11 @@ class Jitted:
         return outs[0] if entry.single else tree_unflatten(entry.out_tree, outs)
 
     def _call_traced(self, args, kwargs):
+        if self.compiler_options and _inside_jit(ctx.trace):
+            # as JAX's: the options apply to one XLA compile, and a nested call has none
+            raise ValueError(f"`compiler_options` can only be passed to top-level `jit`. Got "
+                             f"compiler_options={self.compiler_options} on a jit of {self.name} "
+                             "called inside another jit; pass them to the outer jit instead.")
         leaves, key, in_tree, static_pos = self._split(args, kwargs)
         entry = self._cache.get(key)
         if entry is not None:
@@ -474,7 +492,7 @@ class Jitted:
         """
         leaves, key, in_tree, static_pos = self._split(args, kwargs)
         closed, out_tree = self._trace(args, kwargs, leaves, in_tree, static_pos)
-        return Traced(self, closed, in_tree, out_tree, key, self._donated(args, static_pos, leaves),
+        return Traced(self, closed, in_tree, out_tree, key, self._donated(args, static_pos, leaves, kwargs),
                       self._shardings(args, kwargs, static_pos, leaves, out_tree))
 
     def lower(self, *args, **kwargs) -> "Lowered":
@@ -650,12 +668,12 @@ class Lowered(_Stage):
         [2.0, 2.0]
         """
         entry = _Entry(self.jaxpr, self.out_tree, self._jitted.name, self._jitted.backend,
-                       self._donated, *self._shardings)
+                       self._donated, *self._shardings, self._jitted.compiler_options)
         if compiler_options is None:
             self._jitted._store(self._key, entry)
             exe = entry.executable(None)
-        else:
-            with xla.compiler_options(compiler_options):
+        else:  # on top of jit's own compiler_options
+            with xla.compiler_options({**(entry.compiler_options or {}), **compiler_options}):
                 exe = _executable(entry.closed, entry.name, entry.backend, entry.donated, None,
                                   entry.in_shardings, entry.out_shardings)
         return Compiled(self._jitted, exe, self.out_tree, self._key,
@@ -735,20 +753,31 @@ def _hashable(x, what):
 
 
 def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, static_argnums=(),
-        static_argnames=(), donate_argnums=(), backend: str | None = None):
+        static_argnames=(), donate_argnums=(), donate_argnames=(), keep_unused: bool = False,
+        device=None, backend: str | None = None, inline: bool = False,
+        compiler_options: dict | None = None):
     """Compile `fun` with XLA; trace once per argument signature.
 
     static_argnums/static_argnames: arguments passed as Python values (hashable)
-    that key the cache instead of being traced. donate_argnums: inputs whose
-    device buffers the computation may reuse for outputs (the donated Arrays
-    are deleted). backend: "cpu" or "gpu" (default: FUNCAD_BACKEND, else the
-    GPU when present). in_shardings/out_shardings: a `funcad.sharding.Sharding`
-    for all positional arguments (outputs), or a tree prefix of them with None
-    where XLA may choose; with them (or sharded arguments) the program runs on
-    every device of the shardings, partitioned by XLA.
+    that key the cache instead of being traced. donate_argnums/donate_argnames:
+    inputs whose device buffers the computation may reuse for outputs (the donated
+    Arrays are deleted); each is completed from the other through the signature,
+    as JAX's. backend: "cpu" or "gpu" (default: FUNCAD_BACKEND, else the GPU when
+    present); device: a Device to run on (not with backend or shardings, as in JAX).
+    in_shardings/out_shardings: a `funcad.sharding.Sharding` for all positional
+    arguments (outputs), or a tree prefix of them with None where XLA may choose;
+    with them (or sharded arguments) the program runs on every device of the
+    shardings, partitioned by XLA. compiler_options: XLA options by name for every
+    compile of this function (see `Lowered.compile`).
+
+    Accepted as JAX accepts them, with nothing for funcad to do: keep_unused
+    (funcad never prunes unused inputs, so every program keeps them, which is
+    what JAX's keep_unused=True asks for; False only allows pruning) and inline
+    (JAX's inline=True inlines the call when lowering; funcad's lowering already
+    inlines nested jitted calls, so the jaxpr and results are the same either way).
 
     >>> import funcad, funcad.numpy as fnp
-    >>> f = funcad.jit(lambda x: x ** 3 + 2.0 * x)
+    >>> f = funcad.jit(lambda x: x ** 3 + 2.0 * x, inline=True)
     >>> f(2.0)
     Array(12., dtype=float64)
     >>> float(funcad.grad(f)(2.0))
@@ -757,14 +786,60 @@ def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None, s
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  static_argnums=static_argnums, static_argnames=static_argnames,
-                                 donate_argnums=donate_argnums, backend=backend)
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 keep_unused=keep_unused, device=device, backend=backend,
+                                 inline=inline, compiler_options=compiler_options)
     if not callable(fun):
         raise FuncadTypeError(f"jit expected a callable, got {fun!r} of type {type(fun).__name__}; pass "
                               "the function to compile: funcad.jit(f), or use @funcad.jit")
+    if not isinstance(inline, bool):
+        raise ValueError(f"Invalid inline option: {inline!r} (jit's inline is True or False)")
+    if not isinstance(keep_unused, bool):
+        raise FuncadTypeError(f"jit: keep_unused must be True or False, got {keep_unused!r}")
+    if compiler_options is not None and not isinstance(compiler_options, dict):
+        raise FuncadTypeError(f"jit: compiler_options must be a dict of XLA option names to values, "
+                              f"got {type(compiler_options).__name__}")
+    if device is not None:
+        if backend is not None:
+            raise ValueError(f"can't specify both a device and a backend for jit, got device={device} "
+                             f"and backend={backend!r}")
+        if in_shardings is not None or out_shardings is not None:
+            raise ValueError("If backend or device is specified on jit, then in_shardings and "
+                             "out_shardings should not be specified.")
+        if isinstance(device, str) or not hasattr(device, "platform"):
+            raise FuncadTypeError(f"jit: device must be a Device (e.g. funcad.devices()[0]), got "
+                                  f"{device!r}; use backend= for a platform name")
     if backend is not None:
         backend = xla._canonical(backend)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, backend, in_shardings,
-                  out_shardings)
+                  out_shardings, donate_argnames, keep_unused, device, inline, compiler_options)
+
+
+@contextlib.contextmanager
+def _on_device(device):
+    """Run jit(device=...)'s calls with `device` as the default device (where jit places
+    the computation and its results)."""
+    old = _options.default_device
+    if old is device:
+        yield
+        return
+    _options.set_value("default_device", device)  # (it keys the trace cache, as any jit-key option)
+    try:
+        yield
+    finally:
+        _options.set_value("default_device", old)
+
+
+def _inside_jit(trace) -> bool:
+    while trace is not None:
+        if str(getattr(trace, "name", "")).startswith("jit("):
+            return True
+        trace = getattr(trace, "parent", None)
+    return False
+
+
+def _compiler_key(options) -> tuple:
+    return tuple(sorted((options or {}).items()))
 
 
 def _options_key(shardings):
@@ -808,14 +883,24 @@ def _drop_compiled():
 xla.backend_change_hooks.append(_drop_compiled)  # entries for backend=None are stale
 
 
-def _drop_fast_indexes():
+def _drop_fast_paths() -> None:
+    # The fast index is keyed on the arguments alone; it skips the trace-cache key and the
+    # checks that options enter (a complex128 input means complex64 with x64 off).
     for _, fast in _all_caches():
         fast.clear()
 
 
-# The fast index is keyed on the arguments alone (the mode would cost every call): a
-# complex128 input means complex64 with x64 off, so a switch of mode empties it.
-_x64.switch_hooks.append(_drop_fast_indexes)
+def _set_cache_size(n: int) -> None:
+    global CACHE_SIZE
+    CACHE_SIZE = n
+    for f in list(_live):  # shrink the caches that are now too big
+        while len(f._cache) > n:
+            f._cache.popitem(last=False)
+        f._fast.clear()
+
+
+_options.on_jit_key_change(_drop_fast_paths)
+_options.bind("jit_cache_size", on_set=_set_cache_size, get=lambda: CACHE_SIZE)
 
 
 def clear_caches() -> None:

@@ -94,7 +94,9 @@ def _inner(jitted):
         outs = jitted.out_shardings
         inner = type(jitted)(threaded_fun, shift(jitted.static_argnums), jitted.static_argnames,
                              shift(jitted.donate_argnums), jitted.backend, ins,
-                             None if outs is None else (outs, None))
+                             None if outs is None else (outs, None), jitted.donate_argnames,
+                             jitted.keep_unused, jitted.device, jitted.inline,
+                             jitted.compiler_options)
         inner._ref_inner = False  # lets ClosedRefs through to this router
         jitted._ref_inner = inner
     return inner

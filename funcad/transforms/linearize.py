@@ -12,20 +12,25 @@ from ..core.trace import ctx, set_trace
 from .jvp import jvp_flat, zeros_tangent
 
 
-def linearize_flat(fun, primals):
+def linearize_flat(fun, primals, in_nzs=None, out_nzs=None):
     """Returns (primals_out, linear ClosedJaxpr mapping input tangents to output tangents).
 
-    Tangent inputs of integer primals are float0 and never used.
+    Tangent inputs of integer primals are float0 and never used, nor are those
+    `in_nzs` marks False (their tangents are symbolic zeros); `out_nzs`, a list if
+    given, receives whether each output's tangent may be nonzero.
     """
     pe = StagingTrace(ctx.trace, known_passthrough=True, name="linearize")
     tangent_in = []
-    for p in primals:
+    for i, p in enumerate(primals):
         a = aval_of(p)
         arg = pe.new_arg(ShapedArray(a.shape, tangent_dtype(a.dtype)))
-        tangent_in.append(arg if tangent_dtype(a.dtype) != float0 else None)
+        nz = tangent_dtype(a.dtype) != float0 and (in_nzs is None or in_nzs[i])
+        tangent_in.append(arg if nz else None)
     try:
         with set_trace(pe):
             p_out, t_out = jvp_flat(fun, primals, tangent_in, instantiate=False)
+            if out_nzs is not None:
+                out_nzs.extend(t is not None for t in t_out)
             t_out = [_zero_out(p) if t is None else t for p, t in zip(p_out, t_out)]
             linear = pe.to_jaxpr(t_out)
     finally:

@@ -16,6 +16,7 @@ from ..core.trace import (Trace, Tracer, abstract_eval_rules, batch_rules, bind_
                           bind_custom_vjp, check_alive, ctx, hooks, rule_for, set_trace)
 from ..primitives._base import zeros_tangent
 from ..primitives.collectives import AxisFrame, axis_env, named_batch_rules
+from ..primitives.reductions import reduce_sum
 from ..primitives.structural import moveaxis, moveaxis0  # noqa: F401  (jit uses them from here)
 
 
@@ -217,13 +218,17 @@ def batch_call(fun, args, in_dims, axis_size, axis_name=None, spmd_axis_name=Non
         trace.finish()
 
 
-def place_batch_axis(v, d, od, axis_size, i=0):
-    """Move batch axis d of an output to out_axis od (None: must be unbatched)."""
+def place_batch_axis(v, d, od, axis_size, i=0, sum_match=False):
+    """Move batch axis d of an output to out_axis od (None: must be unbatched, or with
+    `sum_match` is summed over the batch)."""
     if od is None:
         if d is not None:
+            if sum_match:  # the transpose of broadcasting along the mapped axis
+                return reduce_sum(v, (d,))
             raise FuncadTypeError(
                 f"vmap: output {i} depends on the mapped inputs, but out_axes asks for it to be "
-                "unbatched (None). Give it an integer out_axes.")
+                "unbatched (None). Give it an integer out_axes, or pass sum_match=True to sum it "
+                "over the mapped axis.")
         return v
     nd = aval_of(v).ndim + (1 if d is None else 0)
     if not -nd <= od < nd:
@@ -302,18 +307,21 @@ def _lane_refs(flat, flat_fun, positions):
 
 
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
-         axis_size: int | None = None, spmd_axis_name=None) -> Callable:
+         axis_size: int | None = None, spmd_axis_name=None, sum_match: bool = False) -> Callable:
     """Vectorise `fun` over a batch axis of its arguments.
 
     With `axis_name`, the collectives of `funcad.lax` (psum, all_gather, ppermute,
     axis_index, ...) inside `fun` act over the batch under that name. With
     `spmd_axis_name` (a mesh axis name or a tuple of them), the sharding
     constraints inside `fun` split the batch dimension over those mesh axes
-    (under jit, as JAX's).
+    (under jit, as JAX's). With `sum_match=True`, an output whose out_axes is None
+    but which varies along the mapped axis is summed over it (an error otherwise).
 
     >>> import funcad, funcad.numpy as fnp, numpy as np
     >>> funcad.vmap(lambda x, y: fnp.dot(x, y), in_axes=(0, None))(np.ones((3, 2)), np.ones(2))
     Array([2., 2., 2.], dtype=float64)
+    >>> funcad.vmap(lambda x: 2. * x, out_axes=None, sum_match=True)(np.arange(3.))
+    Array(6., dtype=float64)
     """
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
@@ -369,7 +377,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         shaped = [v if d is not None else ShapedArray((n,) + tuple(aval_of(v).shape), aval_of(v).dtype)
                   for v, d in pairs]
         o_dims = _expand_axes(out_axes, tree_unflatten(out_tree, shaped), "out_axes")
-        return tree_unflatten(out_tree, [place_batch_axis(v, d, od, n, i)
+        return tree_unflatten(out_tree, [place_batch_axis(v, d, od, n, i, sum_match)
                                          for i, ((v, d), od) in enumerate(zip(pairs, o_dims))])
 
     return batched

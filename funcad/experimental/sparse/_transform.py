@@ -18,6 +18,13 @@ from ...core.avals import ShapedArray, aval_of
 from ...core.ir import Literal
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.staging import trace_to_jaxpr
+from ...primitives import bits as _bits, elementwise as _E, indexing as _indexing, linalg as _linalg
+from ...primitives import reductions as _R, special as _special, structural as _S
+from ...transforms.checkpoint import checkpoint_p
+from ...transforms.control_flow import cond_p, while_p
+from ...transforms.custom_calls import custom_jvp_call_p
+from ...transforms.closed_call import closed_call_p
+from ...transforms.jit import jit_p
 from ._base import JAXSparse
 from ._bcoo import BCOO, bcoo_sum_duplicates
 from ._bcoo_dot import bcoo_dot_general, bcoo_multiply_dense, bcoo_multiply_sparse
@@ -28,7 +35,7 @@ from ._bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_
 
 __all__ = ["sparsify", "sparse_rules"]
 
-sparse_rules: dict = {}   # primitive name -> rule(*values, **params) -> list of outputs
+sparse_rules: dict = {}   # primitive -> rule(*values, **params) -> list of outputs
 bcsr_rules: dict = {}     # the same for equations with a BCSR input
 
 _DENSIFYING = {"acos", "acosh", "bessel_i0e", "cos", "cosh", "eq", "exp", "exp2", "ge", "gt",
@@ -64,12 +71,12 @@ def eval_sparse(jaxpr, consts, args):
         ins = [read(a) for a in eqn.inputs]
         name = eqn.prim.name
         if any(isinstance(x, BCSR) for x in ins):
-            rule = bcsr_rules.get(name)
+            rule = bcsr_rules.get(eqn.prim)
             if rule is None:
                 _unimplemented(name + " with a BCSR operand")
             outs = rule(*ins, **eqn.params)
         elif any(_is_sparse(x) for x in ins):
-            rule = sparse_rules.get(name)
+            rule = sparse_rules.get(eqn.prim)
             if rule is None:
                 _unimplemented(name)
             outs = rule(*ins, **eqn.params)
@@ -124,10 +131,10 @@ def sparsify(f, use_tracer: bool = False):
 
 # ------------------------------------------------------------------------ rules ----
 
-def _rule(*names):
+def _rule(*prims):
     def register(fn):
-        for n in names:
-            sparse_rules[n] = fn
+        for p in prims:
+            sparse_rules[p] = fn
         return fn
     return register
 
@@ -144,33 +151,24 @@ def _unique(mat: BCOO) -> BCOO:
     return bcoo_sum_duplicates(mat, nse=mat.nse)
 
 
-def _unary(name, linear):
+def _unary(prim, linear):
     def rule(x, **params):
         mat = x if linear else _unique(x)
-        return [_like(mat, _PRIMS[name].bind(mat.data, **params))]
+        return [_like(mat, prim.bind(mat.data, **params))]
     return rule
 
 
-_NONLINEAR = ("abs", "asin", "asinh", "atan", "atanh", "bessel_i1e", "expm1", "log1p", "sign",
-              "sin", "sinh", "sqrt", "square", "tan", "tanh", "erf", "cbrt", "erf_inv",
-              "floor", "ceil", "round")
-_LINEAR = ("neg", "convert_element_type", "real", "imag", "conj", "copy", "reduce_precision")
-_PRIMS: dict = {}
+# Elementwise ops that keep zeros zero: nonlinear ones act on each stored value once
+# (duplicates summed first), linear ones on the stored values as they are.
+_NONLINEAR = (_E.abs_p, _E.asin_p, _E.asinh_p, _E.atan_p, _E.atanh_p, _special.bessel_i1e_p, _E.expm1_p,
+              _E.log1p_p, _E.sign_p, _E.sin_p, _E.sinh_p, _E.sqrt_p, _E.tan_p, _E.tanh_p, _E.erf_p,
+              _E.cbrt_p, _E.erf_inv_p, _E.floor_p, _E.ceil_p, _E.round_p)
+_LINEAR = (_E.neg_p, _E.convert_element_type_p, _E.real_p, _E.imag_p, _E.conj_p, _bits.reduce_precision_p)
+for _p in _NONLINEAR + _LINEAR:
+    sparse_rules[_p] = _unary(_p, _p in _LINEAR)
 
 
-def _register_unary():
-    from ...core.trace import impl_rules
-    by_name = {p.name: p for p in impl_rules}
-    for name, linear in [(n, False) for n in _NONLINEAR] + [(n, True) for n in _LINEAR]:
-        if name in by_name:
-            _PRIMS[name] = by_name[name]
-            sparse_rules[name] = _unary(name, linear)
-
-
-_register_unary()
-
-
-@_rule("integer_pow")
+@_rule(_E.integer_pow_p)
 def _integer_pow(x, *, y):
     if y <= 0:
         raise NotImplementedError(
@@ -181,19 +179,19 @@ def _integer_pow(x, *, y):
     return [_like(mat, mat.data ** y)]
 
 
-@_rule("dot_general")
+@_rule(_linalg.dot_general_p)
 def _dot_general(lhs, rhs, *, dimension_numbers, precision=None, preferred_element_type=None,
                  **_):
     return [bcoo_dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
                              preferred_element_type=preferred_element_type)]
 
 
-@_rule("transpose")
+@_rule(_S.transpose_p)
 def _transpose(x, *, permutation):
     return [bcoo_transpose(x, permutation=permutation)]
 
 
-@_rule("reshape")
+@_rule(_S.reshape_p)
 def _reshape(x, *, new_sizes, dimensions=None, **_):
     new_sizes = tuple(new_sizes)
     # inserting unit dimensions in front keeps the storage: they become batch dimensions
@@ -204,35 +202,35 @@ def _reshape(x, *, new_sizes, dimensions=None, **_):
     return [bcoo_reshape(x, new_sizes=new_sizes, dimensions=dimensions)]
 
 
-@_rule("squeeze")
+@_rule(_S.squeeze_p)
 def _squeeze(x, *, dimensions):
     return [bcoo_squeeze(x, dimensions=dimensions)]
 
 
-@_rule("rev")
+@_rule(_S.rev_p)
 def _rev(x, *, dimensions):
     return [bcoo_rev(x, dimensions)]
 
 
-@_rule("slice")
+@_rule(_S.slice_p)
 def _slice(x, *, start_indices, limit_indices, strides=None):
     return [bcoo_slice(x, start_indices=start_indices, limit_indices=limit_indices,
                        strides=strides)]
 
 
-@_rule("dynamic_slice")
+@_rule(_indexing.dynamic_slice_p)
 def _dynamic_slice(x, *starts, slice_sizes):
     if any(_is_sparse(s) for s in starts):
         _unimplemented("dynamic_slice with sparse start indices")
     return [bcoo_dynamic_slice(x, starts, slice_sizes)]
 
 
-@_rule("broadcast_in_dim")
+@_rule(_S.broadcast_in_dim_p)
 def _broadcast_in_dim(x, *, shape, broadcast_dimensions, **_):
     return [bcoo_broadcast_in_dim(x, shape=shape, broadcast_dimensions=broadcast_dimensions)]
 
 
-@_rule("concatenate")
+@_rule(_S.concatenate_p)
 def _concatenate(*xs, dimension):
     if not all(_is_sparse(x) for x in xs):
         raise NotImplementedError("sparse rule for concatenate of sparse and dense arrays is not "
@@ -241,7 +239,7 @@ def _concatenate(*xs, dimension):
     return [bcoo_concatenate(xs, dimension=dimension)]
 
 
-@_rule("reduce_sum")
+@_rule(_R.reduce_sum_p)
 def _reduce_sum(x, *, axes, **_):
     mat = bcoo_reduce_sum(x, axes=axes)
     if mat.shape == ():
@@ -249,7 +247,7 @@ def _reduce_sum(x, *, axes, **_):
     return [mat]
 
 
-@_rule("add")
+@_rule(_E.add_p)
 def _add(x, y):
     if _is_sparse(x) and _is_sparse(y):
         if x.shape != y.shape:
@@ -276,14 +274,14 @@ def _add(x, y):
     return [sp.todense() + de if sp is x else de + sp.todense()]
 
 
-@_rule("sub")
+@_rule(_E.sub_p)
 def _sub(x, y):
     if _is_sparse(x) and _is_sparse(y):
         return _add(x, _like(y, -y.data))
     raise NotImplementedError("Subtraction between sparse and dense array.")
 
 
-@_rule("mul")
+@_rule(_E.mul_p)
 def _mul(x, y):
     if _is_sparse(x) and _is_sparse(y):
         if x.indices is y.indices and x.unique_indices:
@@ -293,7 +291,7 @@ def _mul(x, y):
     return [_like(sp, bcoo_multiply_dense(sp, de))]
 
 
-@_rule("div")
+@_rule(_E.div_p)
 def _div(x, y):
     if _is_sparse(y):
         raise NotImplementedError(
@@ -310,22 +308,23 @@ def _call_rule(param):
     return rule
 
 
-sparse_rules["jit"] = _call_rule("jaxpr")
-sparse_rules["checkpoint"] = _call_rule("jaxpr")
+sparse_rules[jit_p] = _call_rule("jaxpr")
+sparse_rules[checkpoint_p] = _call_rule("jaxpr")
 # a custom_jvp function is evaluated through its body (its values are the same; the
 # body's own derivative is used for the sparse values)
-sparse_rules["custom_jvp_call"] = _call_rule("call_jaxpr")
+sparse_rules[custom_jvp_call_p] = _call_rule("call_jaxpr")
+sparse_rules[closed_call_p] = _call_rule("call_jaxpr")
 
 
 # BCSR: the operations JAX's sparsify has BCSR rules for
-bcsr_rules["dot_general"] = lambda lhs, rhs, *, dimension_numbers, preferred_element_type=None, **_: [
+bcsr_rules[_linalg.dot_general_p] = lambda lhs, rhs, *, dimension_numbers, preferred_element_type=None, **_: [
     bcsr_dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
                      preferred_element_type=preferred_element_type)]
-bcsr_rules["broadcast_in_dim"] = lambda x, *, shape, broadcast_dimensions, **_: [
+bcsr_rules[_S.broadcast_in_dim_p] = lambda x, *, shape, broadcast_dimensions, **_: [
     bcsr_broadcast_in_dim(x, shape=shape, broadcast_dimensions=broadcast_dimensions)]
-bcsr_rules["concatenate"] = lambda *xs, dimension: [bcsr_concatenate(xs, dimension=dimension)]
-for _name in ("jit", "checkpoint", "custom_jvp_call"):
-    bcsr_rules[_name] = sparse_rules[_name]
+bcsr_rules[_S.concatenate_p] = lambda *xs, dimension: [bcsr_concatenate(xs, dimension=dimension)]
+for _p in (jit_p, checkpoint_p, custom_jvp_call_p):
+    bcsr_rules[_p] = sparse_rules[_p]
 
 
 # control flow: the sparsified bodies are traced again by funcad.lax's own cond/while,
@@ -347,5 +346,5 @@ def _while_rule(*ins, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, max_st
     return list(while_loop(cond, body, init, max_steps=max_steps))
 
 
-sparse_rules["cond"] = _cond_rule
-sparse_rules["while"] = _while_rule
+sparse_rules[cond_p] = _cond_rule
+sparse_rules[while_p] = _while_rule

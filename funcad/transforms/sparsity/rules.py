@@ -17,14 +17,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ...core.trace import abstract_eval_rules, call_rules, impl_rules
+from ...core.trace import call_rules, impl_rules
 from ...primitives import convolution as _conv, decompositions as _dec, eig as _eig, fft as _fft  # noqa: F401
 from ...primitives import schur as _schur, tridiagonal as _tridiagonal  # noqa: F401
 from ...primitives import sharding as _sh, special as _special, triangular as _tri  # noqa: F401
 from ...primitives import collectives as _collectives, rng as _rng  # noqa: F401
 from ...primitives import callback as _callback  # noqa: F401
 from ...primitives.key_reuse import random_clone_p, random_consume_p
-from ...primitives import elementwise as _E
+from ...primitives import bits as _bits, elementwise as _E, indexing as _indexing, linalg as _linalg
+from ...primitives import reductions as _R, structural as _S
 from .. import shard_map as _shard_map  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
 from .. import custom_calls as _custom_calls, debugging as _debugging, jit as _jit  # noqa: F401
@@ -37,12 +38,10 @@ from ...primitives import tokens as _tokens  # noqa: F401  (create_token, after_
 from ._interp import (BODY_PRIMS, NO_FOLD, Val, apply, dep_rules, empty, group, pick, propagate,
                       stack, union)
 
-_PRIMS = {p.name: p for p in abstract_eval_rules}
 
-
-def _register(names: str, rule) -> None:
-    for name in names.split():
-        dep_rules[_PRIMS[name]] = rule
+def _register(rule, *prims) -> None:
+    for p in prims:
+        dep_rules[p] = rule
 
 
 def _ids(shape):
@@ -74,9 +73,11 @@ def zero(eqn, ins, n):
     return [None] * len(eqn.outvars)
 
 
-_register("sign floor ceil round stop_gradient is_finite not and or xor eq ne lt le gt ge "
-          "argmax argmin iota threefry2x32 bitcast_convert_type clz population_count "
-          "shift_left shift_right_arithmetic shift_right_logical rng_bit_generator rng_uniform", zero)
+_register(zero, _E.sign_p, _E.floor_p, _E.ceil_p, _E.round_p, _E.stop_gradient_p, _E.is_finite_p,
+          _E.not_p, _E.and_p, _E.or_p, _E.xor_p, _E.eq_p, _E.ne_p, _E.lt_p, _E.le_p, _E.gt_p, _E.ge_p,
+          _R.argmax_p, _R.argmin_p, _S.iota_p, _bits.threefry2x32_p, _bits.bitcast_convert_type_p,
+          _bits.clz_p, _bits.population_count_p, _bits.shift_left_p, _bits.shift_right_arithmetic_p,
+          _bits.shift_right_logical_p, _rng.rng_bit_generator_p, _rng.rng_uniform_p)
 
 # ------------------------------------------------------------- elementwise ----
 
@@ -91,7 +92,8 @@ def elementwise(eqn, ins, n):
 # says more (the zero-derivative ones, mul); the rest are listed.
 for _p in _E.ELEMENTWISE:
     dep_rules.setdefault(_p, elementwise)
-_register("clamp convert_element_type complex regularized_incomplete_beta reduce_precision", elementwise)
+_register(elementwise, _E.clamp_p, _E.convert_element_type_p, _E.complex_p,
+          _special.regularized_incomplete_beta_p, _bits.reduce_precision_p)
 
 
 def mul(eqn, ins, n):
@@ -109,7 +111,7 @@ def mul(eqn, ins, n):
     return [union(*terms)]
 
 
-_register("mul", mul)
+_register(mul, _E.mul_p)
 
 # ---------------------------------------------------------------- movement ----
 
@@ -148,7 +150,8 @@ def movement(*index_pos, fallback=None):
     return rule
 
 
-_register("broadcast_in_dim reshape transpose squeeze rev slice pad concatenate", movement())
+_register(movement(), _S.broadcast_in_dim_p, _S.reshape_p, _S.transpose_p, _S.squeeze_p, _S.rev_p,
+          _S.slice_p, _S.pad_p, _S.concatenate_p)
 
 
 def _dynamic_slice_unknown(eqn, ins, n):
@@ -180,10 +183,10 @@ def _indexed_from(first_index, fallback):
     return rule
 
 
-_register("dynamic_slice", _indexed_from(1, _dynamic_slice_unknown))
-_register("dynamic_update_slice", _indexed_from(2, _dus_unknown))
-_register("gather", movement(1, fallback=_gather_unknown))
-_register("select_n", movement(0, fallback=elementwise))
+_register(_indexed_from(1, _dynamic_slice_unknown), _indexing.dynamic_slice_p)
+_register(_indexed_from(2, _dus_unknown), _indexing.dynamic_update_slice_p)
+_register(movement(1, fallback=_gather_unknown), _indexing.gather_p)
+_register(movement(0, fallback=elementwise), _E.select_n_p)
 
 # -------------------------------------------------------- scatter_add, sort ----
 
@@ -207,7 +210,7 @@ def scatter_add(eqn, ins, n):
     return [union(ins[0].deps, apply(group(dst, x.size), ins[2].deps))]
 
 
-_register("scatter_add", scatter_add)
+_register(scatter_add, _indexing.scatter_add_p)
 
 
 def sort(eqn, ins, n):
@@ -222,7 +225,7 @@ def sort(eqn, ins, n):
     return [_union_over(x.deps, shape, {eqn.params["dimension"]}, shape) for x in ins]
 
 
-_register("sort", sort)
+_register(sort, _indexing.sort_p)
 
 # -------------------------------------------------------------- reductions ----
 
@@ -233,7 +236,7 @@ def reduction(eqn, ins, n):
     return [apply(group(dst, int(np.prod(kept, dtype=np.int64))), ins[0].deps)]
 
 
-_register("reduce_sum reduce_max reduce_min reduce_prod", reduction)
+_register(reduction, _R.reduce_sum_p, _R.reduce_max_p, _R.reduce_min_p, _R.reduce_prod_p)
 
 
 def cumulative(eqn, ins, n):
@@ -246,7 +249,7 @@ def cumulative(eqn, ins, n):
     return [apply(m, ins[0].deps)]
 
 
-_register("cumsum cumprod cummax cummin", cumulative)
+_register(cumulative, _R.cumsum_p, _R.cumprod_p, _R.cummax_p, _R.cummin_p)
 
 # ------------------------------------------------------------- dot_general ----
 
@@ -307,7 +310,7 @@ def dot_general(eqn, ins, n):
     return [union(*terms)]
 
 
-_register("dot_general", dot_general)
+_register(dot_general, _linalg.dot_general_p)
 
 # ------------------------------------------------------------ conservative ----
 
@@ -320,26 +323,28 @@ def dense(eqn, ins, n):
     return [apply(pick(np.zeros(v.aval.size, np.int64), 1), total) for v in eqn.outvars]
 
 
-_register("custom_lin debug_print inspect_sharding", dense)
+_register(dense, _custom.custom_lin_p, _debugging.debug_print_p, _inspect_sharding.inspect_sharding_p)
 # The callbacks: the user's Python function is opaque (and never run by the analysis).
-_register("pure_callback debug_callback io_callback", dense)
+_register(dense, _callback.pure_callback_p, _effects.debug_callback_p, _effects.io_callback_p)
 # Tokens carry no data; dce_sink has no outputs (and, as an effect, is never folded).
-_register("create_token after_all dce_sink", zero)
+_register(zero, _tokens.create_token_p, _tokens.after_all_p, _tokens.dce_sink_p)
 # conv_general_dilated: sound but dense for now; a window-exact rule is future work.
-_register("conv_general_dilated", dense)
-NO_FOLD.update(_PRIMS[p] for p in ("custom_lin", "debug_print", "rng_uniform", "debug_callback",
-                                    "io_callback", "inspect_sharding", "dce_sink"))
+_register(dense, _conv.conv_general_dilated_p)
+NO_FOLD.update((_custom.custom_lin_p, _debugging.debug_print_p, _rng.rng_uniform_p, _effects.debug_callback_p,
+                _effects.io_callback_p, _inspect_sharding.inspect_sharding_p, _tokens.dce_sink_p))
 
 
 def identity(eqn, ins, n):
     return list(ins)
 
 
-_register("optimization_barrier sharding_constraint name", identity)  # name: checkpoint_name
+_register(identity, _checkpoint.optimization_barrier_p, _sh.sharding_constraint_p,
+          _checkpoint.name_p)  # name_p: checkpoint_name
 # Collectives and shard_map: each output entry may depend on every device's input.
-_register("shard_map psum psum_invariant pmax pmin all_gather psum_scatter ppermute all_to_all "
-          "axis_index", dense)
-_register("pvary", identity)
+_register(dense, _shard_map.shard_map_p, _collectives.psum_p, _collectives.psum_invariant_p,
+          _collectives.pmax_p, _collectives.pmin_p, _collectives.all_gather_p, _collectives.psum_scatter_p,
+          _collectives.ppermute_p, _collectives.all_to_all_p, _collectives.axis_index_p)
+_register(identity, _collectives.pvary_p)
 dep_rules[random_consume_p] = dep_rules[random_clone_p] = identity  # debug_key_reuse's markers
 
 
@@ -349,7 +354,7 @@ def _host_local_rule(eqn, ins, n):
     return identity(eqn, ins, n) if same else dense(eqn, ins, n)
 
 
-_register("host_local_array_to_global_array global_array_to_host_local_array", _host_local_rule)
+_register(_host_local_rule, _host_local.local_to_global_p, _host_local.global_to_local_p)
 
 
 def blockwise(trailing):
@@ -368,11 +373,12 @@ def blockwise(trailing):
     return rule
 
 
-_register("fft", blockwise(lambda eqn: len(eqn.params["fft_lengths"])))
-_register("cholesky triangular_solve lu qr eigh eig svd geqrf householder_product schur geqp3 "
-          "hessenberg tridiagonal",
-          blockwise(lambda eqn: 2))
-_register("tridiagonal_solve", blockwise(lambda eqn: 1))  # (its first operand is a diagonal, [..., m])
+_register(blockwise(lambda eqn: len(eqn.params["fft_lengths"])), _fft.fft_p)
+_register(blockwise(lambda eqn: 2), _tri.cholesky_p, _tri.triangular_solve_p, _tri.lu_p, _dec.qr_p,
+          _dec.eigh_p, _eig.eig_p, _dec.svd_p, _dec.geqrf_p, _dec.householder_product_p, _schur.schur_p,
+          _schur.geqp3_p, _schur.hessenberg_p, _tridiagonal.tridiagonal_p)
+# (tridiagonal_solve's first operand is a diagonal, [..., m])
+_register(blockwise(lambda eqn: 1), _tridiagonal.tridiagonal_solve_p)
 
 # ------------------------------------------------------------------- calls ----
 
@@ -480,9 +486,8 @@ def while_loop(eqn, ins, n):
     return _fixed_point(lambda c: _run(p["body_jaxpr"], body_consts + c, n), carry)
 
 
-_register("cond", cond)
-_register("scan", scan)
-_register("while", while_loop)
-for _name in ("cond", "scan", "while"):
-    BODY_PRIMS.add(_PRIMS[_name])
-    NO_FOLD.add(_PRIMS[_name])
+_register(cond, _cf.cond_p)
+_register(scan, _cf.scan_p)
+_register(while_loop, _cf.while_p)
+BODY_PRIMS.update((_cf.cond_p, _cf.scan_p, _cf.while_p))
+NO_FOLD.update((_cf.cond_p, _cf.scan_p, _cf.while_p))
