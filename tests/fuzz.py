@@ -706,10 +706,19 @@ KNOWN = {
     "identity ops under vmap keep a 64-bit NumPy input in 32-bit mode":
         lambda p: p.transform in ("vmap",) and not p.x64 and p.op in ("conj", "real")
         and _kind_of(p.dtype) != "c",
-    "complex values near overflow (log/exp of huge complex64)":
-        lambda p: p.op in ("logaddexp", "logsumexp") and p.dtype == "complex64" and p.transform == "value",
+    "complex values near overflow (log/sign of huge complex64)":
+        lambda p: p.op in ("logaddexp", "logsumexp", "log", "log2", "log10", "sign")
+        and (p.dtype == "complex64" or p.dtype == "complex128" and not p.x64) and p.transform in _EDGY,
     "derivatives at 0 of power in float16": lambda p: p.op in ("power", "float_power") and p.dtype == "float16",
+    "size-0 softmax/logsumexp (eagerly), cumsum (jit) and det":
+        lambda p: p.op in ("softmax", "logsumexp", "cumsum", "det") and 0 in p.shape,
+    "det of edge-valued (ill-conditioned) matrices": lambda p: p.op == "det" and p.transform in _EDGY,
+    "integer power overflow": lambda p: p.op == "power" and _kind_of(p.dtype) in "iu" and p.transform in _EDGY,
+    "digamma at its poles (the sign of the infinity)": lambda p: p.op == "digamma" and p.transform in _EDGY,
+    "floor_divide of extreme float magnitudes":
+        lambda p: p.op == "floor_divide" and _kind_of(p.dtype) == "f" and p.transform in _EDGY,
 }
+_EDGY = ("value", "jit", "vmap")  # the transforms whose inputs hold edge values
 
 
 def known(p: EdgeProgram) -> str | None:

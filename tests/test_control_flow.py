@@ -445,7 +445,7 @@ def test_errors_explain():
     with pytest.raises(funcad.FuncadTypeError, match="branches\\[1\\] returns a value of structure"):
         lax.switch(0, [lambda x: x, lambda x: (x, x)], 1.0)
     with pytest.raises(funcad.FuncadTypeError, match=r"i64\[\] vs f64\[\]|f64\[\] vs i64\[\]"):
-        lax.scan(lambda c, x: (c + x, None), 0, np.ones(3))
+        lax.scan(lambda c, x: (c + x, None), np.array(0), np.ones(3))  # a Python 0 is weak: JAX takes it
     with pytest.raises(funcad.FuncadTypeError, match="boolean scalar"):
         lax.while_loop(lambda s: s, lambda s: s + 1.0, 1.0)
     with pytest.raises(funcad.FuncadTypeError, match="must be a scalar"):

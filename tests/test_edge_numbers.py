@@ -207,3 +207,26 @@ def test_errors_name_the_returned_value_and_the_predicate():
         fnp.array([object()])
     with pytest.raises(TypeError):
         jnp.array([object()])
+
+
+def test_scan_with_a_python_int_initial_carry(mode):
+    # JAX gives the weakly typed carry the dtype the body makes of it (funcad raised)
+    xs = np.arange(3.0)
+    f = lambda m: lambda v: m.lax.scan(lambda c, x: (c + x, c * 2), 0, v)[1]  # noqa: E731
+    same(f(funcad)(xs), f(jax)(xs))
+    same(funcad.jit(f(funcad))(xs), f(jax)(xs))
+    g = lambda m: m.grad(lambda v: m.lax.scan(lambda c, x: (c + x * x, c), 0, v)[0])  # noqa: E731
+    same(g(funcad)(xs), g(jax)(xs))
+    same(funcad.vmap(f(funcad))(np.ones((2, 3))), jax.vmap(f(jax))(np.ones((2, 3))))
+
+
+def test_found_by_the_edge_fuzzer(mode):
+    b = np.array([True, False, True])
+    for name in ("add", "multiply", "power", "floor_divide"):
+        same(funcad.jit(getattr(fnp, name))(b, b[::-1]), getattr(fnp, name)(b, b[::-1]))
+        if not mode or name in ("add", "multiply"):
+            check(name, b, b[::-1])
+    h = np.array([0.5, 2.5, 7.0], np.float16)
+    for name in ("gammaln", "digamma", "expit"):
+        check(name, h, fmod=fss, jmod=jss, transforms=("eager", "jit", "vmap"))
+    same(funcad.grad(lambda v: fss.gammaln(v).sum())(h), jax.grad(lambda v: jss.gammaln(v).sum())(h))

@@ -5,7 +5,7 @@ Eagerly funcad computes with NumPy, which warns on the IEEE results it produces
 JAX computes the same numbers silently, and funcad's results are the intended IEEE
 values, so a warning from funcad's source lines is noise. One `warnings` filter for
 funcad's modules does it: it is consulted only when NumPy warns, so an eager op pays
-one identity check (`installed`, in `Primitive.bind`), where an `np.errstate` around
+one identity check (`installed`, in `Primitive.bind` and funcad.numpy's fast lane), where an `np.errstate` around
 each impl would cost about a microsecond. `warnings.catch_warnings()` swaps in a copy
 of the filter list and puts the old one back; the check notices the new list and puts
 the filter in it (an `import funcad` inside such a block, as under pytest's collection,

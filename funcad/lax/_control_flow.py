@@ -422,6 +422,35 @@ def _scan(f, init, xs, length, reverse, unroll):
         raise FuncadTypeError(f"scan: length={length} but xs has leading size {lengths.pop()}")
     length = int(length)
     init_flat, init_tree = tree_flatten(init)
+    init_flat, closed, consts, trees = _scan_trace(f, init, xs, init_flat, xs_flat)
+    c_tree, y_tree, nk = trees
+    carry_avals = [aval_of(x) for x in init_flat]
+    _check_carry("scan: f", init_tree, carry_avals, c_tree, closed.out_avals[:nk],
+                 "f(carry, x) must return (new_carry, y) with new_carry like the initial carry.")
+    unroll = max(length, 1) if unroll is True else max(1, int(unroll))
+    outs = scan_p.bind(*consts, *init_flat, *xs_flat, jaxpr=closed, length=length, reverse=bool(reverse),
+                       num_consts=len(consts), num_carry=len(init_flat), unroll=unroll)
+    return tree_unflatten(init_tree, outs[:nk]), tree_unflatten(y_tree, outs[nk:])
+
+
+def _scan_trace(f, init, xs, init_flat, xs_flat):
+    """f traced on the carry; a weakly typed initial carry leaf (a Python 0) that f turns
+    into another dtype takes that dtype and f is traced again, as in JAX."""
+    weak = [aval_of(x).weak_type for x in init_flat]
+    while True:
+        init_flat, closed, consts, trees = _scan_trace_once(f, init, xs, init_flat, xs_flat)
+        outs = closed.out_avals[:trees[2]]
+        if trees[2] != len(init_flat):
+            return init_flat, closed, consts, trees
+        retype = [w and a.shape == o.shape and a.dtype != o.dtype
+                  for w, a, o in zip(weak, [aval_of(x) for x in init_flat], outs)]
+        if not any(retype):
+            return init_flat, closed, consts, trees
+        init_flat = [convert_element_type(x, o.dtype) if r else x for x, o, r in zip(init_flat, outs, retype)]
+        weak = [w and not r for w, r in zip(weak, retype)]
+
+
+def _scan_trace_once(f, init, xs, init_flat, xs_flat):
     init_flat, carry_avals = _strong(init_flat)
     x_avals = [ShapedArray(aval_of(x).shape[1:], aval_of(x).dtype) for x in xs_flat]
     in_tree = tree_flatten((init, xs))[1]
@@ -436,13 +465,7 @@ def _scan(f, init, xs, length, reverse, unroll):
         return [_cast_weak(x, a) for x, a in zip(c_leaves, carry_avals)] + c_leaves[len(carry_avals):] + y_leaves
 
     closed, consts = _trace(f, in_tree, carry_avals + x_avals, "scan_body", flatten_out)
-    c_tree, y_tree, nk = trees
-    _check_carry("scan: f", init_tree, carry_avals, c_tree, closed.out_avals[:nk],
-                 "f(carry, x) must return (new_carry, y) with new_carry like the initial carry.")
-    unroll = max(length, 1) if unroll is True else max(1, int(unroll))
-    outs = scan_p.bind(*consts, *init_flat, *xs_flat, jaxpr=closed, length=length, reverse=bool(reverse),
-                       num_consts=len(consts), num_carry=len(init_flat), unroll=unroll)
-    return tree_unflatten(init_tree, outs[:nk]), tree_unflatten(y_tree, outs[nk:])
+    return init_flat, closed, consts, trees
 
 
 def _rows(x, start, stop):

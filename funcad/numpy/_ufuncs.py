@@ -20,6 +20,8 @@ from ..core.trace import bind_custom_jvp, ctx
 # the same dtype and shape, is its NumPy ufunc: NumPy's NEP 50 dtype rules agree with
 # funcad's there and nothing can fail, so promotion and `Primitive.bind`'s checks are
 # skipped (the issue's goal: NumPy's time plus at most 1 µs).
+# The lane also needs funcad's warnings filter in the current filter list (one identity
+# check; see core/ieee_warnings.py): else the op takes `Primitive.bind`, which puts it there.
 # The lane's dtypes, by whether x64 is on: `x.dtype in _LANE[_x64.enabled]`, inline.
 _LANE = {True: frozenset(map(np.dtype, (np.float16, np.float32, np.float64))),
          False: frozenset(map(np.dtype, (np.float16, np.float32)))}
@@ -245,9 +247,16 @@ def _binary(prim_fn, name, ufunc=None, lane=None):
     return f
 
 
-add = _binary(E.add, "add", lane=np.add)
+def _or_for_bools(prim_fn, logical):
+    """NumPy's and JAX's add/multiply of bools: a logical or/and (XLA has no bool add)."""
+    def f(x, y):
+        return logical(x, y) if aval_of(x).dtype == np.bool_ else prim_fn(x, y)
+    return f
+
+
+add = _binary(_or_for_bools(E.add, E.bitwise_or), "add", lane=np.add)
 subtract = _binary(E.sub, "subtract", lane=np.subtract)
-multiply = _binary(E.mul, "multiply", lane=np.multiply)
+multiply = _binary(_or_for_bools(E.mul, E.bitwise_and), "multiply", lane=np.multiply)
 true_divide = _binary(E.div, "true_divide", np.true_divide, lane=np.true_divide)
 divide = true_divide
 arctan2 = _binary(E.atan2, "arctan2", np.arctan2)
@@ -302,7 +311,7 @@ def power(x1, x2):
         x1 = asarray_or_tracer(x1)
         if _kind(aval_of(x1).dtype) in "fc" or x2 >= 0:
             return E.integer_pow(x1, x2)
-    x1, x2 = promote(x1, x2)
+    x1, x2 = map(_bool_as_int, promote(x1, x2))  # bool ** bool is an int, as NumPy's and JAX's
     if _kind(aval_of(x1).dtype) in "iub":
         d = aval_of(x1).dtype
         if _kind(aval_of(x2).dtype) in "iu" and isinstance(x2, np.ndarray) and isinstance(x1, np.ndarray) \
@@ -367,7 +376,7 @@ def floor_divide(x1, x2):
         adjust = E.bitwise_and(E.ne(E.rem(x1, x2), zero), E.ne(E.sign(x1), E.sign(x2)))
         return E.select_n(adjust, q, E.sub(q, np.ones((), aval_of(x1).dtype)))
     if aval_of(x1).dtype == np.bool_:
-        return cast(floor_divide(cast(x1, np.int8), cast(x2, np.int8)), np.int8)
+        return floor_divide(_bool_as_int(x1), _bool_as_int(x2))
     # Python's float floor division: (x1 - fmod(x1, x2)) / x2 is exact, less one where the
     # remainder's sign differs from y's (floor(x1 / x2) would give -0.0 for -2 // inf);
     # x1 / 0 is x1 / x2 itself (inf, -inf or nan), as in JAX.
