@@ -218,10 +218,11 @@ def test_getitem_with_a_traced_integer_array():
     np.testing.assert_array_equal(closed(X234, idx)[0], X234[1, idx])
 
 
-def test_dynamic_slice_clamps_like_xla():
+def test_dynamic_slice_wraps_negative_starts_then_clamps_like_jax():
     x = np.arange(5.0)
     np.testing.assert_array_equal(lax.dynamic_slice(x, (np.int64(4),), (2,)), [3.0, 4.0])
-    np.testing.assert_array_equal(lax.dynamic_slice(x, (np.int64(-3),), (2,)), [0.0, 1.0])
+    np.testing.assert_array_equal(lax.dynamic_slice(x, (np.int64(-3),), (2,)), [2.0, 3.0])  # -3 + 5
+    np.testing.assert_array_equal(lax.dynamic_slice(x, (np.int64(-9),), (2,)), [0.0, 1.0])  # clamped
 
 
 def test_gather_clamps_and_scatter_drops_out_of_range():

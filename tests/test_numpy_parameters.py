@@ -189,3 +189,62 @@ def test_device_and_out_sharding_place_the_result():
         fnp.zeros(2, device=dev, out_sharding=s)
     with pytest.raises(TypeError, match="`device` must be a Device"):
         fnp.ones(2, device="gpu0")
+
+
+@pytest.mark.usefixtures("x64")
+def test_scalar_types_convert_traced_values_and_stand_for_numpys():
+    for name in ("float32", "int32", "bool_", "bfloat16", "complex64", "uint8"):
+        ours, theirs = getattr(fnp, name), getattr(jnp, name)
+        assert ours == getattr(np, name, None) or np.dtype(ours) == np.dtype(theirs)
+        got = funcad.jit(lambda x: ours(x) * 2)(np.float32(1.7))
+        want = jax.jit(lambda x: theirs(x) * 2)(np.float32(1.7))
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got).astype(np.float64), np.asarray(want).astype(np.float64))
+    assert isinstance(np.float32(1), fnp.float32) and np.zeros(2, fnp.float32).dtype == np.float32
+    assert {np.float32: "x"}[fnp.float32] == "x"
+    np.testing.assert_allclose(funcad.grad(lambda x: fnp.float64(x) ** 2)(3.0), 6.0)
+
+
+def test_einsum_follows_the_optimize_path_and_takes_dot_general():
+    rng = np.random.default_rng(0)
+    a, b, c = rng.normal(size=(2, 3)), rng.normal(size=(3, 40)), rng.normal(size=(40, 5))
+    with funcad.enable_x64(True), jax.enable_x64(True):
+        for opt in ("auto", False, True, "greedy"):
+            np.testing.assert_allclose(fnp.einsum("ij,jk,kl->il", a, b, c, optimize=opt),
+                                       jnp.einsum("ij,jk,kl->il", a, b, c, optimize=opt), rtol=1e-12)
+        path, _ = fnp.einsum_path("ij,jk,kl", a, b, c, optimize="optimal")
+        np.testing.assert_allclose(fnp.einsum("ij,jk,kl", a, b, c, optimize=path), a @ b @ c, rtol=1e-12)
+        calls = []
+
+        def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+            calls.append(dimension_numbers)
+            return funcad.lax.dot_general(lhs, rhs, dimension_numbers, precision=precision,
+                                          preferred_element_type=preferred_element_type)
+        np.testing.assert_allclose(fnp.einsum("ij,jk->ik", a, b, _dot_general=dot_general), a @ b, rtol=1e-12)
+        assert calls == [(((1,), (0,)), ((), ()))]
+        np.testing.assert_allclose(funcad.grad(lambda x: fnp.einsum("ij,jk,kl->", x, b, c))(a),
+                                   jax.grad(lambda x: jnp.einsum("ij,jk,kl->", x, b, c))(a), rtol=1e-12)
+
+
+def test_remaining_parameters_match_jax():
+    with funcad.enable_x64(True), jax.enable_x64(True):
+        idx = (np.array([1, 2]), np.array([2, 0]))
+        for kw in ({}, {"dtype": np.int16}):
+            _check(fnp.ravel_multi_index(idx, (3, 4), **kw), jnp.ravel_multi_index(idx, (3, 4), **kw), True)
+        keys = [np.array([1, 0, 1]), np.array([0, 1, 0])]
+        _check(fnp.lexsort(keys, batch_size=1), jnp.lexsort(keys, batch_size=1), True)
+        assert [int(i) for i in fnp.unravel_index(5, shape=(2, 3))] == [int(i) for i in jnp.unravel_index(5, shape=(2, 3))]
+        _check(fnp.fromfunction(lambda i, j: i + j, shape=(2, 3)), jnp.fromfunction(lambda i, j: i + j, shape=(2, 3)), True)
+        _check(fnp.linalg.matmul(X, X.T, precision="highest"), jnp.linalg.matmul(X, X.T, precision="highest"), True)
+    for lib in (jnp, fnp):
+        with pytest.raises(ValueError, match="full_matrices and subset_by_index cannot both be set"):
+            lib.linalg.svd(X, subset_by_index=(0, 1))
+        with pytest.raises(NotImplementedError, match="subset_by_index not implemented for CPU"):
+            lib.linalg.svd(X, full_matrices=False, subset_by_index=(0, 1))
+    import funcad.scipy.linalg as fsl
+    import jax.scipy.linalg as jsl
+    sym = X[:3, :3] + X[:3, :3].T
+    with funcad.enable_x64(True), jax.enable_x64(True):
+        _check(fsl.eigh(sym, turbo=False, eigvals_only=True), jsl.eigh(sym, turbo=False, eigvals_only=True), True)
+    with pytest.raises(NotImplementedError, match="Only the eigvals=None case"):
+        fsl.eigh(sym, eigvals=(0, 0))

@@ -199,3 +199,20 @@ def _wrap_results() -> None:
 
 
 _wrap_results()
+
+
+def _scalar_types() -> None:
+    # JAX's scalar types convert when called (`fnp.float32(x)`, traced values too) and
+    # otherwise stand for NumPy's (equal, hashable alike, valid wherever a dtype is taken).
+    from ._scalar_types import scalar_type
+    g = globals()
+    for name in ("bool", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float16", "float32", "float64", "complex64", "complex128", "int_", "uint", "float_",
+                 "complex_", "single", "double", "csingle", "cdouble", "bfloat16", "float4_e2m1fn",
+                 "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz",
+                 "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
+                 "int1", "int2", "int4", "uint1", "uint2", "uint4"):
+        g[name] = scalar_type(name, g[name])
+
+
+_scalar_types()

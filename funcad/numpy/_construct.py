@@ -257,9 +257,9 @@ def vander(x, N: int | None = None, increasing: bool = False):
     return stack([_pow(x, int(p)) for p in powers], -1)
 
 
-def fromfunction(function, shape_, *, dtype=float, **kwargs):
-    """function(*index_grids) for a grid of shape shape_ (index grids of dtype)."""
-    grids = np.indices(tuple(int(s) for s in shape_), dtype=np.dtype(dtype))
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """function(*index_grids) for a grid of `shape` (index grids of dtype)."""
+    grids = np.indices(tuple(int(s) for s in shape), dtype=np.dtype(dtype))
     return function(*grids, **kwargs)
 
 

@@ -136,9 +136,13 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
     return dot_general(a, b, ((ax_a, ax_b), ((), ())), p)
 
 
-def einsum(subscripts, *operands, out=None, optimize="auto", precision=None, preferred_element_type=None):
-    """Einstein summation, contracted pairwise left to right. Takes the subscript string
-    or NumPy's sublist form, einsum(a, [0, 1], b, [1, 2], [0, 2]).
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None, _dot_general=None, out_sharding=None):
+    """Einstein summation. Takes the subscript string or NumPy's sublist form,
+    einsum(a, [0, 1], b, [1, 2], [0, 2]). Operands are contracted pairwise in the
+    order opt_einsum's `optimize` strategy chooses (JAX's default 'auto'; False: left
+    to right; or an explicit path from einsum_path); `_dot_general`, as in JAX, is the
+    function each pairwise contraction calls (lax.dot_general's signature).
 
     >>> import funcad.numpy as fnp
     >>> fnp.einsum(fnp.ones((2, 3)), [0, 1], fnp.ones((3, 4)), [1, 2], [0, 2]).shape
@@ -148,11 +152,17 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None, pre
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_to_str(subscripts, operands)
     from ..lax._conv import canonical_precision
-    res = _einsum_str(subscripts, *operands, precision=canonical_precision(precision))
+    if _dot_general is None:
+        def contract(a, b, dn):
+            return dot_general(a, b, dn, canonical_precision(precision))
+    else:
+        def contract(a, b, dn):
+            return _dot_general(a, b, dn, precision=precision, preferred_element_type=preferred_element_type)
+    res = _einsum_str(subscripts, *operands, contract=contract, optimize=optimize)
     if preferred_element_type is not None:
         from ._dtypes import cast
         res = cast(res, np.dtype(preferred_element_type))
-    return res
+    return res if out_sharding is None else place(res, out_sharding=out_sharding, name="einsum")
 
 
 def _sublist_to_str(first, rest):
@@ -184,7 +194,7 @@ def _sublist_to_str(first, rest):
     return spec, ops
 
 
-def _einsum_str(subscripts, *operands, precision=None):
+def _einsum_str(subscripts, *operands, contract, optimize="auto"):
     operands = promote(*operands)
     if "->" in subscripts:
         ins, out = subscripts.replace(" ", "").split("->")
@@ -208,36 +218,58 @@ def _einsum_str(subscripts, *operands, precision=None):
             x = diagonal(x, 0, i, j)
             spec = spec[:i] + spec[i + 1:j] + spec[j + 1:] + c
         ops.append((spec, x))
-
-    def needed_later(k):
-        return set(out).union(*[set(s) for s, _ in ops[k:]])
-
-    spec, acc = ops[0]
-    # Sum out letters that appear only in the first operand and nowhere else.
-    for k in range(1, len(ops) + 1):
-        keep = needed_later(k)
-        drop = [i for i, c in enumerate(spec) if c not in keep]
-        if drop:
-            acc = _sum(acc, axis=tuple(drop))
-            spec = "".join(c for c in spec if c in keep)
-        if k == len(ops):
-            break
-        s2, x2 = ops[k]
-        keep2 = needed_later(k + 1)
-        drop2 = [i for i, c in enumerate(s2) if c not in keep2 and c not in spec]
-        if drop2:
-            x2 = _sum(x2, axis=tuple(drop2))
-            s2 = "".join(c for c in s2 if c in keep2 or c in spec)
-        shared = [c for c in spec if c in s2]
-        contract = [c for c in shared if c not in keep2]
-        batch = [c for c in shared if c in keep2]
-        dn = ((tuple(spec.index(c) for c in contract), tuple(s2.index(c) for c in contract)),
-              (tuple(spec.index(c) for c in batch), tuple(s2.index(c) for c in batch)))
-        acc = dot_general(acc, x2, dn, precision)
-        spec = "".join(batch) + "".join(c for c in spec if c not in shared) + "".join(c for c in s2 if c not in shared)
+    for step in _contraction_path(ops, out, optimize):
+        picked = [ops.pop(k) for k in sorted(step, reverse=True)][::-1]
+        keep = set(out).union(*[set(sp) for sp, _ in ops])
+        ops.append(_contract_step(picked, keep, contract))
+    (spec, acc), = ops
+    drop = [i for i, c in enumerate(spec) if c not in out]
+    if drop:
+        acc, spec = _sum(acc, axis=tuple(drop)), "".join(c for c in spec if c in out)
     if sorted(spec) != sorted(out):
         raise FuncadValueError(f"einsum: output subscript '{out}' does not match the operands")
     return transpose(acc, tuple(spec.index(c) for c in out)) if spec != out else acc
+
+
+def _contraction_path(ops, out, optimize):
+    """The order of pairwise contractions, in opt_einsum's form (indices into the list of
+    operands; each step's result is appended to the list)."""
+    n = len(ops)
+    if n == 1:
+        return [(0,)]
+    if optimize is False:
+        return [(0, 1)] * (n - 1)
+    if isinstance(optimize, (list, tuple)):
+        return [tuple(s) for s in optimize if not isinstance(s, str)]  # einsum_path's own label first
+    import opt_einsum  # only here: a small pure-Python package, loaded on first use
+    expr = ",".join(sp for sp, _ in ops) + "->" + out
+    shapes = [tuple(aval_of(x).shape) for _, x in ops]
+    path, _ = opt_einsum.contract_path(expr, *shapes, optimize="optimal" if optimize is True else optimize,
+                                       shapes=True)
+    return path
+
+
+def _contract_step(picked, keep, contract):
+    """One contraction of one or two (subscripts, array) operands: letters no later
+    operand or the output needs are summed out, shared ones contracted or batched."""
+    if len(picked) == 1:
+        (spec, x), = picked
+        drop = [i for i, c in enumerate(spec) if c not in keep]
+        return ("".join(c for c in spec if c in keep), _sum(x, axis=tuple(drop))) if drop else (spec, x)
+    (s1, x1), (s2, x2) = picked
+    d1 = [i for i, c in enumerate(s1) if c not in keep and c not in s2]
+    if d1:
+        x1, s1 = _sum(x1, axis=tuple(d1)), "".join(c for i, c in enumerate(s1) if i not in d1)
+    d2 = [i for i, c in enumerate(s2) if c not in keep and c not in s1]
+    if d2:
+        x2, s2 = _sum(x2, axis=tuple(d2)), "".join(c for i, c in enumerate(s2) if i not in d2)
+    shared = [c for c in s1 if c in s2]
+    con = [c for c in shared if c not in keep]
+    batch = [c for c in shared if c in keep]
+    dn = ((tuple(s1.index(c) for c in con), tuple(s2.index(c) for c in con)),
+          (tuple(s1.index(c) for c in batch), tuple(s2.index(c) for c in batch)))
+    spec = "".join(batch) + "".join(c for c in s1 if c not in shared) + "".join(c for c in s2 if c not in shared)
+    return spec, contract(x1, x2, dn)
 
 
 def _expand_ellipsis(ins, out, operands):

@@ -445,8 +445,10 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
 
 # ------------------------------------------------------------ sort relatives ----
 
-def lexsort(keys, axis: int = -1):
-    """Indices that sort by the last key, then the one before, ... (as numpy.lexsort)."""
+def lexsort(keys, axis: int = -1, *, batch_size: int = 16):
+    """Indices that sort by the last key, then the one before, ... (as numpy.lexsort).
+    `batch_size` is how many keys JAX's sort takes per pass; funcad sorts by all keys
+    in one pass, so it changes nothing here (the result is the same either way)."""
     keys = [asarray_or_tracer(k) for k in (list(keys) if not hasattr(keys, "shape") or isinstance(keys, Tracer)
                                            or np.ndim(keys) > 1 else [keys])]
     if len(keys) == 0:
@@ -531,8 +533,10 @@ def _topk_indices(a, ax, largest):
 
 # ------------------------------------------------------- flat/multi indices ----
 
-def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
-    """Flat indices of index tuples into an array of shape dims."""
+def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C", *, dtype=None):
+    """Flat indices of index tuples into an array of shape dims (of `dtype` if given)."""
+    if dtype is not None:
+        return cast(ravel_multi_index(multi_index, dims, mode, order), _x64.explicit_dtype(dtype, "ravel_multi_index"))
     dims = tuple(int(d) for d in dims)
     if len(multi_index) != len(dims):
         raise FuncadValueError(f"ravel_multi_index: {len(multi_index)} index arrays for {len(dims)} dims")
@@ -559,10 +563,10 @@ def ravel_multi_index(multi_index, dims, mode: str = "raise", order: str = "C"):
     return out
 
 
-def unravel_index(indices, shape_):
-    """The tuple of index arrays of flat `indices` into an array of shape `shape_`;
+def unravel_index(indices, shape):
+    """The tuple of index arrays of flat `indices` into an array of shape `shape`;
     out-of-range indices are clipped, as in JAX."""
-    sh = tuple(int(s) for s in (shape_ if np.ndim(shape_) else (shape_,)))
+    sh = tuple(int(s) for s in (shape if np.ndim(shape) else (shape,)))
     total = int(np.prod(sh, dtype=np.int64))
     i = cast(asarray_or_tracer(indices), _INT)
     i = clip(i, -total, total - 1)

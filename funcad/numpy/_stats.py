@@ -12,6 +12,7 @@ from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
+from ._placement import place
 from ._dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
 from ._indexing import getitem, take_along_axis
 from ._reductions import (_norm_axes, argmax as _argmax, argmin as _argmin, cumprod as _cumprod,
@@ -171,10 +172,11 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False, method
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
-               keepdims: bool = False, *, weights=None):
+               keepdims: bool = False, *, weights=None, out_sharding=None):
     """The q-th percentiles (q in [0, 100])."""
     no_out(out, "percentile")
-    return _quantile(a, _percent(q), axis, method, keepdims, False, weights, "percentile")
+    out = _quantile(a, _percent(q), axis, method, keepdims, False, weights, "percentile")
+    return out if out_sharding is None else place(out, out_sharding=out_sharding, name="percentile")
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
@@ -482,9 +484,11 @@ def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
 
 # -------------------------------------------------------------- histograms ----
 
-def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
+def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None, out_sharding=None):
     """Counts (or summed weights) of each non-negative integer; `length=` fixes the
     output length (needed under jit). Negative entries are ignored, as in JAX."""
+    if out_sharding is not None:
+        return place(bincount(x, weights, minlength, length=length), out_sharding=out_sharding, name="bincount")
     x = asarray_or_tracer(x)
     if aval_of(x).dtype.kind not in "iub":
         raise FuncadValueError(f"bincount: x must be an integer array, got {aval_of(x).str_short()}")
@@ -543,8 +547,11 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     return linspace(cast(lo, dt), cast(hi, dt), bins + 1)
 
 
-def histogram(a, bins=10, range=None, weights=None, density=None):
+def histogram(a, bins=10, range=None, weights=None, density=None, out_sharding=None):
     """(counts, bin_edges) of a (as numpy.histogram; the last bin includes its right edge)."""
+    if out_sharding is not None:
+        counts, edges = histogram(a, bins, range, weights, density)
+        return place(counts, out_sharding=out_sharding, name="histogram"), edges
     a = ravel(_inexact(a))
     edges = histogram_bin_edges(a, bins, range, weights)
     edges = cast(asarray_or_tracer(edges), aval_of(a).dtype) if aval_of(asarray_or_tracer(edges)).dtype.kind != "f" \

@@ -9,7 +9,7 @@ from .._shape import ndim as _ndim
 __all__ = ["matmul", "tensordot"]
 
 
-def matmul(x1, x2, /):
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
     """numpy.matmul, for arrays of at least one dimension (the array API's linalg.matmul).
 
     >>> import numpy as np
@@ -20,14 +20,15 @@ def matmul(x1, x2, /):
     for i, x in enumerate((x1, x2)):
         if _ndim(x) < 1:
             raise FuncadValueError(f"matmul input operand {i} must have ndim at least 1, but it has ndim 0")
-    return _linalg.matmul(x1, x2)
+    return _linalg.matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
-def tensordot(x1, x2, /, *, axes=2):
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None, out_sharding=None):
     """numpy.tensordot with `axes` keyword-only (the array API's linalg.tensordot).
 
     >>> import numpy as np
     >>> float(tensordot(np.ones((2, 3)), np.ones((2, 3))))
     6.0
     """
-    return _linalg.tensordot(x1, x2, axes)
+    return _linalg.tensordot(x1, x2, axes, precision=precision, preferred_element_type=preferred_element_type,
+                             out_sharding=out_sharding)

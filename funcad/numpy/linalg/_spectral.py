@@ -127,7 +127,8 @@ def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
     return eigh(a, UPLO, symmetrize_input=symmetrize_input).eigenvalues
 
 
-def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
+        subset_by_index: tuple[int, int] | None = None):
     """Singular value decomposition as `numpy.linalg.svd`: `(U, S, Vh)` with
     `a == U[..., :k] * S @ Vh[..., :k, :]`, or `S` alone. Derivatives of
     `U`/`Vh` need `full_matrices=False` for non-square input (as in JAX).
@@ -136,7 +137,14 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     >>> import numpy as np, funcad.numpy as fnp
     >>> fnp.linalg.svd(np.diag([1.0, -3.0]), compute_uv=False).tolist()
     [3.0, 1.0]
+
+    `subset_by_index` (a range of singular values) is refused as JAX refuses it on
+    CPUs and GPUs.
     """
+    if subset_by_index is not None:
+        if full_matrices:
+            raise ValueError("full_matrices and subset_by_index cannot both be set")
+        raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
     a = _inexact(a)
     _need_matrix("svd", a)
     if hermitian:

@@ -30,8 +30,8 @@ def _square(name, x):
 
 
 def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
-         overwrite_b: bool = False, type: int = 1, check_finite: bool = True,
-         subset_by_index=None):
+         overwrite_b: bool = False, turbo: bool = True, eigvals=None, type: int = 1,
+         check_finite: bool = True, subset_by_index=None):
     """Eigenvalues (ascending) and eigenvectors of a symmetric `a`, or of the
     generalized problem with symmetric positive definite `b`: type 1 solves
     a v = w b v, type 2 a b v = w v, type 3 b a v = w v; eigenvectors are then
@@ -43,7 +43,11 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
     >>> w = eigh(np.diag([2.0, 6.0]), np.diag([1.0, 2.0]), eigvals_only=True)
     >>> np.round(w, 12).tolist()
     [2.0, 3.0]
+    `turbo`, like `overwrite_a`/`overwrite_b`/`check_finite`, is accepted and unused, as in JAX.
     """
+    if eigvals is not None:
+        raise NotImplementedError("Only the eigvals=None case of eigh is implemented. Use "
+                                  "subset_by_index=(lo, hi) to keep eigenpairs lo..hi-1.")
     if type not in (1, 2, 3):
         raise _FuncadValueError(f"eigh: type must be 1, 2, or 3, got {type!r}")
     a = _inexact(a)
