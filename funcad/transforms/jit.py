@@ -673,7 +673,9 @@ class Lowered(_Stage):
             self._jitted._store(self._key, entry)
             exe = entry.executable(None)
         else:  # on top of jit's own compiler_options
-            with xla.compiler_options({**(entry.compiler_options or {}), **compiler_options}):
+            if entry.compiler_options and isinstance(compiler_options, dict):
+                compiler_options = {**entry.compiler_options, **compiler_options}
+            with xla.compiler_options(compiler_options):
                 exe = _executable(entry.closed, entry.name, entry.backend, entry.donated, None,
                                   entry.in_shardings, entry.out_shardings)
         return Compiled(self._jitted, exe, self.out_tree, self._key,
