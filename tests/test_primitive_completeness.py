@@ -103,8 +103,9 @@ def test_the_registry_is_found():
     assert {"sin", "add", "reduce_sum", "dot_general", "gather", "scan", "jit",
             "custom_jvp_call"} <= set(BY_NAME)
     assert len(BY_NAME) == len(PRIMS), "two primitives share a name"
-    # every call primitive is declared once, by transforms/calls.define_call
-    assert {p.name for p in T.call_rules} == {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call",
+    # every call primitive is declared once, by transforms/calls.define_call (examples in
+    # docstrings and tests declare more, named my_*, when they ran first in this process)
+    assert {p.name for p in T.call_rules if not p.name.startswith("my_")} == {"jit", "checkpoint", "custom_jvp_call", "custom_vjp_call",
                                                 "linear_solve", "custom_vmap_call", "linear_call",
                                                 "closed_call"}
 
