@@ -37,13 +37,13 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
     a v = w b v, type 2 a b v = w v, type 3 b a v = w v; eigenvectors are then
     b-orthonormal (v^T b v = I), as SciPy's. As in JAX, `a` is symmetrized,
     (a + a^T)/2, rather than one triangle read (the same for symmetric input);
-    `subset_by_index=(lo, hi)` keeps eigenpairs lo..hi-1.
+    `subset_by_index=(lo, hi)` keeps eigenpairs lo..hi-1. `turbo`, like `overwrite_a`,
+    `overwrite_b` and `check_finite`, is accepted and unused, as in JAX.
 
     >>> import numpy as np
     >>> w = eigh(np.diag([2.0, 6.0]), np.diag([1.0, 2.0]), eigvals_only=True)
     >>> np.round(w, 12).tolist()
     [2.0, 3.0]
-    `turbo`, like `overwrite_a`/`overwrite_b`/`check_finite`, is accepted and unused, as in JAX.
     """
     if eigvals is not None:
         raise NotImplementedError("Only the eigvals=None case of eigh is implemented. Use "
