@@ -100,6 +100,13 @@ def test_command_line_runs_a_script_unmodified(tmp_path):
     out = subprocess.run([sys.executable, "-m", "funcad.as_jax", str(script)], capture_output=True,
                          text=True, cwd=ROOT, env=env, timeout=300)
     assert "float64" in out.stdout, out.stderr
+    # An uncaught error prints the traceback `python prog.py` prints: it starts at the program.
+    script.write_text("import jax\ndef f():\n    raise ValueError('boom')\nf()\n")
+    out = subprocess.run([sys.executable, "-m", "funcad.as_jax", str(script)], capture_output=True,
+                         text=True, cwd=ROOT, env=env, timeout=300)
+    frames = [line.split(",")[0].strip() for line in out.stderr.splitlines() if line.strip().startswith("File ")]
+    assert out.returncode == 1 and frames == [f'File "{script}"'] * 2, out.stderr
+    assert out.stderr.rstrip().endswith("ValueError: boom")
 
 
 def test_check_lists_missing_names_and_keywords(tmp_path):

@@ -1,6 +1,7 @@
 """python -m funcad.as_jax [--check] script.py [args ...] | -m module [args ...]"""
 from __future__ import annotations
 
+import os
 import runpy
 import sys
 
@@ -25,18 +26,30 @@ def main(argv: list[str]) -> int:
         return 1 if found else 0
     import funcad.as_jax
     funcad.as_jax.install()
-    if argv[0] == "-m":
-        if len(argv) < 2:
-            print(USAGE, file=sys.stderr)
-            return 2
-        sys.argv = argv[1:]
-        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
-    else:
-        sys.argv = list(argv)
-        sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(argv[0])))
-        runpy.run_path(argv[0], run_name="__main__")
+    if argv[0] == "-m" and len(argv) < 2:
+        print(USAGE, file=sys.stderr)
+        return 2
+    try:
+        if argv[0] == "-m":
+            sys.argv = argv[1:]
+            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = list(argv)
+            sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
+            runpy.run_path(argv[0], run_name="__main__")
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as e:
+        # The traceback `python script.py` prints: it starts at the program, not here.
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename in _LAUNCHER_FILES:
+            tb = tb.tb_next
+        sys.excepthook(type(e), e.with_traceback(tb), tb)
+        return 1
     return 0
 
+
+_LAUNCHER_FILES = {__file__, runpy.__file__, "<frozen runpy>"}
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
