@@ -159,7 +159,7 @@ def test_grad_matches_jax(mode, gs):
         got = funcad.grad(f, (0, 1))(a, b)
     jitted = funcad.jit(funcad.grad(f, (0, 1)))(a, b)
     for r, g, j in zip(ref, got, jitted):
-        _same(g, r)
+        _close(g, r)  # eager: NumPy's matmul sums in another order (see _close)
         _same(j, r)
     if gs is not None:
         assert np.asarray(got[0])[0, 0, 0] == 0 and np.asarray(got[0])[0, 0, 1] != 0
