@@ -248,3 +248,17 @@ def test_remaining_parameters_match_jax():
         _check(fsl.eigh(sym, turbo=False, eigvals_only=True), jsl.eigh(sym, turbo=False, eigvals_only=True), True)
     with pytest.raises(NotImplementedError, match="Only the eigvals=None case"):
         fsl.eigh(sym, eigvals=(0, 0))
+
+
+def test_edges_of_the_reduction_parameters_are_jaxs():
+    with funcad.enable_x64(True), jax.enable_x64(True):
+        for lib in (jnp, fnp):
+            with pytest.raises(ValueError, match="where must be None or a boolean array"):
+                lib.sum(X, where=np.array([1, 0, 1, 1]))
+            with pytest.raises(NotImplementedError, match="Only implemented for order='K'"):
+                lib.array([1.0], order="C")
+        for f in (lambda m: m.max(np.zeros(0), initial=2.0),
+                  lambda m: m.min(np.zeros((2, 0)), axis=1, initial=-1.0, keepdims=True),
+                  lambda m: m.var(np.arange(3.0), ddof=3), lambda m: m.std(np.arange(3.0), ddof=4)):
+            _check(f(fnp), f(jnp), True)
+        _check(funcad.jit(lambda x: fnp.max(x, initial=1.0))(np.zeros(0)), jnp.max(np.zeros(0), initial=1.0), True)

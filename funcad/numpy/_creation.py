@@ -23,10 +23,10 @@ def _has_tracer(x):
 
 
 def array(object, dtype=None, *, copy=True, order="K", ndmin=0, device=None, out_sharding=None):
-    """Like np.array; nested lists may hold traced values. `order` is accepted as JAX
-    accepts it (funcad arrays are C-ordered; only None, 'K', 'A', 'C' mean that),
+    """Like np.array; nested lists may hold traced values. `order` only as None or
+    'K' (JAX's rule),
     `ndmin` prepends axes, `device`/`out_sharding` place the result."""
-    if order not in (None, "K", "A", "C"):
+    if order not in (None, "K"):
         raise NotImplementedError("Only implemented for order='K'")
     out = _array(object, dtype, copy)
     if ndmin > _ndim(out):
@@ -65,7 +65,7 @@ def _numeric(out: np.ndarray, obj):
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """Like np.asarray (JAX's signature): `copy=True` always copies (funcad arrays are
     immutable, so a copy is only observable as a new buffer), `order` as in `array`."""
-    if order not in (None, "K", "A", "C"):
+    if order not in (None, "K"):
         raise NotImplementedError("Only implemented for order='K'")
     out = _array(a, dtype, True) if copy else _asarray(a, dtype)
     return place(out, device, out_sharding, name="asarray")

@@ -6,11 +6,11 @@ import numpy as np
 from ..core.narrow import kind as _kind
 
 from ..core.avals import aval_of
-from ..core.eager import EagerArray
+from ..core.eager import EagerArray, wrap
 from ..primitives import elementwise as E
 from ..primitives import reductions as R
 from ..primitives import structural as S
-from ..primitives._base import canonical_axis
+from ..primitives._base import broadcast_to as _broadcast, canonical_axis
 from ._dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
 from ._ufuncs import (_as_bool, abs as _abs, exp, isfinite, log, not_equal, sqrt, square, subtract,
     where as _where)
@@ -84,10 +84,30 @@ def _identity(name: str, dtype: np.dtype):
 _OPS = {"sum": E.add, "prod": E.mul, "max": E.max, "min": E.min}
 
 
+def check_where(name: str, where) -> None:
+    """JAX's rule: a `where` mask is a boolean array (an integer one is an error)."""
+    if where is not None:
+        d = where.dtype if hasattr(where, "dtype") else aval_of(asarray_or_tracer(where)).dtype
+        if d != np.bool_:
+            raise ValueError(f"jnp.{name}: where must be None or a boolean array; got where.dtype={d!r}.")
+
+
+def _initial_only(a, axis, keepdims, initial):
+    """max/min over an empty axis with `initial`: that value, in the result's shape (JAX's)."""
+    shape = aval_of(a).shape
+    axes = _norm_axes(len(shape), axis)
+    if initial is None or 0 not in [shape[i] for i in axes]:
+        return None
+    out = tuple(1 if i in axes else n for i, n in enumerate(shape)) if keepdims else \
+        tuple(n for i, n in enumerate(shape) if i not in axes)
+    return wrap(_broadcast(cast(asarray_or_tracer(initial), aval_of(a).dtype), out))
+
+
 def _finish(name, result, a, where, initial, has_identity=True):
     """Mask `a` with `where` and fold `initial` into the reduction `result(masked a)`, as
     JAX's reductions do: masked entries become the identity; `initial` joins afterwards."""
     d = aval_of(a).dtype
+    check_where(name, where)
     if where is not None:
         if not has_identity and initial is None:
             raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
@@ -135,16 +155,24 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     no_out(out, "max")
     if where is None and initial is None:
         return _reduce(R.reduce_max, a, axis, keepdims)
-    return _finish("max", lambda a: _reduce(R.reduce_max, a, axis, keepdims), asarray_or_tracer(a),
-                   where, initial, has_identity=False)
+    a = asarray_or_tracer(a)
+    empty = _initial_only(a, axis, keepdims, initial)
+    if empty is not None:
+        return empty
+    return _finish("max", lambda a: _reduce(R.reduce_max, a, axis, keepdims), a, where, initial,
+                   has_identity=False)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     no_out(out, "min")
     if where is None and initial is None:
         return _reduce(R.reduce_min, a, axis, keepdims)
-    return _finish("min", lambda a: _reduce(R.reduce_min, a, axis, keepdims), asarray_or_tracer(a),
-                   where, initial, has_identity=False)
+    a = asarray_or_tracer(a)
+    empty = _initial_only(a, axis, keepdims, initial)
+    if empty is not None:
+        return empty
+    return _finish("min", lambda a: _reduce(R.reduce_min, a, axis, keepdims), a, where, initial,
+                   has_identity=False)
 
 
 amax, amin = max, min
@@ -152,6 +180,7 @@ amax, amin = max, min
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
     no_out(out, "all")
+    check_where("all", where)
     a = _as_bool(a)
     if where is not None:
         a = _where(where, a, np.True_)
@@ -160,6 +189,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
     no_out(out, "any")
+    check_where("any", where)
     a = _as_bool(a)
     if where is not None:
         a = _where(where, a, np.False_)
@@ -192,6 +222,7 @@ def _where_count(a, axis, keepdims, where, d):
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     no_out(out, "mean")
+    check_where("mean", where)
     a = asarray_or_tracer(a)
     d = _mean_dtype(a, dtype)
     if d in _HALF:  # in float32, rounded once (JAX's)
@@ -211,6 +242,7 @@ def _correction(name, ddof, correction):
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     no_out(out, "var")
+    check_where("var", where)
     ddof = _correction("var", ddof, correction)
     a = asarray_or_tracer(a)
     d = _mean_dtype(a, dtype)
@@ -235,7 +267,10 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     n = _where_count(a, axis, keepdims, where, d)
     denom = E.max(E.sub(n, np.array(ddof, d)), np.zeros((), d)) if where is not None or np.ndim(ddof) \
         or not isinstance(n, np.ndarray) else np.array(np.max([n - ddof, 0]), d)
-    return E.div(sum(sq, axis, d, keepdims=keepdims, where=where), denom)
+    total = sum(sq, axis, d, keepdims=keepdims, where=where)
+    # No degrees of freedom left (ddof >= the count): nan, as JAX gives (not x / 0).
+    return _where(E.le(asarray_or_tracer(denom), np.zeros((), aval_of(asarray_or_tracer(denom)).dtype)),
+                  np.array(np.nan, aval_of(total).dtype), E.div(total, denom))
 
 
 _mean = mean
