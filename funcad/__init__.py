@@ -63,7 +63,11 @@ from ._ref_ops import Ref, ds, empty_ref, free_ref, freeze, new_ref  # noqa: E40
 # User namespaces, and the sparse-Jacobian transforms (they need scipy.sparse), load on
 # first attribute access, as attributes of `funcad` like JAX's, so `import funcad` (and a
 # process's cold start) pays only for what the program touches.
-_LAZY = frozenset({"random", "nn", "scipy", "viz", "ops", "image", "profiler", "flatten_util", "export"})
+# Submodules reachable as attributes after `import funcad` without being imported first, as
+# JAX's are (libraries write `jax.interpreters.ad...` after `import jax`); loaded on use.
+_LAZY = frozenset({"random", "nn", "scipy", "viz", "ops", "image", "profiler", "flatten_util", "export",
+                   "interpreters", "extend", "api_util", "lib", "monitoring", "experimental", "distributed",
+                   "dlpack", "stages", "custom_batching", "typing", "ref"})
 _SPARSE = frozenset({"SparseMatrix", "hessian_sparsity", "jacobian_sparsity", "sparse_hessian",
                      "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev"})
 

@@ -131,3 +131,13 @@ def test_check_lists_missing_names_and_keywords(tmp_path):
     out = subprocess.run([sys.executable, "-m", "funcad.as_jax", "--check", str(script)], capture_output=True,
                          text=True, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stdout
+
+
+def test_submodules_are_attributes_after_a_bare_import():
+    # Libraries write `jax.interpreters.ad....` after `import jax` alone (distrax does).
+    code = ("import funcad as jax; print(jax.interpreters.ad.__name__, jax.extend.core.__name__, "
+            "jax.api_util.__name__, jax.monitoring.__name__, jax.experimental.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["funcad.interpreters.ad", "funcad.extend.core", "funcad.api_util",
+                                  "funcad.monitoring", "funcad.experimental"]

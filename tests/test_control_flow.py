@@ -468,3 +468,15 @@ def test_checkpoint_backward_pass_reads_inputs_through_a_barrier():
     g = funcad.checkpoint(lambda x: fnp.sin(fnp.sin(x)) * x, prevent_cse=False)
     names = [e.prim.name for e in funcad.make_jaxpr(funcad.grad(lambda x: g(x).sum()))(x).eqns]
     assert "optimization_barrier" not in names
+
+
+def test_cond_takes_the_old_per_branch_operand_form_as_jax():
+    # cond(pred, true_operand, true_fun, false_operand, false_fun), as numpyro calls it
+    import jax
+    for pred in (True, False):
+        args = (pred, 1.5, lambda x: x + 1.0, 2.0, lambda x: x * 10.0)
+        assert float(funcad.lax.cond(*args)) == float(jax.lax.cond(*args))
+        g = funcad.grad(lambda v: funcad.lax.cond(pred, v, lambda x: x * x, v, lambda x: 3.0 * x))(2.0)
+        assert float(g) == (4.0 if pred else 3.0)
+    with pytest.raises(TypeError, match="should be callable"):
+        funcad.lax.cond(True, 1.0, 2.0)

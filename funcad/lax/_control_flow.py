@@ -138,6 +138,13 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_O
     >>> float(f(-2.0)), float(funcad.grad(f)(0.0 + 1e-9))
     (2.0, 1.0)
     """
+    if not (callable(true_fun) and callable(false_fun)):
+        # JAX still takes the old form cond(pred, true_operand, true_fun, false_operand,
+        # false_fun) (numpyro uses it): each branch gets its own operand.
+        if callable(false_fun) and len(operands) == 2 and callable(operands[1]):
+            x_true, f_true, x_false, f_false = true_fun, false_fun, *operands
+            return cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true, x_false)
+        raise FuncadTypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     operands = _operand_keyword(operand, operands)
     a = _scalar_index(pred, "cond: the predicate")
     if a.dtype != np.bool_:
