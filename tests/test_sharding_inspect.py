@@ -98,7 +98,7 @@ def inspected(lib, fn, *args, **jit_kw):
 # ---------------------------------------------------------- one device ----
 
 @main
-@pytest.mark.parametrize("module", ["funcad._sharding_viz", "funcad.transforms.jit"])
+@pytest.mark.parametrize("module", ["funcad.debug._sharding_viz", "funcad.transforms.jit"])
 def test_doctests(module):
     res = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert res.attempted > 0 and res.failed == 0

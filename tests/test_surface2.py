@@ -375,7 +375,7 @@ def test_cache_thresholds_and_api(tmp_path):
         cc.reset_cache()
 
 
-@pytest.mark.parametrize("module", ["funcad._debugger", "funcad._debug_log", "funcad.lax._tokens",
+@pytest.mark.parametrize("module", ["funcad.debug._breakpoint", "funcad.debug._log", "funcad.lax._tokens",
                                     "funcad.lowering.compilation_cache",
                                     "funcad.experimental.compilation_cache.compilation_cache"])
 def test_doctests(module):
