@@ -31,7 +31,7 @@ from .sharding import (NamedSharding, PartitionSpec as P, get_abstract_mesh, get
                        reshard, set_mesh)
 from ._make_array import (make_array_from_callback, make_array_from_process_local_data,
                           make_array_from_single_device_arrays)
-from ._closure import closure_convert, custom_gradient
+from .transforms.closure import closure_convert, custom_gradient
 from ._callback import pure_callback
 from .transforms.shard_map import shard_map
 from .transforms.smap import smap
@@ -58,7 +58,7 @@ jit = _api_boundary(jit)  # a jitted function's __call__ is a boundary of its ow
 
 from .version import __version__, __version_info__  # noqa: E402
 from . import ref  # noqa: E402,F401  (JAX's jax.ref: mutable array references)
-from ._ref_ops import Ref, ds, empty_ref, free_ref, freeze, new_ref  # noqa: E402
+from .ref._ops import Ref, ds, empty_ref, free_ref, freeze, new_ref  # noqa: E402
 
 # User namespaces, and the sparse-Jacobian transforms (they need scipy.sparse), load on
 # first attribute access, as attributes of `funcad` like JAX's, so `import funcad` (and a

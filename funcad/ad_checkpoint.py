@@ -25,7 +25,7 @@ from .core.pytree import keystr as _keystr, tree_flatten as _tree_flatten
 from .core.pytree import tree_flatten_with_path as _flatten_with_path, tree_unflatten as _tree_unflatten
 from .core.staging import StagingTrace as _StagingTrace
 from .core.trace import set_trace as _set_trace
-from ._checkpoint_policies import checkpoint_policies
+from .transforms.checkpoint_policies import checkpoint_policies
 from .transforms.checkpoint import Recompute, Saveable, checkpoint_name, name_p
 from .transforms.jaxpr_transforms import strip_weak as _strip_weak
 from .transforms.linearize import linearize_flat as _linearize_flat

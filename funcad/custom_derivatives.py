@@ -10,7 +10,7 @@ SymbolicZero(f64[])
 
 from typing import Any as _Any
 
-from ._closure import closure_convert, custom_gradient
+from .transforms.closure import closure_convert, custom_gradient
 from .core.avals import ShapedArray as _ShapedArray, aval_of as _aval_of, tangent_dtype as _tangent_dtype
 from .core.pytree import tree_map as _tree_map
 from .primitives._base import zeros_tangent as _zeros_tangent

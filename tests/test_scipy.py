@@ -260,7 +260,7 @@ def test_namespaces():
 
 _DOC_MODULES = ["funcad.nn._activations", "funcad.nn._functions", "funcad.nn._attention",
                 "funcad.scipy.special._basic", "funcad.scipy.special._gamma", "funcad.scipy.special._normal",
-                "funcad.scipy.special._incomplete", "funcad.scipy.special._extra", "funcad.primitives.special",
+                "funcad.scipy.special._incomplete", "funcad.scipy.special._erfcx_bernoulli", "funcad.primitives.special",
                 "funcad.nn.initializers", "funcad.numpy._bessel",
                 "funcad.scipy.optimize",
                 "funcad.scipy.special._bessel", "funcad.scipy.special._expint",

@@ -26,7 +26,7 @@ _ANY = object()  # home of a ref touched while a scope discovers: any value may 
 
 
 class Ref:
-    """A mutable array reference; its operations are installed by funcad/_ref_ops.py."""
+    """A mutable array reference; its operations are installed by funcad/ref/_ops.py."""
 
     __slots__ = ("_value", "_home", "_frozen", "__weakref__")
 

@@ -1,7 +1,7 @@
 """funcad.experimental: JAX's `jax.experimental` names that funcad has.
 
 `io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False, **kwargs)`
-calls an impure Python function from inside transformed code (funcad/_effect_callbacks.py).
+calls an impure Python function from inside transformed code (funcad/debug/_callbacks.py).
 The submodules, each loaded on first use (`import funcad` stays quick):
 `checkify` adds run-time error checks to a function (funcad/experimental/checkify.py);
 `ode.odeint` is JAX's ODE solver (adaptive Dormand–Prince, adjoint gradients);
@@ -13,8 +13,8 @@ for later processes (funcad/lowering/compilation_cache.py); `sparse` holds JAX's
 arrays (BCOO, BCSR, COO, CSR, CSC), `sparsify` and sparse-aware gradients.
 """
 import contextlib as _contextlib
+from ..debug._callbacks import io_callback
 
-from .._effect_callbacks import io_callback
 from ..config import scopes as _scopes
 
 enable_x64 = _scopes["enable_x64"]  # funcad.enable_x64

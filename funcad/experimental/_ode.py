@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as fnp
-from .._closure import closure_convert
+from ..transforms.closure import closure_convert
 from .._helpers import eval_shape
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError

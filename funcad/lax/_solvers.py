@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from ..core.pytree import tree_flatten, tree_map, tree_unflatten
 from ..primitives import elementwise as E
-from .._closure import closure_convert
+from ..transforms.closure import closure_convert
 from ..primitives.elementwise import stop_gradient
 from ..core.trace import bind_custom_jvp
 from ..transforms.jvp import jvp_flat

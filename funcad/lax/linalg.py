@@ -142,8 +142,8 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
 
 __all__ += ["tridiagonal_solve"]
 
-# Compositions: symmetric_product, cholesky_update, ormqr (funcad/lax/_linalg_more.py).
-from ._linalg_more import cholesky_update, ormqr, symmetric_product  # noqa: E402
+# Compositions: symmetric_product, cholesky_update, ormqr (funcad/lax/_linalg_compositions.py).
+from ._linalg_compositions import cholesky_update, ormqr, symmetric_product  # noqa: E402
 
 __all__ += ["cholesky_update", "ormqr", "symmetric_product"]
 

@@ -165,14 +165,14 @@ from ._dtype_names import *  # noqa: E402,F401,F403
 from ._manip import *  # noqa: E402,F401,F403
 from ._setops import *  # noqa: E402,F401,F403
 from ._stats import *  # noqa: E402,F401,F403
-from ._ufuncs_more import *  # noqa: E402,F401,F403
+from ._ufuncs_composed import *  # noqa: E402,F401,F403
 from ._ndarray import ndarray  # noqa: E402,F811  (isinstance true for tracers too, as jnp.ndarray)
 
-from . import _calculus, _complex, _construct, _dtype_names, _manip, _narrow, _setops, _stats, _ufuncs_more  # noqa: E402
+from . import _calculus, _complex, _construct, _dtype_names, _manip, _narrow, _setops, _stats, _ufuncs_composed  # noqa: E402
 __all__ = sorted(set(__all__).union(_narrow.__all__,
     ["bitwise_count", "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift"],
     *(m.__all__ for m in (_calculus, _complex, _construct, _dtype_names, _manip, _setops, _stats,
-                          _ufuncs_more))))
+                          _ufuncs_composed))))
 from ._floatbits import frexp, nextafter, spacing  # noqa: E402
 from ._vectorize import vectorize  # noqa: E402
 from ._poly import *  # noqa: E402,F401,F403
@@ -189,7 +189,7 @@ def _wrap_results() -> None:
     # return primitives' results, wrapped by `Primitive.bind`, and stay unwrapped for speed.)
     import types
     from ..core.eager import eager_result
-    modules = ("_calculus", "_complex", "_construct", "_manip", "_setops", "_stats", "_ufuncs_more",
+    modules = ("_calculus", "_complex", "_construct", "_manip", "_setops", "_stats", "_ufuncs_composed",
                "_poly", "_bits", "_floatbits", "_bessel", "_dtype_names")
     g = globals()
     for name in __all__:

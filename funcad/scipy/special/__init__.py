@@ -9,7 +9,7 @@ from ._basic import (boxcox, boxcox1p, entr, erf, erfc, erfinv, expit, kl_div, l
                      xlog1py, xlogy)
 from ._gamma import (beta, betaln, comb, digamma, factorial, gamma, gammaln, gammasgn, loggamma,
                      multigammaln, poch, polygamma)
-from ._extra import bernoulli, erfcx
+from ._erfcx_bernoulli import bernoulli, erfcx
 from ._incomplete import betainc, gammainc, gammaincc, i0, i0e, i1, i1e, zeta
 from ._normal import erfcinv, log_ndtr, ndtr, ndtri
 from ._bessel import bessel_jn, sph_harm_y

@@ -7,14 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from . import lax
-from .core import refs as _r
-from .core.avals import aval_of
-from .core.refs import AbstractRef, Ref
-from .core.staging import ShapeDtypeStruct
-from .core.trace import Tracer, ctx
-from .core.pytree import register_pytree_node
-from .numpy import asarray, zeros
+from .. import lax
+from ..core import refs as _r
+from ..core.avals import aval_of
+from ..core.refs import AbstractRef, Ref
+from ..core.staging import ShapeDtypeStruct
+from ..core.trace import Tracer, ctx
+from ..core.pytree import register_pytree_node
+from ..numpy import asarray, zeros
 
 
 class Slice:

@@ -14,8 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._effect_callbacks import debug_callback
-from .core.errors import FuncadTypeError, FuncadValueError
+from ._callbacks import debug_callback
+from ..core.errors import FuncadTypeError, FuncadValueError
 
 __all__ = ["log", "logger"]
 
@@ -43,7 +43,7 @@ _checker = _FormatChecker()
 
 
 def _record(level: int) -> logging.LogRecord:
-    from .core.traceback_util import user_frame
+    from ..core.traceback_util import user_frame
     frame = user_frame(sys._getframe(1))
     path, line = ("(unknown file)", 0) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
     return logger.makeRecord(logger.name, level, path, line, "", (), None)

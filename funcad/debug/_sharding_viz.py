@@ -13,11 +13,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .core.errors import FuncadTypeError, FuncadValueError
-from .core.pytree import tree_leaves
-from .core.sharding import Sharding
-from .core.trace import Tracer
-from .transforms.inspect_sharding import inspect_sharding_p, sharding_of
+from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.pytree import tree_leaves
+from ..core.sharding import Sharding
+from ..core.trace import Tracer
+from ..transforms.inspect_sharding import inspect_sharding_p, sharding_of
 
 __all__ = ["visualize_sharding", "visualize_array_sharding", "inspect_array_sharding"]
 

@@ -2,9 +2,9 @@
 import types as _types
 from typing import Callable as _Callable
 
-from .primitives.convolution import conv_general_dilated_p as _conv_p
-from .primitives.linalg import dot_general_p as _dot_p
-from .transforms.checkpoint import name_p
+from ..primitives.convolution import conv_general_dilated_p as _conv_p
+from ..primitives.linalg import dot_general_p as _dot_p
+from .checkpoint import name_p
 
 def everything_saveable(*_, **__) -> bool:
     """Save every intermediate: as if `checkpoint` were not used."""

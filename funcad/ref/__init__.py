@@ -6,7 +6,7 @@
 >>> funcad.ref.freeze(r)
 Array([0., 2., 0.], dtype=float64)
 """
-from ._ref_ops import (AbstractRef, Ref, addupdate, empty_ref, free_ref, freeze, get, new_ref, set,
+from ._ops import (AbstractRef, Ref, addupdate, empty_ref, free_ref, freeze, get, new_ref, set,
                        swap)
 
 __all__ = ["AbstractRef", "Ref", "addupdate", "empty_ref", "free_ref", "freeze", "get", "new_ref",
