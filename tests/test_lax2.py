@@ -143,7 +143,7 @@ def test_approx_k_indices_ties_and_reduction_size():
 
 
 def test_approx_output_size_matches_xla():
-    from funcad.lax._extra import _approx_output_size
+    from funcad.lax._sorting import _approx_output_size
     try:
         from jax._src.lib import _jax
     except ImportError:

@@ -65,10 +65,25 @@ def __dir__():
     return sorted(set(globals()) | _LAZY_SUBMODULES)
 
 
-from ._more import *  # noqa: E402,F401,F403  (compositions: *_in_dim, reduce, reduce_window, ...)
-from ._more import __all__ as _more_all  # noqa: E402
+# compositions of primitives, by topic
+from ._slicing import *  # noqa: E402,F401,F403
+from ._slicing import __all__ as _slicing_all  # noqa: E402
+from ._scans import *  # noqa: E402,F401,F403
+from ._scans import __all__ as _scans_all  # noqa: E402
+from ._sorting import *  # noqa: E402,F401,F403
+from ._sorting import __all__ as _sorting_all  # noqa: E402
+from ._reduce import *  # noqa: E402,F401,F403
+from ._reduce import __all__ as _reduce_all  # noqa: E402
+from ._construction import *  # noqa: E402,F401,F403
+from ._construction import __all__ as _construction_all  # noqa: E402
+from ._dot import *  # noqa: E402,F401,F403
+from ._dot import __all__ as _dot_all  # noqa: E402
+from ._arithmetic import *  # noqa: E402,F401,F403
+from ._arithmetic import __all__ as _arithmetic_all  # noqa: E402
+from ._staging import *  # noqa: E402,F401,F403
+from ._staging import __all__ as _staging_all  # noqa: E402
 
-__all__ = sorted(set(__all__) | set(_more_all))
+__all__ = sorted(set(__all__).union(_slicing_all, _scans_all, _sorting_all, _reduce_all, _construction_all, _dot_all, _arithmetic_all, _staging_all))
 
 from ..primitives.fft import FftType  # noqa: E402
 from ..primitives.fft import fft as _fft  # noqa: E402
@@ -87,10 +102,8 @@ __all__ = sorted(set(__all__) | set(_conv_all))
 
 from ._types import *  # noqa: E402,F401,F403  (Precision, GatherScatterMode, dimension numbers, ...)
 from ._types import __all__ as _types_all  # noqa: E402
-from ._extra import *  # noqa: E402,F401,F403  (mulhi, nextafter, polynomial, approx_max_k, ...)
-from ._extra import __all__ as _extra_all  # noqa: E402
 
-__all__ = sorted(set(__all__) | set(_types_all) | set(_extra_all))
+__all__ = sorted(set(__all__) | set(_types_all))
 from ._scatter import *  # noqa: E402,F401,F403  (gather and the scatters with dimension numbers)
 from ._scatter import __all__ as _scatter_all  # noqa: E402
 

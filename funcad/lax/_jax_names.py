@@ -14,7 +14,7 @@ from ..primitives import collectives as C, elementwise as E, indexing as I, redu
 from ..primitives import structural as S
 from ..primitives.dot_algorithm import AccuracyMode, check_accuracy
 from ..primitives.sharding import out_sharded
-from . import _conv, _more
+from . import _construction, _conv, _dot, _reduce
 
 # (the names lax/__init__ wraps with its eager type check)
 CHECKED = """argmax argmin broadcast_in_dim clamp concatenate convert_element_type cummax cummin
@@ -192,28 +192,28 @@ def transpose(operand, permutation):
     return S.transpose(operand, permutation)
 
 
-# ---- compositions (lax/_more.py, _conv.py) and collectives ----
+# ---- compositions (lax's topic modules, _conv.py) and collectives ----
 
 def broadcast(operand, sizes, *, out_sharding=None):
-    return out_sharded(_more.broadcast(operand, sizes), out_sharding)
+    return out_sharded(_construction.broadcast(operand, sizes), out_sharding)
 
 
 def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
-    return out_sharded(_more.broadcasted_iota(dtype, shape, dimension), out_sharding)
+    return out_sharded(_construction.broadcasted_iota(dtype, shape, dimension), out_sharding)
 
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
         out_sharding=None):
-    return out_sharded(_more.dot(lhs, rhs, dimension_numbers=dimension_numbers, precision=precision,
+    return out_sharded(_dot.dot(lhs, rhs, dimension_numbers=dimension_numbers, precision=precision,
                                  preferred_element_type=preferred_element_type), out_sharding)
 
 
 def empty(shape, dtype, *, out_sharding=None):
-    return out_sharded(_more.empty(shape, dtype), out_sharding)
+    return out_sharded(_construction.empty(shape, dtype), out_sharding)
 
 
 def reduce(operands, init_values, computation, dimensions, out_sharding=None):
-    return out_sharded(_more.reduce(operands, init_values, computation, dimensions), out_sharding)
+    return out_sharded(_reduce.reduce(operands, init_values, computation, dimensions), out_sharding)
 
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None,

@@ -19,7 +19,7 @@ import numpy as np
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from .. import numpy as fnp
-from ._more import dynamic_slice_in_dim, dynamic_update_slice_in_dim
+from ._slicing import dynamic_slice_in_dim, dynamic_update_slice_in_dim
 from ..numpy._dtypes import asarray_or_tracer, to_inexact
 from ._control_flow import scan, while_loop
 

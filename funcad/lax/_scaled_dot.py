@@ -10,7 +10,7 @@ import numpy as np
 from ..core.errors import FuncadTypeError
 from ..core.x64 import explicit_dtype
 from ..numpy import asarray, broadcast_to, expand_dims, ndim, ones, reshape, shape as _shape
-from ._extra import dot_general
+from ._dot import dot_general
 
 __all__ = ["scaled_dot"]
 

@@ -25,7 +25,7 @@ from ..primitives import indexing as I
 from ..primitives import structural as S
 from ._types import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
 from ..numpy._dtypes import asarray_or_tracer
-from ._more import associative_scan
+from ._scans import associative_scan
 from ..transforms.vmap import vmap
 from ._control_flow import while_loop
 from ..primitives.reductions import reduce_max

@@ -76,7 +76,7 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
     """
     from .. import numpy as fnp
     from ._control_flow import fori_loop
-    from ._more import dynamic_index_in_dim
+    from ._slicing import dynamic_index_in_dim
     pivots = _arr(pivots)
     aval = _aval_of(pivots)
     if aval.dtype.kind not in "iu" or aval.ndim < 1:

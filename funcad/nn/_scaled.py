@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core.errors import FuncadValueError
 from ..core.x64 import explicit_dtype
-from ..lax._extra import dot_general
+from ..lax._dot import dot_general
 from ..numpy import asarray, multiply, reshape, shape as _shape
 
 __all__ = ["scaled_matmul"]

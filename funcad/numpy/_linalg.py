@@ -27,7 +27,7 @@ def _prepare(a, b, precision, preferred_element_type):
         # the common case, kept cheap
         return a, b, None
     from ..lax._conv import _preferred, canonical_precision
-    from ..lax._extra import _algorithm_cast
+    from ..lax._dot import _algorithm_cast
     precision = canonical_precision(precision)
     if preferred_element_type is not None:
         a, b = _preferred(_algorithm_cast(a, precision, preferred_element_type),

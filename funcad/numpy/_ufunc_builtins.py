@@ -14,7 +14,7 @@ from ._reductions import _norm_axes, logsumexp
 from ._ufuncs import divide, logaddexp, multiply, negative, where as _where
 from . import _reductions as red
 from ..primitives import structural as S
-from ..lax import _more
+from ..lax import _reduce
 
 __all__ = ["install"]
 
@@ -100,7 +100,7 @@ def install(ns: dict) -> None:
 
     def lazy(name):  # funcad.lax loads after funcad.numpy
         def fn(a, axes):
-            return getattr(_more, name)(a, axes)
+            return getattr(_reduce, name)(a, axes)
         return fn
     reduce_and, reduce_or, reduce_xor = lazy("reduce_and"), lazy("reduce_or"), lazy("reduce_xor")
     ns["add"] = make_builtin(ns["add"], 2, 0, reduce=_reducer(
