@@ -14,7 +14,7 @@ from ..primitives import collectives as C, elementwise as E, indexing as I, redu
 from ..primitives import structural as S
 from ..primitives.dot_algorithm import AccuracyMode, check_accuracy
 from ..primitives.sharding import out_sharded
-from . import _construction, _conv, _dot, _reduce
+from . import _arithmetic, _construction, _conv, _dot, _reduce, _scans, _slicing, _sorting, _staging
 
 # (the names lax/__init__ wraps with its eager type check)
 CHECKED = """argmax argmin broadcast_in_dim clamp concatenate convert_element_type cummax cummin
@@ -257,6 +257,7 @@ def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
 
 for _name in CHECKED + PLAIN:  # the wrapped function's docstring where the wrapper has none
     _f = globals()[_name]
-    _src = next((getattr(m, _name) for m in (E, S, R, I, C, _more, _conv) if hasattr(m, _name)), None)
+    _src = next((getattr(m, _name) for m in (E, S, R, I, C, _arithmetic, _construction, _dot, _reduce, _scans, _slicing,
+                                                   _sorting, _staging, _conv) if hasattr(m, _name)), None)
     _f.__doc__ = _f.__doc__ or getattr(_src, "__doc__", None) or f"JAX's lax.{_name}."
     _f.__module__ = "funcad.lax"

@@ -70,7 +70,8 @@ def composite(decomposition: Callable, name: str, version: int = 0):
     """Mark a function as a named composite op; funcad runs (and differentiates, batches
     and compiles) its decomposition, which by definition has the same semantics.
 
-    >>> tangent = composite(lambda x: E.div(E.sin(x), E.cos(x)), "my.tangent")
+    >>> import funcad.numpy as fnp
+    >>> tangent = composite(lambda x: fnp.sin(x) / fnp.cos(x), "my.tangent")
     >>> f"{float(tangent(0.5)):.6f}"
     '0.546302'
     """
