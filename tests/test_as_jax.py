@@ -74,6 +74,17 @@ def test_private_modules_are_the_installed_jaxs(dropin):
     assert "site-packages" in compiler.__file__ or "jax" in Path(compiler.__file__).parts
 
 
+def test_plumbing_keeps_the_real_jax(dropin):
+    from funcad.lowering import xla
+    real = as_jax._state["modules"]["jax"]
+    assert xla._jax is real and sys.modules["jax"] is funcad
+    get = xla.real_jax_attr("extend.backend.get_compile_options")
+    assert get is real.extend.backend.get_compile_options and get.__module__.startswith("jax.")
+    assert xla.real_jax_attr("extend.no_such_module.f") is None
+    with xla.jax_x64_scope():  # the real jax's switch, not funcad's
+        assert real.config.jax_enable_x64 and funcad.numpy.ones(1).dtype == np.float32
+
+
 def test_a_missing_module_names_itself(dropin):
     with pytest.raises(ModuleNotFoundError, match=r"funcad does not provide 'jax.no_such_module'.*--check"):
         import jax.no_such_module  # noqa: F401

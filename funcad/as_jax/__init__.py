@@ -109,8 +109,11 @@ def install() -> None:
         return
     from funcad.lowering import xla  # jaxlib and the real jax load only when the drop-in is used
     xla._load()                      # binds the real jax for funcad's plumbing
-    import jax.extend.backend        # noqa: F401  (the GPU compile options, read through xla._jax)
     real = xla._jax
+    # What lowering reads later through the real module object (xla.real_jax_attr).
+    xla.real_jax_attr("extend.backend.get_compile_options")
+    if not hasattr(real, "enable_x64"):  # jax < 0.7
+        xla.real_jax_attr("experimental.enable_x64")
     saved = {k: m for k, m in _sys.modules.items() if k == "jax" or k.startswith("jax.")}
     for k in saved:
         if not _is_private(k):

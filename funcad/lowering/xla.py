@@ -40,8 +40,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import os
 import re
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -111,6 +113,25 @@ def _load():
             raise _unsupported("its Python API lacks what funcad needs", e) from None
         _xc = xla_client
     return _xc
+
+
+def real_jax_attr(path: str):
+    """`jax.<path>` of the installed jax, read through its module object (None if this
+    jax lacks it). A submodule is imported only while `import jax` gives the real jax:
+    under funcad.as_jax the name means funcad, and the drop-in imports what this
+    module reads (`extend.backend`, `experimental`) before it hooks."""
+    _load()
+    obj, parts = _jax, path.split(".")
+    for i, part in enumerate(parts):
+        if not hasattr(obj, part) and i < len(parts) - 1 and sys.modules.get("jax") is _jax:
+            try:
+                importlib.import_module("jax." + ".".join(parts[:i + 1]))
+            except ImportError:
+                return None
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
 
 
 def runtime_error_class() -> type:
@@ -410,14 +431,7 @@ def _compile_options(device, client):
     both give the same optimized HLO, checked on jaxlib 0.12; building them
     directly spares the cold start the import of jax.extend.)"""
     if device.platform != "cpu":
-        # Through the real jax module object: under funcad.as_jax the name `jax`
-        # means funcad, and the drop-in imports jax.extend.backend before it hooks.
-        get = getattr(getattr(getattr(_jax, "extend", None), "backend", None), "get_compile_options", None)
-        if get is None:
-            try:
-                from jax.extend.backend import get_compile_options as get
-            except ImportError:  # jax 0.6
-                get = None
+        get = real_jax_attr("extend.backend.get_compile_options")  # None on jax 0.6
         if get is not None:
             options = get(num_replicas=1, num_partitions=1, device_assignment=[device], backend=client)
             if compiler_overrides:
@@ -475,8 +489,7 @@ def jax_x64_scope():
     _load()
     if hasattr(_jax, "enable_x64"):
         return _jax.enable_x64(True)
-    from jax.experimental import enable_x64  # jax < 0.7
-    return enable_x64()
+    return real_jax_attr("experimental.enable_x64")()  # jax < 0.7
 
 
 def _put_public(aval, sh, x, device):
