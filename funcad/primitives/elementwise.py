@@ -185,7 +185,7 @@ def _logistic_impl(x):
     x = np.asarray(x)
     if x.dtype.kind == "c":  # SciPy's expit is real-only; 1 / (1 + e^-x), as XLA's
         return np.reciprocal(1 + np.exp(-x))
-    return _in_dtype(sp.expit)(x)
+    return _in_dtype("expit")(x)
 
 
 logistic_p = unop("logistic", _logistic_impl, hlo="stablehlo.logistic", py="special.expit({0})")
@@ -342,19 +342,20 @@ erf_inv_p = unop("erf_inv", _erf_inv, "f", hlo="chlo.erf_inv", py="special.erfin
 erf_inv = _bind1(erf_inv_p)
 defjvp(erf_inv_p, lambda t, ans, x: mul(t, mul(const(x, np.sqrt(np.pi) / 2), exp(square(ans)))))
 
-def _in_dtype(f):
-    """A SciPy function whose float16 result is float32: the result in x's dtype."""
+def _in_dtype(name):
+    """scipy.special's `name`, whose float16 result is float32, giving x's dtype
+    (looked up at call time: scipy.special loads on first use)."""
     def impl(x):
         x = np.asarray(x)
-        return np.asarray(f(x)).astype(x.dtype, copy=False)
+        return np.asarray(getattr(sp, name)(x)).astype(x.dtype, copy=False)
     return impl
 
 
-lgamma_p = unop("lgamma", _in_dtype(sp.gammaln), "f", hlo="chlo.lgamma", py="special.gammaln({0})")
+lgamma_p = unop("lgamma", _in_dtype("gammaln"), "f", hlo="chlo.lgamma", py="special.gammaln({0})")
 lgamma = _bind1(lgamma_p)
 defjvp(lgamma_p, lambda t, ans, x: mul(t, digamma(x)))
 
-digamma_p = unop("digamma", _in_dtype(sp.digamma), "f", hlo="chlo.digamma", py="special.digamma({0})")
+digamma_p = unop("digamma", _in_dtype("digamma"), "f", hlo="chlo.digamma", py="special.digamma({0})")
 digamma = _bind1(digamma_p)
 defjvp(digamma_p, lambda t, ans, x: mul(t, polygamma(1, x)))
 
