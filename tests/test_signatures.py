@@ -90,6 +90,13 @@ def test_signatures_cover_jax(ns):
     assert not gaps, f"jax.{ns or '<top>'}: " + "; ".join(f"{n}: {p}" for n, p in gaps)
 
 
+def test_refused_constructor_parameters_explain_themselves():
+    with pytest.raises(TypeError, match="funcad.new_ref"):
+        funcad.Ref(aval=object(), refs=object())
+    with pytest.raises(TypeError, match="addressable_shards"):
+        funcad.Shard(funcad.devices()[0], sharding=object(), global_shape=(2,), data=None)
+
+
 def test_refused_parameters_are_jax_parameters():
     for (ns, name), params in REFUSED.items():
         jo = getattr(importlib.import_module("jax" + ("." + ns if ns else "")), name)

@@ -30,7 +30,11 @@ class Ref:
 
     __slots__ = ("_value", "_home", "_frozen", "__weakref__")
 
-    def __init__(self, value, home):
+    def __init__(self, value=None, home=None, *, aval=None, refs=None):
+        if aval is not None or refs is not None:
+            raise TypeError("Ref(aval=..., refs=...) is JAX's constructor of its internal ref type, "
+                            "which funcad does not have; make a reference with funcad.new_ref(value) "
+                            "or funcad.empty_ref(shape_dtype)")
         self._value, self._home, self._frozen = value, home, False
 
     @property

@@ -223,7 +223,12 @@ class Shard:
 
     __slots__ = ("device", "index", "replica_id", "data")
 
-    def __init__(self, device, index, data, replica_id: int = 0):
+    def __init__(self, device, index=None, data=None, replica_id: int = 0, *, sharding=None,
+                 global_shape=None):
+        if sharding is not None or global_shape is not None:
+            raise TypeError("Shard(device, sharding=..., global_shape=..., data) is JAX's constructor, "
+                            "which funcad does not have: funcad's Shard holds a device, the index of "
+                            "its piece and the data, and Array.addressable_shards builds them")
         self.device, self.index, self.data, self.replica_id = device, index, data, replica_id
 
     def __repr__(self):
