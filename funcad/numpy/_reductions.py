@@ -151,28 +151,24 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     return _finish("prod", lambda a: _upcast_sum(R.reduce_prod, a, axis, keepdims, d), a, where, initial)
 
 
-def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    no_out(out, "max")
+def _extreme(name, prim_fn, a, axis, out, keepdims, initial, where):
+    # max and min have no identity: a where mask needs `initial`, and an empty axis gives it.
+    no_out(out, name)
     if where is None and initial is None:
-        return _reduce(R.reduce_max, a, axis, keepdims)
+        return _reduce(prim_fn, a, axis, keepdims)
     a = asarray_or_tracer(a)
     empty = _initial_only(a, axis, keepdims, initial)
     if empty is not None:
         return empty
-    return _finish("max", lambda a: _reduce(R.reduce_max, a, axis, keepdims), a, where, initial,
-                   has_identity=False)
+    return _finish(name, lambda a: _reduce(prim_fn, a, axis, keepdims), a, where, initial, has_identity=False)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _extreme("max", R.reduce_max, a, axis, out, keepdims, initial, where)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    no_out(out, "min")
-    if where is None and initial is None:
-        return _reduce(R.reduce_min, a, axis, keepdims)
-    a = asarray_or_tracer(a)
-    empty = _initial_only(a, axis, keepdims, initial)
-    if empty is not None:
-        return empty
-    return _finish("min", lambda a: _reduce(R.reduce_min, a, axis, keepdims), a, where, initial,
-                   has_identity=False)
+    return _extreme("min", R.reduce_min, a, axis, out, keepdims, initial, where)
 
 
 amax, amin = max, min
