@@ -129,26 +129,25 @@ def _int_dtype(a, promote_integers):
     return np.dtype(np.int32) if d == np.bool_ else d
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
-        promote_integers=True):
-    no_out(out, "sum")
+def _accumulate(name, prim_fn, a, axis, dtype, out, keepdims, initial, where, promote_integers):
+    # sum and prod: integers widened unless promote_integers=False, half floats in float32
+    no_out(out, name)
     a = asarray_or_tracer(a)
     d = dtype or _int_dtype(a, promote_integers)
     if where is None and initial is None:
-        return _upcast_sum(R.reduce_sum, a, axis, keepdims, d)
-    a = cast(a, np.dtype(d))
-    return _finish("sum", lambda a: _upcast_sum(R.reduce_sum, a, axis, keepdims, d), a, where, initial)
+        return _upcast_sum(prim_fn, a, axis, keepdims, d)
+    return _finish(name, lambda a: _upcast_sum(prim_fn, a, axis, keepdims, d), cast(a, np.dtype(d)),
+                   where, initial)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+        promote_integers=True):
+    return _accumulate("sum", R.reduce_sum, a, axis, dtype, out, keepdims, initial, where, promote_integers)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
-    no_out(out, "prod")
-    a = asarray_or_tracer(a)
-    d = dtype or _int_dtype(a, promote_integers)
-    if where is None and initial is None:
-        return _upcast_sum(R.reduce_prod, a, axis, keepdims, d)
-    a = cast(a, np.dtype(d))
-    return _finish("prod", lambda a: _upcast_sum(R.reduce_prod, a, axis, keepdims, d), a, where, initial)
+    return _accumulate("prod", R.reduce_prod, a, axis, dtype, out, keepdims, initial, where, promote_integers)
 
 
 def _extreme(name, prim_fn, a, axis, out, keepdims, initial, where):
