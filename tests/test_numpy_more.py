@@ -364,3 +364,12 @@ def test_linspace_gives_jaxs_bits(x64):
                                    np.asarray(jax.grad(lambda a: f(a, jnp.linspace).sum())(0.1)), rtol=1e-6)
         np.testing.assert_array_equal(np.asarray(funcad.vmap(lambda a: fnp.linspace(a, 2.0, 5))(np.arange(3.0))),
                                       np.asarray(jax.vmap(lambda a: jnp.linspace(a, 2.0, 5))(jnp.arange(3.0))))
+
+
+def test_reshape_size_mismatch_says_what_jax_says():
+    for f in (lambda m: m.reshape(m.arange(2), (3,)), lambda m: m.arange(6).reshape(4, 2)):
+        with pytest.raises(TypeError) as want:
+            f(jnp)
+        with pytest.raises(TypeError) as got:
+            f(fnp)
+        assert str(got.value) == str(want.value)
