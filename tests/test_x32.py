@@ -289,3 +289,12 @@ def test_op_table_rows_in_float32_mode_sample(x32):
 def test_op_table_rows_in_float32_mode_all(x32):
     for s in _rows():
         _check_row(s)
+
+
+def test_float64_eager_array_made_before_x64_was_turned_off():
+    # its own astype method canonicalised it again, forever (blackjax's f64 metric tests)
+    x = fnp.ones(3) * 2.0
+    with funcad.enable_x64(False):
+        assert x.astype(np.float32).dtype == np.float32
+        assert x[fnp.array([0, 1])].dtype == np.float32
+        assert (x + 1).dtype == np.float32

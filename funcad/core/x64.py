@@ -127,7 +127,11 @@ def canonicalize_all(leaves: list) -> list:
 # -- the 32-bit versions of the choke points -----------------------------------
 
 def _value32(x):
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, np.ndarray):
+        c = _TO_32.get(x.dtype)
+        if c is not None:  # NumPy's astype: an eager array's own method would come back here
+            return np.ndarray.astype(x, c)
+    elif isinstance(x, np.generic):
         c = _TO_32.get(x.dtype)
         if c is not None:
             return x.astype(c)
