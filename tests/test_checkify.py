@@ -234,3 +234,14 @@ def test_bad_arguments():
         fc.check_error("not an error")
     with pytest.raises(TypeError, match="error categories"):
         fc.checkify(lambda x: x, errors={"nan"})
+
+
+def test_check_message_formats_its_arguments_as_jax_arrays():
+    msg = "bad {x} {y} {y:.2f} {d}"
+    f = lambda x: (fc.check(fnp.all(x > 0), msg, x=x, y=x[0], d={"b": x[0]}), x)[1]
+    jf = lambda x: (jc.check(jnp.all(x > 0), msg, x=x, y=x[0], d={"b": x[0]}), x)[1]
+    x = np.array([-1.0, 2.0], np.float32)
+    want = jc.checkify(jf)(jnp.asarray(x))[0].get()
+    assert "Array(-1., dtype=float32)" in want
+    assert fc.checkify(f)(x)[0].get() == want
+    assert funcad.jit(fc.checkify(f))(x)[0].get() == want
