@@ -10,8 +10,8 @@ from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..primitives import elementwise as E
 from ..primitives._base import full
-from ._dtypes import asarray_or_tracer, promote, to_inexact
-from ._shape import sort
+from .dtypes import asarray_or_tracer, promote, to_inexact
+from .shape import sort
 
 __all__ = ["real", "imag", "conj", "conjugate", "angle", "isreal", "iscomplex", "sort_complex"]
 

@@ -9,9 +9,9 @@ from ..core.avals import aval_of
 from ..core.trace import Tracer
 from ..primitives import structural as S
 from ..primitives._base import full as _full
-from ._dtypes import cast, promote
-from . import _ufuncs as U
-from ._placement import place
+from .dtypes import cast, promote
+from . import ufuncs as U
+from .placement import place
 
 
 def _has_tracer(x):
@@ -41,7 +41,7 @@ def _ndim(x):
 
 def _array(obj, dtype=None, copy=True):
     if isinstance(obj, (list, tuple)) and _has_tracer(obj):
-        from ._shape import stack
+        from .shape import stack
         out = stack([_array(e) for e in obj])
         return out if dtype is None else cast(out, x64.explicit_dtype(dtype, "array"))
     if isinstance(obj, Tracer):
