@@ -125,9 +125,19 @@ def _fill(shape, fill_value, dtype=None):
 
 
 def _like(x, dtype, shape):
-    a = aval_of(_asarray(x))
-    return ((a.shape if shape is None else _shape(shape)),
-            (a.dtype if dtype is None else x64.explicit_dtype(dtype, "full_like")))
+    if _is_duck_array(x):  # a ShapeDtypeStruct or other duck-typed array: its type only
+        like_shape, like_dtype = tuple(x.shape), x64.explicit_dtype(x.dtype, "full_like")
+    else:
+        a = aval_of(_asarray(x))
+        like_shape, like_dtype = a.shape, a.dtype
+    return ((like_shape if shape is None else _shape(shape)),
+            (like_dtype if dtype is None else x64.explicit_dtype(dtype, "full_like")))
+
+
+def _is_duck_array(x) -> bool:
+    """Whether x has `shape` and `dtype` but no values (JAX's *_like take such an x)."""
+    return (hasattr(x, "shape") and hasattr(x, "dtype") and not hasattr(x, "__array__")
+            and not isinstance(x, (Tracer, np.generic)))
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):

@@ -12,7 +12,7 @@ from ..core.errors import FuncadValueError
 from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import structural as S
-from ..primitives._base import canonical_axis
+from ..primitives._base import broadcast_shapes as broadcast_shapes_of, canonical_axis
 from .dtypes import asarray_or_tracer, cast, no_out, promote
 from .indexing import _IndexUpdateHelper, getitem
 from .shape import (broadcast_arrays, broadcast_to, concatenate, flip,
@@ -487,7 +487,7 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
 
 def broadcast_shapes(*shapes):
     """The shape that arrays of these shapes broadcast to."""
-    return np.broadcast_shapes(*[tuple(s) if np.ndim(s) else (int(s),) for s in shapes])
+    return broadcast_shapes_of(*[tuple(s) if np.ndim(s) else (int(s),) for s in shapes])
 
 
 # --------------------------------------------------------------- selection ----

@@ -11,7 +11,7 @@ from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..core.eager import EagerArray, wrap
 from ..primitives import structural as S
-from ..primitives._base import broadcast_to as _broadcast_to
+from ..primitives._base import broadcast_shapes as broadcast_shapes_of, broadcast_to as _broadcast_to
 from ..primitives._base import canonical_axis as _ax
 from .dtypes import asarray_or_tracer, cast, promote
 from .reductions import _norm_axes, sum as _sum
@@ -142,7 +142,7 @@ def broadcast_to(array, shape, *, out_sharding=None):
 
 def broadcast_arrays(*args):
     args = [asarray_or_tracer(a) for a in args]
-    s = np.broadcast_shapes(*[shape(a) for a in args])
+    s = broadcast_shapes_of(*[shape(a) for a in args])
     return [broadcast_to(a, s) for a in args]
 
 
