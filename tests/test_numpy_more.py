@@ -340,3 +340,14 @@ def test_program_with_gradients_agrees():
     same(program_loss_grad(fnp, flax, funcad.grad), program_loss_grad(jnp, jax.lax, jax.grad), rtol=1e-9)
     same(funcad.jit(lambda: program_loss_grad(fnp, flax, funcad.grad))(),
          program_loss_grad(jnp, jax.lax, jax.grad), rtol=1e-9)
+
+
+def test_nanargmin_nanargmax_against_jax():
+    # They passed keepdims where argmin/argmax take out=, so every call raised.
+    x = np.array([[np.nan, 2.0, 1.0], [np.nan, np.nan, np.nan], [3.0, np.nan, 5.0]])
+    for name in ("nanargmin", "nanargmax"):
+        for kw in ({}, {"axis": 1}, {"axis": 0, "keepdims": True}):
+            want = getattr(jnp, name)(x, **kw)
+            got = getattr(fnp, name)(x, **kw)
+            np.testing.assert_array_equal(got, want, err_msg=f"{name}{kw}")
+            np.testing.assert_array_equal(funcad.jit(lambda a: getattr(fnp, name)(a, **kw))(x), want)
