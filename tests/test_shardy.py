@@ -304,3 +304,36 @@ def test_gspmd_fallback_gives_the_same_numbers():
             assert "sdy." not in f.lower(X).as_text()
             np.testing.assert_allclose(np.asarray(f(X)), np.asarray(_shmap(jax, jm, JP, case)(X)),
                                        rtol=1e-6)
+
+
+@child
+def test_pure_callback_in_sharded_programs_matches_jax():
+    fm, jm = meshes((4, 2), ("x", "y"))
+
+    def make(lib, ns, p, mesh, inside):
+        cb = lambda a: lib.pure_callback(lambda v: np.sin(v) * 3.0, lib.ShapeDtypeStruct(a.shape, a.dtype),  # noqa: E731
+                                         a * 2.0)
+        if inside:  # per device, on its block
+            sm = funcad.shard_map if lib is funcad else jax_shard_map
+            return lib.jit(sm(cb, mesh=mesh, in_specs=p("x"), out_specs=p("x")))
+        return lib.jit(cb, in_shardings=ns(mesh, p("x")))  # once, on the whole value
+    for inside in (False, True):
+        f, jf = make(funcad, NamedSharding, P, fm, inside), make(jax, JNS, JP, jm, inside)
+        text, jtext, _ = same_program(f, jf, X)
+        assert ("sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>" in text) is not inside
+        with funcad.config.override(jax_use_shardy_partitioner=False):
+            np.testing.assert_allclose(np.asarray(f(X)), np.asarray(jf(X)), rtol=1e-6)
+    partial_manual = funcad.jit(funcad.shard_map(
+        lambda a: funcad.pure_callback(np.sin, funcad.ShapeDtypeStruct(a.shape, a.dtype), a),
+        mesh=fm, in_specs=P("x"), out_specs=P("x"), axis_names={"x"}))
+    from funcad.core.errors import UnsupportedError
+    with pytest.raises(UnsupportedError, match="some of its mesh's axes"):
+        partial_manual(X)
+
+
+@child
+def test_lowered_hlo_text_of_a_shardy_program():
+    fm, _ = meshes((4, 2), ("x", "y"))
+    lo = funcad.jit(lambda a: a * 2.0, in_shardings=NamedSharding(fm, P("x"))).lower(X)
+    hlo = lo.as_text("hlo")
+    assert hlo.startswith("HloModule") and "sharding={devices=[4,1,2]" in hlo

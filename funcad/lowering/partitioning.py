@@ -76,7 +76,7 @@ class Annotator:
                 named = sum(1 for k in self._meshes if k[0])
                 symbol = "mesh" if named == 0 else f"mesh_{named - 1}"
             body = "[" + ", ".join(f'"{n}"={s}' for n, s in axes) + "]"
-            if ids and ids != tuple(range(len(ids))):
+            if ids and (not axes or ids != tuple(range(len(ids)))):  # (a maximal mesh names its device)
                 body += f", device_ids=[{', '.join(map(str, ids))}]"
             self._meshes[key] = (symbol, f"  sdy.mesh @{symbol} = <{body}>")
         return self._meshes[key][0]
@@ -91,9 +91,10 @@ class Annotator:
             named = [symbol for key, (symbol, _) in self._meshes.items() if key[0]]
             symbol = named[0] if named else self._mesh((), ())
             return f"<@{symbol}, [{', '.join(['{}'] * ndim)}]>"
-        if isinstance(sharding, SingleDeviceSharding) or sharding.num_devices == 1:
-            if len(self.assignment) == 1:
-                return self._sdy(None, ndim)
+        if len(self.assignment) == 1 and isinstance(sharding, SingleDeviceSharding):
+            return self._sdy(None, ndim)
+        if isinstance(sharding, SingleDeviceSharding) or \
+                (sharding.num_devices == 1 and len(self.assignment) > 1):  # on one device of several
             device = sharding._device_assignment[0]
             return f"<@{self._mesh((), (self._position[id(device)],))}, []>"
         mesh = sharding.mesh
@@ -119,6 +120,28 @@ class Annotator:
             return f"sdy.sharding = #sdy.sharding{self._sdy(sharding, ndim)}"
         text = "{replicated}" if sharding is None else hlo_sharding(sharding, ndim, self.assignment)
         return f'mhlo.sharding = "{text}"'
+
+    def host_call_attr(self, manual, out_avals) -> str:
+        """The sharding of a host callback's results, as JAX places it: on partition 0
+        (XLA runs it once, on the whole values), or inside a shard_map (`manual`, the
+        innermost `_Manual`) on every device with its local values."""
+        if manual is None:
+            if self.shardy:
+                one = f"<@{self._mesh((), (0,))}, []>"
+                return f"sdy.sharding = #sdy.sharding_per_value<[{', '.join([one] * len(out_avals))}]>"
+            return f'mhlo.sharding = "{_gspmd_per_value("{maximal device=0}", len(out_avals))}"'
+        if set(manual.axes) != set(manual.mesh.axis_names):
+            from ..core.errors import UnsupportedError
+            raise UnsupportedError(
+                "pure_callback inside a shard_map over some of its mesh's axes (axis_names="
+                f"{sorted(manual.axes)} of {manual.mesh.axis_names}) cannot be compiled by funcad: "
+                "it runs per device only where every axis is manual. Map over all the mesh's axes, "
+                "or call it outside the shard_map")
+        if self.shardy:
+            per = ", ".join(f"<@{self._mesh((), ())}, [{', '.join(['{}'] * a.ndim)}]>"
+                            for a in out_avals)
+            return f"sdy.sharding = #sdy.sharding_per_value<[{per}]>"
+        return f'mhlo.sharding = "{_gspmd_per_value("{manual}", len(out_avals))}"'
 
     # -- operations ----------------------------------------------------------
     def constrain(self, ctx, x, sharding: Sharding):
@@ -214,3 +237,6 @@ class Annotator:
         return self._custom_call(ctx, x, "SPMDShardToFullShape", sharding, global_aval)
 
 
+def _gspmd_per_value(one: str, n: int) -> str:
+    """GSPMD's sharding of an op's `n` results, each `one` (a tuple unless n == 1)."""
+    return one if n == 1 else "{" + ", ".join([one] * n) + "}"
