@@ -213,10 +213,19 @@ def test_defbilinear_matches_jax():
         np.testing.assert_allclose(g, w, rtol=1e-6)
 
 
-def test_lowering_rule_with_mlir_builders_is_refused():
+def test_lowering_rule_with_mlir_builders_is_refused_when_lowered():
+    # Registering is accepted (libraries do it at import); eager calls use the impl,
+    # and only lowering the primitive with that rule is refused.
     p = f_core.Primitive("builder_rule")
-    with pytest.raises(UnsupportedError, match="lower_fun"):
-        f_mlir.register_lowering(p, lambda ctx, x: [x])
+    p.def_impl(lambda x: x + 1)
+    p.def_abstract_eval(lambda x: x)
+
+    def builder_rule(ctx, x):
+        return [x]
+    assert f_mlir.register_lowering(p, builder_rule) is builder_rule
+    assert float(p.bind(np.float32(1))) == 2.0
+    with pytest.raises(UnsupportedError, match="`builder_rule`.*lower_fun"):
+        funcad.jit(p.bind)(np.float32(1))
     with pytest.raises(AttributeError, match="no MLIR builder API"):
         f_mlir.ir
 

@@ -338,7 +338,7 @@ _declare("explain_cache_misses", False, boolean,
 each time a jitted function traces again, a WARNING on the "funcad" logger says why, in JAX's
 words: the argument (by name and path) whose shape, dtype or weak type changed, the pytree that
 changed, the static argument or the configuration option.""")
-# transfer_guard's scope sets the four at once and restores each (funcad/_toplevel.py)
+# transfer_guard's scope sets the four at once and restores each (funcad/core/config.py)
 _declare("transfer_guard", "allow", _guard_level, "sets the three transfer guards at once: allow, log, "
          "disallow, log_explicit, disallow_explicit", on_set=_set_all_guards)
 _declare("transfer_guard_host_to_device", "allow", _guard_level,

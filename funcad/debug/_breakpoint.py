@@ -20,7 +20,7 @@ import threading
 import traceback
 from typing import IO, Any, Callable
 
-from .._callback import pure_callback
+from ._pure_callback import pure_callback
 from ._callbacks import debug_callback
 from ..core.errors import FuncadValueError
 from ..core.pytree import tree_flatten, tree_map, tree_unflatten

@@ -9,7 +9,7 @@ from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..transforms.checkpoint import optimization_barrier_p
-from .._helpers import default_backend
+from ..lowering.devices import default_backend
 from ..numpy._dtypes import asarray_or_tracer as _arr
 
 __all__ = ['dtype', 'stage', 'optimization_barrier', 'platform_dependent', 'composite']

@@ -43,8 +43,10 @@ from ._ufunc_builtins import install as _install_ufuncs
 _install_ufuncs(globals())
 from ._methods import install as _install, install_eager as _install_eager
 from ..core.eager import EagerArray as _EagerArray
+from ..lowering.array import Array as _Array
 
 _install(_Tracer)
+_install(_Array)  # device Arrays: lowering knows nothing of funcad.numpy
 _install_eager(_EagerArray)
 from ._interop import array_function as _array_function, array_ufunc as _array_ufunc  # noqa: E402
 

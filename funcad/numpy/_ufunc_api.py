@@ -30,7 +30,7 @@ from ..primitives._base import canonical_axis
 from ._dtypes import asarray_or_tracer, cast
 from ._indexing import _IndexUpdateHelper as _at, getitem, take
 from ._vectorize import vectorize
-from .._helpers import eval_shape
+from ..transforms.tracing import eval_shape
 from ..lax._control_flow import fori_loop, scan
 from ._shape import broadcast_to, concatenate, expand_dims, moveaxis, ravel, reshape
 from ._ufuncs import where as _where

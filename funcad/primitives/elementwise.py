@@ -616,7 +616,24 @@ max_p = binop("max", np.maximum, "fciub", hlo=_minmax_lowering("stablehlo.maximu
               py="np.maximum({0}, {1})")
 min_p = binop("min", np.minimum, "fciub", hlo=_minmax_lowering("stablehlo.minimum", "stablehlo.and", "LT"),
               py="np.minimum({0}, {1})")
-atan2_p = binop("atan2", np.arctan2, "f", hlo="stablehlo.atan2", py="np.arctan2({0}, {1})")
+def _atan2(y, x):
+    y, x = np.asarray(y), np.asarray(x)
+    if y.dtype.kind != "c":
+        return np.arctan2(y, x)
+    # XLA's complex atan2 (NumPy has none): -i log((x + iy) / sqrt(x^2 + y^2)); nan where
+    # x^2 + y^2 is 0, as XLA's
+    d, y, x = y.dtype, y.astype(np.complex128), x.astype(np.complex128)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return (-1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y))).astype(d)
+
+
+_ATAN2_HELPER = """def _atan2(y, x):
+    if np.iscomplexobj(y):
+        return (-1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y))).astype(y.dtype)
+    return np.arctan2(y, x)
+"""
+atan2_p = binop("atan2", _atan2, "fc", hlo="stablehlo.atan2", py="np.arctan2({0}, {1})")
+defpython(atan2_p, "_atan2({0}, {1})", _ATAN2_HELPER)
 and_p = binop("and", np.bitwise_and, "biu", hlo="stablehlo.and", py="{0} & {1}")
 or_p = binop("or", np.bitwise_or, "biu", hlo="stablehlo.or", py="{0} | {1}")
 xor_p = binop("xor", np.bitwise_xor, "biu", hlo="stablehlo.xor", py="{0} ^ {1}")

@@ -325,12 +325,9 @@ def _while_partial_eval(trace, args, params):
     elif max_steps is not None:
         steps, scan_body, scan_consts = max_steps, _masked_body(cond, body, ncc, nbc), list(cc) + list(bc)
     else:
-        raise FuncadTypeError(
-            "reverse-mode differentiation of while_loop needs its trip count, which is not known "
-            "here (the loop runs under jit or vmap, where its inputs are abstract). Pass "
-            "`max_steps=N` to funcad.lax.while_loop to bound it: it is then differentiated as a "
-            "scan of N steps whose carry stops changing once the condition is false. Or use "
-            "funcad.lax.fori_loop/scan, or forward mode (jvp, jacfwd).")
+        # Staged whole: forward mode (and a loop whose result is unused) still works; only
+        # transposing it fails, with _TRIP_COUNT's explanation.
+        return trace.stage(while_p, args, params)
     scan_params = dict(jaxpr=scan_body, length=int(steps), reverse=False,
                        num_consts=len(scan_consts), num_carry=nk, unroll=1)
     return _scan_partial_eval(trace, scan_consts + list(init), scan_params)
@@ -378,10 +375,23 @@ def _masked_body(cond, body, ncc, nbc) -> ClosedJaxpr:
                           name="masked_step")
 
 
-def _while_transpose(cts, *args, **params):
-    raise MissingRuleError(
-        "while_loop cannot be transposed here: its condition depends on values being "
-        "differentiated. Reverse mode supports loops whose condition reads only primal values.")
+_TRIP_COUNT = (
+    "reverse-mode differentiation of while_loop needs its trip count, which is not known "
+    "here (the loop runs under jit or vmap, where its inputs are abstract). Pass "
+    "`max_steps=N` to funcad.lax.while_loop to bound it: it is then differentiated as a "
+    "scan of N steps whose carry stops changing once the condition is false. Or use "
+    "funcad.lax.fori_loop/scan, or forward mode (jvp, jacfwd).")
+
+
+def _while_transpose(cts, *args, cond_jaxpr, body_nconsts, cond_nconsts, **params):
+    carry = args[cond_nconsts + body_nconsts:]
+    cj = cond_jaxpr.jaxpr
+    if any(is_undefined(x) and id(v) in _reads(cj)
+           for v, x in zip(cj.invars[cond_nconsts:], carry)):
+        raise MissingRuleError(
+            "while_loop cannot be transposed here: its condition depends on values being "
+            "differentiated. Reverse mode supports loops whose condition reads only primal values.")
+    raise FuncadTypeError(_TRIP_COUNT)
 
 
 def _while_batch(vals, dims, *, axis_size, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts,
