@@ -30,7 +30,8 @@ from typing import Callable, Sequence
 
 from ..core import options
 from ..core.avals import ShapedArray
-from ..core.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding, hlo_sharding
+from ..core.sharding import (AxisType, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
+                             hlo_sharding)
 from ..core.ir import literal_value
 from . import xla
 from .stablehlo import Captures, LoweringContext, Value, tensor_type
@@ -85,8 +86,11 @@ class Annotator:
         """The `sdy.mesh` lines the module's annotations refer to (none under GSPMD)."""
         return [decl for _, decl in self._meshes.values()]
 
-    def _sdy(self, sharding: Sharding | None, ndim: int, open_dims: bool = False) -> str:
-        """`<@mesh, [dims]>` (no prefix) for a rank-`ndim` value; None: replicated."""
+    def _sdy(self, sharding: Sharding | None, ndim: int, wrt_axis_types: bool = False) -> str:
+        """`<@mesh, [dims]>` (no prefix) for a rank-`ndim` value; None: replicated.
+        `wrt_axis_types` (JAX's rule where the partitioner still places values, as in a
+        shard_map over some axes): on a mesh with Auto axes every dimension is open to
+        them, and the Explicit axes the spec leaves out are kept replicated."""
         if sharding is None:  # on the program's first mesh, else on an empty one
             named = [symbol for key, (symbol, _) in self._meshes.items() if key[0]]
             symbol = named[0] if named else self._mesh((), ())
@@ -102,13 +106,20 @@ class Annotator:
         symbol = self._mesh(tuple(zip(mesh.axis_names, mesh.axis_sizes)), ids)
         unconstrained = getattr(PartitionSpec, "UNCONSTRAINED", object())
         parts = list(sharding.spec) + [None] * (ndim - len(sharding.spec))
-        dims = []
+        unreduced = getattr(sharding.spec, "unreduced", ())
+        types = dict(zip(mesh.axis_names, mesh.axis_types))
+        by_types = wrt_axis_types and AxisType.Auto in types.values()
+        dims, used = [], set()
         for p in parts:
-            is_open = open_dims or p is unconstrained
+            is_open = by_types or p is unconstrained
             names = [] if p is unconstrained else list(_axes(p))
+            used.update(names)
             dims.append("{" + ", ".join([_quoted(names)] * bool(names) + ["?"] * is_open) + "}")
         text = f"<@{symbol}, [{', '.join(dims)}]"
-        unreduced = getattr(sharding.spec, "unreduced", ())
+        replicated = [a for a in mesh.axis_names if by_types and types[a] is AxisType.Explicit
+                      and a not in used and a not in unreduced]
+        if replicated:
+            text += f", replicated={{{_quoted(replicated)}}}"
         if unreduced:
             text += f", unreduced={{{_quoted(a for a in mesh.axis_names if a in unreduced)}}}"
         return text + ">"
@@ -144,11 +155,13 @@ class Annotator:
         return f'mhlo.sharding = "{_gspmd_per_value("{manual}", len(out_avals))}"'
 
     # -- operations ----------------------------------------------------------
-    def constrain(self, ctx, x, sharding: Sharding):
-        """`x` held to `sharding` where the partitioner places it (with_sharding_constraint)."""
+    def constrain(self, ctx, x, sharding: Sharding, wrt_axis_types: bool = False):
+        """`x` held to `sharding` where the partitioner places it (with_sharding_constraint;
+        `wrt_axis_types`: a sharding that an array's type carries, see `_sdy`)."""
         name, t = ctx.module.fresh(), tensor_type(x.aval)
         if self.shardy:
-            line = f"{name} = sdy.sharding_constraint {x.name} {self._sdy(sharding, x.aval.ndim)} : {t}"
+            held = self._sdy(sharding, x.aval.ndim, wrt_axis_types)
+            line = f"{name} = sdy.sharding_constraint {x.name} {held} : {t}"
         else:
             line = (f'{name} = "stablehlo.custom_call"({x.name}) <{{call_target_name = "Sharding"}}> '
                     f'{{mhlo.sharding = "{hlo_sharding(sharding, x.aval.ndim, self.assignment)}"}} '
@@ -181,7 +194,7 @@ class Annotator:
                             out_avals, body, consts):
         module = ctx.module
         manual = [a for a in mesh.axis_names if a in manual_axes]
-        # with axes left to the partitioner every dimension stays open for them (JAX's rule)
+        # with axes left to the partitioner, dimensions stay open for them (JAX's rule)
         partial = len(manual) < len(mesh.axis_names)
         inner = LoweringContext(module, ctx.indent + 2)
         captures = Captures(module)
