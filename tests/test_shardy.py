@@ -337,3 +337,21 @@ def test_lowered_hlo_text_of_a_shardy_program():
     lo = funcad.jit(lambda a: a * 2.0, in_shardings=NamedSharding(fm, P("x"))).lower(X)
     hlo = lo.as_text("hlo")
     assert hlo.startswith("HloModule") and "sharding={devices=[4,1,2]" in hlo
+
+
+@child
+@pytest.mark.skipif(not NEW_JAX, reason="JAX 0.6's shard_map inside shard_map needs its mesh")
+def test_shard_map_inside_shard_map_matches_jax():
+    fm, jm = meshes((4, 2), ("x", "y"))
+
+    def make(lib, mesh, p):
+        inner = (lambda a: funcad.shard_map(lambda b: lib.lax.psum(b, "y") * lib.lax.axis_index("y"),
+                                            mesh=mesh, in_specs=p(None, "y"), out_specs=p(None, "y"))(a)) \
+            if lib is funcad else \
+            (lambda a: jax.shard_map(lambda b: lib.lax.psum(b, "y") * lib.lax.axis_index("y"),
+                                     in_specs=p(None, "y"), out_specs=p(None, "y"))(a))
+        sm = funcad.shard_map if lib is funcad else jax_shard_map
+        return lib.jit(sm(inner, mesh=mesh, in_specs=p("x"), out_specs=p("x"), axis_names={"x"}))
+    text, jtext, _ = same_program(make(funcad, fm, P), make(jax, jm, JP), X)
+    heads = re.findall(r"manual_axes=\{[^}]*\}", text)
+    assert heads == re.findall(r"manual_axes=\{[^}]*\}", jtext) and '{"y"}' in heads[-1]

@@ -170,15 +170,16 @@ class Annotator:
         return type(x)(name, x.aval)
 
     def manual(self, ctx, args, mesh, in_specs, out_specs, manual_axes, local_avals, out_avals,
-               body: Callable, consts=()):
+               body: Callable, consts=(), bound=frozenset()):
         """A shard_map: `args` (global values, split as `in_specs` over `mesh`) enter
         `body(inner_ctx, const_values, local_values)` as their per-device blocks of
         `local_avals`; its results leave as global values of `out_avals` joined as
-        `out_specs`. Array `consts` (the body's) enter replicated; under Shardy so does
+        `out_specs`. `manual_axes` become manual (`bound`: those an enclosing shard_map
+        made manual). Array `consts` (the body's) enter replicated; under Shardy so does
         every constant hoisted inside the region, which is isolated from the program."""
         if self.shardy:
             return self._manual_computation(ctx, args, mesh, in_specs, out_specs, manual_axes,
-                                            local_avals, out_avals, body, consts)
+                                            local_avals, out_avals, body, consts, bound)
         hlo = lambda spec, ndim: hlo_sharding(NamedSharding(mesh, spec), ndim, self.assignment)  # noqa: E731
         const_vals = []
         for c in consts:
@@ -191,11 +192,11 @@ class Annotator:
                 for o, s, g in zip(outs, out_specs, out_avals)]
 
     def _manual_computation(self, ctx, args, mesh, in_specs, out_specs, manual_axes, local_avals,
-                            out_avals, body, consts):
+                            out_avals, body, consts, bound):
         module = ctx.module
         manual = [a for a in mesh.axis_names if a in manual_axes]
         # with axes left to the partitioner, dimensions stay open for them (JAX's rule)
-        partial = len(manual) < len(mesh.axis_names)
+        partial = any(a not in manual_axes and a not in bound for a in mesh.axis_names)
         inner = LoweringContext(module, ctx.indent + 2)
         captures = Captures(module)
         module.isolated.append(captures)
