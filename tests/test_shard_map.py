@@ -383,7 +383,9 @@ def test_vmap_and_jvp_of_shard_map_and_the_lowered_program():
     # sdy.manual_computation, as JAX's (which names its replica groups by mesh axes)
     head = ('sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {"y"}]>] '
             'out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x", "y"}')
-    assert head in text and head in jax.jit(jf).lower(x).as_text()
+    assert head in text
+    if jax.config.jax_use_shardy_partitioner:  # (JAX 0.6 lowers for GSPMD by default)
+        assert head in jax.jit(jf).lower(x).as_text()
     for piece in ('sdy.mesh @mesh = <["x"=4, "y"=2]>', "sdy.return", "stablehlo.all_reduce",
                   "stablehlo.partition_id", "mhlo.num_partitions = 8"):
         assert piece in text, piece
