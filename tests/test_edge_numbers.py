@@ -287,3 +287,12 @@ def test_64_bit_numpy_inputs_in_32_bit_mode_under_vmap_jvp_checkpoint(name):
         same(funcad.jvp(lambda x: x + 0, (a,), (a,))[1], jax.jvp(lambda x: x + 0, (a,), (a,))[1])
         same(funcad.checkpoint(fn)(a), jax.checkpoint(jn)(a))
         same(funcad.vmap(funcad.grad(lambda v: fn(v).sum()))(a), jax.vmap(jax.grad(lambda v: jn(v).sum()))(a))
+
+
+def test_complex_abs_of_infinities_under_jit(mode):
+    # C99 (NumPy, JAX): |z| is inf when a part is infinite, even with a nan in the other
+    inf, nan = np.inf, np.nan
+    z = np.array([complex(inf, nan), complex(nan, -inf), complex(-inf, 1), complex(nan, 1), 3 + 4j])
+    for d in (np.complex64, np.complex128):
+        check("abs", z.astype(d), transforms=("eager", "jit", "vmap"))
+        same(funcad.jit(funcad.vmap(fnp.abs))(z.astype(d)), jnp.abs(z.astype(d)))
