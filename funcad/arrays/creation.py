@@ -48,7 +48,7 @@ def _array(obj, dtype=None, copy=True):
         out = stack([_array(e) for e in obj])
         return out if dtype is None else cast(out, x64.explicit_dtype(dtype, "array"))
     if isinstance(obj, Tracer):
-        return obj if dtype is None else cast(obj, x64.explicit_dtype(dtype, "array"))
+        return x64.canonicalize_held(obj) if dtype is None else cast(obj, x64.explicit_dtype(dtype, "array"))
     if hasattr(obj, "__funcad_array__"):
         obj = obj.__funcad_array__()
         return obj if dtype is None else astype(obj, dtype)

@@ -7,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..core.trace import Tracer
@@ -700,4 +701,4 @@ def diagflat(v, k: int = 0):
 def copy(a, order=None):
     """A copy of a (a new array; funcad arrays are never aliased by later updates)."""
     a = asarray_or_tracer(a)
-    return np.array(a, copy=True) if isinstance(a, np.ndarray) else a
+    return np.array(a, copy=True) if isinstance(a, np.ndarray) else _x64.canonicalize_held(a)

@@ -75,7 +75,7 @@ def _reshape(a, newshape, order="C"):
 
 
 def ravel(a, order="C", *, out_sharding=None):
-    out = _reshape(a, (-1,), order)
+    out = _x64.canonicalize_held(_reshape(a, (-1,), order))  # a new array, as JAX's
     return out if out_sharding is None else place(out, out_sharding=out_sharding, name="ravel")
 
 
@@ -118,7 +118,7 @@ def squeeze(a, axis=None):
         if sh[i] != 1:
             raise FuncadValueError(f"squeeze: axis {i} of {aval_of(a).str_short()} has size {sh[i]}, not 1; "
                                   "squeeze only removes axes of size 1")
-    return S.squeeze(a, axes) if axes else a
+    return S.squeeze(a, axes) if axes else _x64.canonicalize_held(a)  # a new array, as JAX's
 
 
 def expand_dims(a, axis):
@@ -148,7 +148,7 @@ def broadcast_arrays(*args):
 
 def atleast_1d(a):
     a = asarray_or_tracer(a)
-    return reshape(a, (1,)) if ndim(a) == 0 else wrap(_x64.canonicalize(a))  # an Array, as JAX's
+    return reshape(a, (1,)) if ndim(a) == 0 else wrap(_x64.canonicalize_held(a))  # an Array, as JAX's
 
 
 def atleast_2d(a):
