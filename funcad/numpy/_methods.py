@@ -5,13 +5,13 @@ import numpy as np
 
 from ..core.eager import EagerArray
 from ..core.trace import Tracer
-from . import _complex as Cx
-from . import _creation as C
-from . import _indexing as X
-from . import _linalg as L
-from . import _reductions as R
-from . import _shape as Sh
-from . import _ufuncs as U
+from ..arrays import complex as Cx
+from ..arrays import creation as C
+from ..arrays import indexing as X
+from ..arrays import linalg as L
+from ..arrays import reductions as R
+from ..arrays import shape as Sh
+from ..arrays import ufuncs as U
 from ._bits import left_shift, right_shift
 
 

@@ -25,7 +25,7 @@ class _ScalarMeta(type):
 
     def __call__(cls, x):
         from ..core.eager import wrap
-        from ._creation import asarray
+        from ..arrays.creation import asarray
         return wrap(asarray(x, dtype=cls.dtype))
 
     def __eq__(cls, other):
