@@ -140,6 +140,21 @@ def test_no_numpy_warnings_from_eager_funcad():
     assert len(log) == 1
 
 
+def test_no_numpy_warnings_from_eager_funcad_under_an_error_filter():
+    # pytest's `filterwarnings = error` (numpyro's config) copies the filter list per test and
+    # puts "error" in front of funcad's filter: eigh's tangent at tied eigenvalues divided by
+    # zero on funcad's lines and failed numpyro's PositiveDefinite check.
+    fnp.log(np.ones(1))  # funcad's filter is in the list before the test's copy
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, got = funcad.jvp(lambda a: fnp.linalg.eigh(a)[0], (np.eye(3),), (np.eye(3),))
+        y = fnp.divide(1.0, np.zeros(2))
+    with jax.enable_x64(True):
+        _, want = jax.jvp(lambda a: jnp.linalg.eigh(a)[0], (np.eye(3),), (np.eye(3),))
+    same(got, want)
+    same(y, np.full(2, np.inf))
+
+
 # ---------------------------------------------- also found: size 0, jit, errors ----
 
 def test_size_zero_inputs(mode):
