@@ -19,7 +19,7 @@ XLA_TESTS := tests/test_jit.py tests/test_jaxlib_range.py tests/test_dispatch.py
              tests/test_callbacks.py tests/test_callbacks_effects.py \
              tests/test_rng_bits.py tests/test_dot_algorithm.py tests/test_accuracy.py tests/test_rng_impls.py \
              tests/test_toplevel_cfg2.py tests/test_sharding_inspect.py tests/test_profiler.py tests/test_multihost_utils.py \
-             tests/test_misc_options.py tests/test_export.py tests/test_surface2.py
+             tests/test_misc_options.py tests/test_export.py tests/test_surface2.py tests/test_shardy.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
