@@ -40,6 +40,11 @@ DOCUMENTED = [e for e in ENTRIES if api.needs_docstring(e)]
 MAX_WITHOUT_EXAMPLE = 489
 
 
+def test_the_reference_and_the_namespace_test_agree_on_the_namespaces():
+    from test_namespaces import NAMESPACES
+    assert api.namespaces() == ["funcad"] + sorted(set(NAMESPACES) - {"funcad"})
+
+
 def _own_doc(obj) -> str:
     # inspect.getdoc would hand a class without a docstring its base class's
     return (obj.__dict__.get("__doc__") if isinstance(obj, type) else obj.__doc__) or ""

@@ -25,7 +25,7 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
-INTERNAL = {"core", "primitives", "transforms", "lowering"}  # implementation, not namespaces
+INTERNAL = {"core", "primitives", "transforms", "lowering", "arrays"}  # implementation, not namespaces
 JAX_DOCS = "https://docs.jax.dev/en/latest/_autosummary/{}.html"
 
 
