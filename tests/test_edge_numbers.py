@@ -269,3 +269,30 @@ def test_reverse_mode_under_jit_through_an_unused_while_loop(mode):
         funcad.jit(funcad.grad(_loop_unused(funcad, True)))(1.5)
     with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
         jax.jit(jax.grad(_loop_unused(jax, True)))(1.5)
+
+
+@pytest.mark.parametrize("name", ["conj", "real", "copy", "array", "ravel", "squeeze",
+                                  "transpose", "identity"])
+def test_64_bit_numpy_inputs_in_32_bit_mode_under_vmap_jvp_checkpoint(name):
+    # With x64 off, vmap and jvp take a float64 NumPy input as it is (so JAX's vmap of an
+    # identity returns it unchanged) and an op making a new array gives float32, as JAX's;
+    # checkpoint takes it as float32.
+    fn, jn = (lambda x: x, lambda x: x) if name == "identity" else (getattr(fnp, name), getattr(jnp, name))
+    a = np.array([[1.0, 2.5], [3.0, -4.0]])
+    with jax.enable_x64(False), funcad.enable_x64(False):
+        same(funcad.vmap(fn)(a), jax.vmap(jn)(a))
+        same(funcad.jit(funcad.vmap(fn))(a), jax.jit(jax.vmap(jn))(a))
+        for g, w in zip(funcad.jvp(fn, (a,), (a,)), jax.jvp(jn, (a,), (a,))):
+            same(g, w)
+        same(funcad.jvp(lambda x: x + 0, (a,), (a,))[1], jax.jvp(lambda x: x + 0, (a,), (a,))[1])
+        same(funcad.checkpoint(fn)(a), jax.checkpoint(jn)(a))
+        same(funcad.vmap(funcad.grad(lambda v: fn(v).sum()))(a), jax.vmap(jax.grad(lambda v: jn(v).sum()))(a))
+
+
+def test_complex_abs_of_infinities_under_jit(mode):
+    # C99 (NumPy, JAX): |z| is inf when a part is infinite, even with a nan in the other
+    inf, nan = np.inf, np.nan
+    z = np.array([complex(inf, nan), complex(nan, -inf), complex(-inf, 1), complex(nan, 1), 3 + 4j])
+    for d in (np.complex64, np.complex128):
+        check("abs", z.astype(d), transforms=("eager", "jit", "vmap"))
+        same(funcad.jit(funcad.vmap(fnp.abs))(z.astype(d)), jnp.abs(z.astype(d)))

@@ -453,3 +453,17 @@ def test_pmap_matches_jax():
     assert {sh.device.id for sh in out.addressable_shards} == {4, 5, 6, 7}
     with pytest.raises(ValueError, match="more than the 8 available devices"):
         funcad.pmap(lambda a: a)(np.ones(9))
+
+
+@main
+def test_pmap_maps_keyword_arguments_and_jit_of_it_keeps_the_signature():
+    import inspect
+    def foo(x, y, flag=True):
+        return x * 2 + y if flag else x + y
+    x = np.array([[1.0, 2.0]])
+    want = jax.jit(jax.pmap(foo))(x=jnp.asarray(x), y=jnp.asarray(x) + 1)
+    for f in (funcad.pmap(foo), funcad.jit(funcad.pmap(foo)), funcad.pmap(funcad.jit(foo))):
+        np.testing.assert_allclose(np.asarray(f(x=x, y=x + 1)), np.asarray(want))
+        np.testing.assert_allclose(np.asarray(f(x, y=x + 1)), np.asarray(want))
+    sig = inspect.signature(funcad.jit(foo), follow_wrapped=False)
+    assert sig == inspect.signature(jax.jit(foo), follow_wrapped=False)

@@ -353,6 +353,20 @@ def _mlir_context():
     return ctx
 
 
+def mlir_module(text: str):
+    """StableHLO text as a module object of jaxlib's MLIR bindings (what JAX's
+    `Lowered.compiler_ir()` gives)."""
+    from jaxlib.mlir import ir
+    with _mlir_context():
+        return ir.Module.parse(text)
+
+
+def hlo_computation(text: str):
+    """StableHLO text converted by jaxlib to an XLA computation (`.as_hlo_text()`)."""
+    return _load()._xla.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False,
+                                                            return_tuple=False)
+
+
 BIG_PROGRAM_LINES = 2000
 _STACK_BYTES = 1 << 30  # virtual: only the pages a compilation touches are committed
 

@@ -37,7 +37,9 @@ from ..primitives.reductions import reduce_max
 from ..primitives.structural import broadcast_in_dim, moveaxis, moveaxis0
 from .jaxpr_transforms import (backward, batch_jaxpr, jvp_jaxpr, nonzero_tangent, partial_eval_jaxpr,
                                strip_weak)
+from .passes._util import has_subjaxprs, subjaxprs
 from .passes.dce import dce
+from ..lowering.runtime import memo
 from .vmap import batch_call
 
 # ------------------------------------------------------- jaxpr utilities ----
@@ -96,6 +98,39 @@ def _to0(x, d, axis_size):
 def _lane_mask(pred, shape):
     """A batched (n,) predicate broadcast against a value of `shape` = (n, ...)."""
     return broadcast_in_dim(pred, tuple(shape), (0,))
+
+
+
+# ------------------------------------------------------ eager execution ----
+# Called eagerly, JAX runs a cond, while or scan as one compiled XLA program (its
+# primitives are applied through jit). funcad does the same: run op by op on NumPy, a
+# loop's float results would drift from JAX's by a few ulps per step (NumPy's pairwise
+# sums, its dot and transcendental functions round differently from XLA's), which a
+# long chain, such as an MCMC warmup, turns into different numbers. A body holding a
+# primitive without a lowering rule runs on the interpreter instead.
+
+
+def _compiled_impl(prim, interpret):
+    def impl(*args, **params):
+        anchor = params.get("jaxpr") or params.get("body_jaxpr") or params["branches"][0]
+        if not memo(anchor, ("lowerable",), lambda: _lowerable(params)):
+            return interpret(*args, **params)
+        avals = tuple(aval_of(a) for a in args)
+        key = ("eager", prim.name, avals, tuple((k, v) for k, v in params.items()
+                                                if not has_subjaxprs({k: v})))
+        closed = memo(anchor, key, lambda: trace_to_jaxpr(
+            lambda *xs: prim.bind(*xs, **params), list(avals), name=prim.name))
+        from .jit import jit_p  # jit's module imports this one (its rules transform bodies)
+        return jit_p.bind(*args, jaxpr=closed, name=prim.name, backend=None)
+    return impl
+
+
+def _lowerable(params) -> bool:
+    for j in subjaxprs(params):
+        for eqn in j.eqns:
+            if eqn.prim not in lowering_rules or (has_subjaxprs(eqn.params) and not _lowerable(eqn.params)):
+                return False
+    return True
 
 
 # ------------------------------------------------------------------- cond ----
@@ -219,7 +254,7 @@ def _cond_batch(vals, dims, *, axis_size, branches):
     return cond_p.bind(index, *ops, branches=new), [0 if b else None for b in out_b]
 
 
-impl_rules[cond_p] = _cond_impl
+impl_rules[cond_p] = _compiled_impl(cond_p, _cond_impl)
 abstract_eval_rules[cond_p] = _cond_abstract_eval
 jvp_rules[cond_p] = _cond_jvp
 partial_eval_rules[cond_p] = _cond_partial_eval
@@ -438,7 +473,7 @@ def _while_batch(vals, dims, *, axis_size, cond_jaxpr, body_jaxpr, cond_nconsts,
     return outs, [0 if b else None for b in carry_b]
 
 
-impl_rules[while_p] = _while_impl
+impl_rules[while_p] = _compiled_impl(while_p, _while_impl)
 abstract_eval_rules[while_p] = _while_abstract_eval
 jvp_rules[while_p] = _while_jvp
 partial_eval_rules[while_p] = _while_partial_eval
@@ -668,7 +703,7 @@ def _scan_batch(vals, dims, *, axis_size, jaxpr, length, reverse, num_consts, nu
     return outs, [0 if b else None for b in carry_b] + [1 if b else None for b in out_b[nk:]]
 
 
-impl_rules[scan_p] = _scan_impl
+impl_rules[scan_p] = _compiled_impl(scan_p, _scan_impl)
 abstract_eval_rules[scan_p] = _scan_abstract_eval
 jvp_rules[scan_p] = _scan_jvp
 partial_eval_rules[scan_p] = _scan_partial_eval
