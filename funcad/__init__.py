@@ -27,7 +27,7 @@ from .lowering.devices import (block_until_ready, copy_to_host_async, default_ba
                                live_arrays, local_device_count, local_devices, print_environment_info,
                                process_count, process_index, process_indices)
 from .transforms.tracing import disable_jit, ensure_compile_time_eval, eval_shape, named_call, named_scope
-from .numpy._dtypes import typeof
+from .arrays.dtypes import typeof
 from .core.config import checking_leaks, transfer_guard
 from .core.traceback_util import api_boundary as _api_boundary, boundary_transform as _boundary
 from . import sharding  # noqa: F401  (Mesh, NamedSharding, PartitionSpec, ...)

@@ -148,6 +148,16 @@ def test_reshape_ravel_and_flatten_in_fortran_order_match_jax():
         fnp.reshape(x, 24, order="K")
 
 
+def test_python_round_of_arrays_as_jax():
+    x = np.array([0.5, 1.5, 2.567, -1.25])
+    for args in [(), (2,), (0,)]:
+        want = round(jnp.asarray(x), *args)
+        for got in (round(fnp.asarray(x), *args), round(funcad.device_put(x), *args),
+                    funcad.jit(lambda v: round(v, *args))(x)):
+            assert got.dtype == want.dtype and isinstance(got, funcad.Array)
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
 @pytest.mark.parametrize("idx", [np.array(True), np.array(False), (0, np.array(True)),
                                  (Ellipsis, np.array(False)), (slice(None), np.array(True), 1)],
                          ids=["true", "false", "int-true", "ellipsis-false", "slice-true-int"])

@@ -366,6 +366,17 @@ def test_linspace_gives_jaxs_bits(x64):
                                       np.asarray(jax.vmap(lambda a: jnp.linspace(a, 2.0, 5))(jnp.arange(3.0))))
 
 
+def test_nanargmin_nanargmax_against_jax():
+    # They passed keepdims where argmin/argmax take out=, so every call raised.
+    x = np.array([[np.nan, 2.0, 1.0], [np.nan, np.nan, np.nan], [3.0, np.nan, 5.0]])
+    for name in ("nanargmin", "nanargmax"):
+        for kw in ({}, {"axis": 1}, {"axis": 0, "keepdims": True}):
+            want = getattr(jnp, name)(x, **kw)
+            got = getattr(fnp, name)(x, **kw)
+            np.testing.assert_array_equal(got, want, err_msg=f"{name}{kw}")
+            np.testing.assert_array_equal(funcad.jit(lambda a: getattr(fnp, name)(a, **kw))(x), want)
+
+
 def test_reshape_size_mismatch_says_what_jax_says():
     for f in (lambda m: m.reshape(m.arange(2), (3,)), lambda m: m.arange(6).reshape(4, 2)):
         with pytest.raises(TypeError) as want:

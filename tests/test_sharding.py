@@ -300,8 +300,9 @@ def test_with_sharding_constraint_under_jit_grad_and_vmap():
                     ).lower(x, w).as_text()
     arg0 = '%arg0: tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}'
     out = '-> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>})'
-    assert arg0 in text and arg0 in jtext
-    assert out in text and out.replace("{sdy", '{jax.result_info = "result", sdy') in jtext
+    assert arg0 in text and out in text
+    if jax.config.jax_use_shardy_partitioner:  # (JAX 0.6 lowers for GSPMD by default)
+        assert arg0 in jtext and out.replace("{sdy", '{jax.result_info = "result", sdy') in jtext
     assert '%arg1: tensor<6x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}' in text
     np.testing.assert_allclose(np.asarray(mm.lower(x, w).compile()(x, w)), x @ w, rtol=1e-5)
     # GSPMD's annotations where Shardy is turned off (as JAX's option)

@@ -11,7 +11,7 @@ from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.x64 import explicit_dtype
 from ..primitives.callback import VMAP_METHODS, pure_callback_p
-from ..numpy._dtypes import asarray_or_tracer
+from ..arrays.dtypes import asarray_or_tracer
 
 __all__ = ["pure_callback"]
 

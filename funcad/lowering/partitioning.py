@@ -30,7 +30,8 @@ from typing import Callable, Sequence
 
 from ..core import options
 from ..core.avals import ShapedArray
-from ..core.sharding import NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding, hlo_sharding
+from ..core.sharding import (AxisType, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
+                             hlo_sharding)
 from ..core.ir import literal_value
 from . import xla
 from .stablehlo import Captures, LoweringContext, Value, tensor_type
@@ -76,7 +77,7 @@ class Annotator:
                 named = sum(1 for k in self._meshes if k[0])
                 symbol = "mesh" if named == 0 else f"mesh_{named - 1}"
             body = "[" + ", ".join(f'"{n}"={s}' for n, s in axes) + "]"
-            if ids and ids != tuple(range(len(ids))):
+            if ids and (not axes or ids != tuple(range(len(ids)))):  # (a maximal mesh names its device)
                 body += f", device_ids=[{', '.join(map(str, ids))}]"
             self._meshes[key] = (symbol, f"  sdy.mesh @{symbol} = <{body}>")
         return self._meshes[key][0]
@@ -85,15 +86,19 @@ class Annotator:
         """The `sdy.mesh` lines the module's annotations refer to (none under GSPMD)."""
         return [decl for _, decl in self._meshes.values()]
 
-    def _sdy(self, sharding: Sharding | None, ndim: int, open_dims: bool = False) -> str:
-        """`<@mesh, [dims]>` (no prefix) for a rank-`ndim` value; None: replicated."""
+    def _sdy(self, sharding: Sharding | None, ndim: int, wrt_axis_types: bool = False) -> str:
+        """`<@mesh, [dims]>` (no prefix) for a rank-`ndim` value; None: replicated.
+        `wrt_axis_types` (JAX's rule where the partitioner still places values, as in a
+        shard_map over some axes): on a mesh with Auto axes every dimension is open to
+        them, and the Explicit axes the spec leaves out are kept replicated."""
         if sharding is None:  # on the program's first mesh, else on an empty one
             named = [symbol for key, (symbol, _) in self._meshes.items() if key[0]]
             symbol = named[0] if named else self._mesh((), ())
             return f"<@{symbol}, [{', '.join(['{}'] * ndim)}]>"
-        if isinstance(sharding, SingleDeviceSharding) or sharding.num_devices == 1:
-            if len(self.assignment) == 1:
-                return self._sdy(None, ndim)
+        if len(self.assignment) == 1 and isinstance(sharding, SingleDeviceSharding):
+            return self._sdy(None, ndim)
+        if isinstance(sharding, SingleDeviceSharding) or \
+                (sharding.num_devices == 1 and len(self.assignment) > 1):  # on one device of several
             device = sharding._device_assignment[0]
             return f"<@{self._mesh((), (self._position[id(device)],))}, []>"
         mesh = sharding.mesh
@@ -101,13 +106,20 @@ class Annotator:
         symbol = self._mesh(tuple(zip(mesh.axis_names, mesh.axis_sizes)), ids)
         unconstrained = getattr(PartitionSpec, "UNCONSTRAINED", object())
         parts = list(sharding.spec) + [None] * (ndim - len(sharding.spec))
-        dims = []
+        unreduced = getattr(sharding.spec, "unreduced", ())
+        types = dict(zip(mesh.axis_names, mesh.axis_types))
+        by_types = wrt_axis_types and AxisType.Auto in types.values()
+        dims, used = [], set()
         for p in parts:
-            is_open = open_dims or p is unconstrained
+            is_open = by_types or p is unconstrained
             names = [] if p is unconstrained else list(_axes(p))
+            used.update(names)
             dims.append("{" + ", ".join([_quoted(names)] * bool(names) + ["?"] * is_open) + "}")
         text = f"<@{symbol}, [{', '.join(dims)}]"
-        unreduced = getattr(sharding.spec, "unreduced", ())
+        replicated = [a for a in mesh.axis_names if by_types and types[a] is AxisType.Explicit
+                      and a not in used and a not in unreduced]
+        if replicated:
+            text += f", replicated={{{_quoted(replicated)}}}"
         if unreduced:
             text += f", unreduced={{{_quoted(a for a in mesh.axis_names if a in unreduced)}}}"
         return text + ">"
@@ -120,12 +132,36 @@ class Annotator:
         text = "{replicated}" if sharding is None else hlo_sharding(sharding, ndim, self.assignment)
         return f'mhlo.sharding = "{text}"'
 
+    def host_call_attr(self, manual, out_avals) -> str:
+        """The sharding of a host callback's results, as JAX places it: on partition 0
+        (XLA runs it once, on the whole values), or inside a shard_map (`manual`, the
+        innermost `_Manual`) on every device with its local values."""
+        if manual is None:
+            if self.shardy:
+                one = f"<@{self._mesh((), (0,))}, []>"
+                return f"sdy.sharding = #sdy.sharding_per_value<[{', '.join([one] * len(out_avals))}]>"
+            return f'mhlo.sharding = "{_gspmd_per_value("{maximal device=0}", len(out_avals))}"'
+        if set(manual.axes) != set(manual.mesh.axis_names):
+            from ..core.errors import UnsupportedError
+            raise UnsupportedError(
+                "pure_callback inside a shard_map over some of its mesh's axes (axis_names="
+                f"{sorted(manual.axes)} of {manual.mesh.axis_names}) cannot be compiled by funcad: "
+                "it runs per device only where every axis is manual. Map over all the mesh's axes, "
+                "or call it outside the shard_map")
+        if self.shardy:
+            per = ", ".join(f"<@{self._mesh((), ())}, [{', '.join(['{}'] * a.ndim)}]>"
+                            for a in out_avals)
+            return f"sdy.sharding = #sdy.sharding_per_value<[{per}]>"
+        return f'mhlo.sharding = "{_gspmd_per_value("{manual}", len(out_avals))}"'
+
     # -- operations ----------------------------------------------------------
-    def constrain(self, ctx, x, sharding: Sharding):
-        """`x` held to `sharding` where the partitioner places it (with_sharding_constraint)."""
+    def constrain(self, ctx, x, sharding: Sharding, wrt_axis_types: bool = False):
+        """`x` held to `sharding` where the partitioner places it (with_sharding_constraint;
+        `wrt_axis_types`: a sharding that an array's type carries, see `_sdy`)."""
         name, t = ctx.module.fresh(), tensor_type(x.aval)
         if self.shardy:
-            line = f"{name} = sdy.sharding_constraint {x.name} {self._sdy(sharding, x.aval.ndim)} : {t}"
+            held = self._sdy(sharding, x.aval.ndim, wrt_axis_types)
+            line = f"{name} = sdy.sharding_constraint {x.name} {held} : {t}"
         else:
             line = (f'{name} = "stablehlo.custom_call"({x.name}) <{{call_target_name = "Sharding"}}> '
                     f'{{mhlo.sharding = "{hlo_sharding(sharding, x.aval.ndim, self.assignment)}"}} '
@@ -134,15 +170,16 @@ class Annotator:
         return type(x)(name, x.aval)
 
     def manual(self, ctx, args, mesh, in_specs, out_specs, manual_axes, local_avals, out_avals,
-               body: Callable, consts=()):
+               body: Callable, consts=(), bound=frozenset()):
         """A shard_map: `args` (global values, split as `in_specs` over `mesh`) enter
         `body(inner_ctx, const_values, local_values)` as their per-device blocks of
         `local_avals`; its results leave as global values of `out_avals` joined as
-        `out_specs`. Array `consts` (the body's) enter replicated; under Shardy so does
+        `out_specs`. `manual_axes` become manual (`bound`: those an enclosing shard_map
+        made manual). Array `consts` (the body's) enter replicated; under Shardy so does
         every constant hoisted inside the region, which is isolated from the program."""
         if self.shardy:
             return self._manual_computation(ctx, args, mesh, in_specs, out_specs, manual_axes,
-                                            local_avals, out_avals, body, consts)
+                                            local_avals, out_avals, body, consts, bound)
         hlo = lambda spec, ndim: hlo_sharding(NamedSharding(mesh, spec), ndim, self.assignment)  # noqa: E731
         const_vals = []
         for c in consts:
@@ -155,11 +192,11 @@ class Annotator:
                 for o, s, g in zip(outs, out_specs, out_avals)]
 
     def _manual_computation(self, ctx, args, mesh, in_specs, out_specs, manual_axes, local_avals,
-                            out_avals, body, consts):
+                            out_avals, body, consts, bound):
         module = ctx.module
         manual = [a for a in mesh.axis_names if a in manual_axes]
-        # with axes left to the partitioner every dimension stays open for them (JAX's rule)
-        partial = len(manual) < len(mesh.axis_names)
+        # with axes left to the partitioner, dimensions stay open for them (JAX's rule)
+        partial = any(a not in manual_axes and a not in bound for a in mesh.axis_names)
         inner = LoweringContext(module, ctx.indent + 2)
         captures = Captures(module)
         module.isolated.append(captures)
@@ -214,3 +251,6 @@ class Annotator:
         return self._custom_call(ctx, x, "SPMDShardToFullShape", sharding, global_aval)
 
 
+def _gspmd_per_value(one: str, n: int) -> str:
+    """GSPMD's sharding of an op's `n` results, each `one` (a tuple unless n == 1)."""
+    return one if n == 1 else "{" + ", ".join([one] * n) + "}"

@@ -72,12 +72,14 @@ def shards(buf) -> list:
 
 
 def compile_spmd(text: str, assignment: Sequence, backend: str, choose_outputs: Sequence[bool],
-                 cache: bool = True, shardy: bool = False):
+                 cache: bool = True, shardy: bool = False, host_callbacks: Sequence = ()):
     """Compile a module of `len(assignment)` partitions, partition i on assignment[i];
     XLA picks the layout of the outputs marked in `choose_outputs`. `cache=False`
     compiles afresh (a program whose text names Python functions by address).
     `shardy`: the text is annotated in Shardy's dialect (else GSPMD's), and
-    partitioned by Shardy."""
+    partitioned by Shardy. `host_callbacks`: the Python functions its host-callback
+    custom calls name by index (such a program is compiled afresh)."""
+    cache = cache and not host_callbacks
     key = (text, tuple(d.id for d in assignment), assignment[0].platform, tuple(choose_outputs),
            xla.compiler_overrides, shardy)
     exe = xla._exe_cache.get(key) if cache else None
@@ -96,7 +98,9 @@ def compile_spmd(text: str, assignment: Sequence, backend: str, choose_outputs: 
     if hasattr(build, "use_shardy_partitioner"):
         build.use_shardy_partitioner = shardy
     with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT):
-        if hasattr(client, "compile_and_load"):
+        if host_callbacks:
+            exe = xla.compile_with_callbacks(client, text, assignment, options, list(host_callbacks))
+        elif hasattr(client, "compile_and_load"):
             exe = client.compile_and_load(text, list(assignment), options)
         else:
             exe = client.compile(text, options)

@@ -158,8 +158,10 @@ class LoweringContext:
         return self.out_avals[0]
 
     def op(self, name: str, operands: Sequence[Value], out_avals, attrs: str = "",
-           regions: Sequence[str] = ()) -> list[Value]:
-        """Emit `"name"(operands) <{attrs}> (regions) : (types) -> types`; return its results."""
+           regions: Sequence[str] = (), discardable: str = "") -> list[Value]:
+        """Emit `"name"(operands) <{attrs}> (regions) {discardable} : (types) -> types`
+        (`discardable`: attributes outside the op's properties, e.g. a sharding); return
+        its results."""
         out_avals = list(out_avals)
         res = self.module.fresh()
         lhs = res if len(out_avals) == 1 else f"{res}:{len(out_avals)}"
@@ -173,6 +175,8 @@ class LoweringContext:
             text += f" <{{{attrs}}}>"
         if regions:
             text += " (" + ", ".join(regions) + ")"
+        if discardable:
+            text += f" {{{discardable}}}"
         text += f" : ({in_types}) -> {out_types}"
         self.lines.append(" " * self.indent + (f"{lhs} = {text}" if out_avals else text))
         if len(out_avals) == 1:

@@ -737,8 +737,9 @@ def _index_lowering(ctx, *, axes):
         # region manual over those too
         from ..core.sharding import PartitionSpec
         i32 = ShapedArray((), np.int32)
-        return part.manual(ctx, [], man.mesh, (), (PartitionSpec(),), rest, [], [i32],
-                           lambda c, consts, locals_: [_partition_index(c, man, axes)])[0]
+        return part.manual(ctx, [], man.mesh, (), (PartitionSpec(),), frozenset(rest), [], [i32],
+                           lambda c, consts, locals_: [_partition_index(c, man, axes)],
+                           bound=frozenset(man.axes))[0]
     return _partition_index(ctx, man, axes)
 
 

@@ -13,6 +13,7 @@ import builtins
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.pytree import tree_map
 from ..core.trace import batch_rules, impl_rules, jvp_rules, lowering_rules, transpose_rules
 from ..lowering.stablehlo import (binary, broadcast_operands, compare, compare_rule, convert,
                                   elementwise_rule, select)
@@ -270,7 +271,17 @@ ACCURACY_PRIMITIVES = frozenset({exp_p, exp2_p, expm1_p, log_p, log1p_p, tanh_p,
                                  tan_p, sqrt_p, rsqrt_p, cbrt_p})
 
 def _abs_lowering(ctx, x):
-    return x if _kind(x.aval.dtype) == "u" else ctx.op1("stablehlo.abs", [x], ctx.out_aval)
+    if _kind(x.aval.dtype) == "u":
+        return x
+    r = ctx.op1("stablehlo.abs", [x], ctx.out_aval)
+    if _kind(x.aval.dtype) != "c":
+        return r
+    # XLA's complex abs is nan at inf + nan j; C99's hypot (NumPy's and JAX's) is inf
+    # whenever a part is infinite.
+    part = ctx.out_aval
+    inf = ctx.full(np.inf, part.dtype, part.shape)
+    re, im = [ctx.op1("stablehlo.abs", [ctx.op1(f"stablehlo.{k}", [x], part)], part) for k in ("real", "imag")]
+    return select(ctx, binary(ctx, "stablehlo.or", compare(ctx, re, inf, "EQ"), compare(ctx, im, inf, "EQ")), inf, r)
 
 
 def _abs_jvp(t, ans, x):
@@ -949,8 +960,13 @@ stop_gradient_p = unop("stop_gradient", lambda x: x, hlo=lambda ctx, x: x, py="{
 
 
 def stop_gradient(x):
-    """The identity, with a zero derivative."""
-    return stop_gradient_p.bind(x)
+    """The identity, with a zero derivative; on every leaf of a pytree, as JAX's.
+
+    >>> import funcad
+    >>> funcad.grad(lambda p: p["w"] * funcad.lax.stop_gradient(p)["w"])({"w": 3.0})["w"]
+    Array(3., dtype=float64)
+    """
+    return tree_map(stop_gradient_p.bind, x)
 
 
 defzero(stop_gradient_p)

@@ -129,7 +129,8 @@ class SpmdExecutable:
             self.assignment, self.in_shardings, self.text = assignment, lo.in_shardings, lowered.text
             self.exe = spmd.compile_spmd(lowered.text, assignment, lo.backend,
                                          [s is None for s in lo.out_shardings],
-                                         cache=not inspected, shardy=lo.shardy)
+                                         cache=not inspected, shardy=lo.shardy,
+                                         host_callbacks=lowered.host_callbacks)
         self.in_avals, self.out_avals = lowered.in_avals, lowered.out_avals
         chosen = spmd.output_shardings(self.exe, len(self.out_avals), assignment)
         # Where XLA chose a layout the program names, keep that sharding object,

@@ -314,9 +314,11 @@ def _lowering(lctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_a
     part = module.partition
     if not hasattr(module, "manual"):
         module.manual = []
-    # one device, or (under Shardy, as JAX) manual axes of one device: the body is the program
+    # a shard_map inside another makes only the axes manual that are not already
+    newly = manual_axes.difference(*(m.axes for m in module.manual))
+    # one device, or (under Shardy, as JAX) new manual axes of one device: the body is the program
     if part is None or len(part.assignment) == 1 or \
-            (part.shardy and math.prod(mesh.shape[a] for a in manual_axes) == 1):
+            (part.shardy and math.prod(mesh.shape[a] for a in newly) == 1):
         module.manual.append(_Manual(mesh, part.assignment if part else tuple(mesh.devices.flat),
                                      manual_axes))
         try:
@@ -330,8 +332,8 @@ def _lowering(lctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_a
             return lower_jaxpr_body(ctx, jaxpr.jaxpr, consts, locals_)
         finally:
             module.manual.pop()
-    return part.manual(lctx, args, mesh, in_specs, out_specs, manual_axes, jaxpr.in_avals,
-                       lctx.out_avals, body, jaxpr.consts)
+    return part.manual(lctx, args, mesh, in_specs, out_specs, newly, jaxpr.in_avals,
+                       lctx.out_avals, body, jaxpr.consts, bound=manual_axes - newly)
 
 
 impl_rules[shard_map_p] = _impl

@@ -84,7 +84,10 @@ def run(library: str, side: str, jobs: int, files: list[str] | None = None) -> d
     files = files or suite
     root = unpack(requirement)
     report = CACHE / f"{library}-{side}.xml"
-    args = ["-q", "-p", "no:cacheprovider", f"--junitxml={report}", "-o", "addopts=", *files]
+    # --rootdir: test ids are the library's module paths, wherever the sdist is unpacked
+    # (pytest would otherwise take this repository, whose pyproject.toml it finds above).
+    args = ["-q", "-p", "no:cacheprovider", f"--junitxml={report}", f"--rootdir={root}",
+            "-o", "addopts=", *files]
     if jobs > 1:
         args[:0] = ["-n", str(jobs)]
     cmd = [sys.executable, "-m", "pytest"] if side == "jax" else [sys.executable, "-c", _FUNCAD_PYTEST]

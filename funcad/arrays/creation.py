@@ -12,9 +12,9 @@ from ..core.avals import aval_of
 from ..core.trace import Tracer, ctx
 from ..primitives import structural as S
 from ..primitives._base import full as _full
-from ._dtypes import cast, promote
-from . import _ufuncs as U
-from ._placement import place
+from .dtypes import cast, promote
+from . import ufuncs as U
+from .placement import place
 
 
 def _has_tracer(x):
@@ -44,11 +44,11 @@ def _ndim(x):
 
 def _array(obj, dtype=None, copy=True):
     if isinstance(obj, (list, tuple)) and _has_tracer(obj):
-        from ._shape import stack
+        from .shape import stack
         out = stack([_array(e) for e in obj])
         return out if dtype is None else cast(out, x64.explicit_dtype(dtype, "array"))
     if isinstance(obj, Tracer):
-        return obj if dtype is None else cast(obj, x64.explicit_dtype(dtype, "array"))
+        return x64.canonicalize_held(obj) if dtype is None else cast(obj, x64.explicit_dtype(dtype, "array"))
     if hasattr(obj, "__funcad_array__"):
         obj = obj.__funcad_array__()
         return obj if dtype is None else astype(obj, dtype)
@@ -128,9 +128,19 @@ def _fill(shape, fill_value, dtype=None):
 
 
 def _like(x, dtype, shape):
-    a = aval_of(_asarray(x))
-    return ((a.shape if shape is None else _shape(shape)),
-            (a.dtype if dtype is None else x64.explicit_dtype(dtype, "full_like")))
+    if _is_duck_array(x):  # a ShapeDtypeStruct or other duck-typed array: its type only
+        like_shape, like_dtype = tuple(x.shape), x64.explicit_dtype(x.dtype, "full_like")
+    else:
+        a = aval_of(_asarray(x))
+        like_shape, like_dtype = a.shape, a.dtype
+    return ((like_shape if shape is None else _shape(shape)),
+            (like_dtype if dtype is None else x64.explicit_dtype(dtype, "full_like")))
+
+
+def _is_duck_array(x) -> bool:
+    """Whether x has `shape` and `dtype` but no values (JAX's *_like take such an x)."""
+    return (hasattr(x, "shape") and hasattr(x, "dtype") and not hasattr(x, "__array__")
+            and not isinstance(x, (Tracer, np.generic)))
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):

@@ -29,7 +29,7 @@ def asarray_or_tracer(x):
     if hasattr(x, "__funcad_array__"):
         return x.__funcad_array__()
     if isinstance(x, (list, tuple)):
-        from ._creation import array
+        from .creation import array
         return array(x)
     if hasattr(x, "__array__") and not isinstance(x, (str, bytes)):
         return np.asarray(x)
