@@ -100,7 +100,6 @@ def _lane_mask(pred, shape):
     return broadcast_in_dim(pred, tuple(shape), (0,))
 
 
-
 # ------------------------------------------------------ eager execution ----
 # Called eagerly, JAX runs a cond, while or scan as one compiled XLA program (its
 # primitives are applied through jit). funcad does the same: run op by op on NumPy, a
@@ -112,7 +111,8 @@ def _lane_mask(pred, shape):
 
 def _compiled_impl(prim, interpret):
     def impl(*args, **params):
-        anchor = params.get("jaxpr") or params.get("body_jaxpr") or params["branches"][0]
+        anchor = (params["branches"][0] if "branches" in params
+                  else params["jaxpr"] if "jaxpr" in params else params["body_jaxpr"])
         if not memo(anchor, ("lowerable",), lambda: _lowerable(params)):
             return interpret(*args, **params)
         avals = tuple(aval_of(a) for a in args)
