@@ -106,7 +106,7 @@ def _lane_mask(pred, shape):
 # loop's float results would drift from JAX's by a few ulps per step (NumPy's pairwise
 # sums, its dot and transcendental functions round differently from XLA's), which a
 # long chain, such as an MCMC warmup, turns into different numbers. A body holding a
-# primitive without a lowering rule runs on the interpreter instead.
+# primitive without a lowering rule, or a funcad.debug.print, runs on the interpreter.
 
 
 def _compiled_impl(prim, interpret):
@@ -126,9 +126,13 @@ def _compiled_impl(prim, interpret):
 
 
 def _lowerable(params) -> bool:
+    """Whether jit can compile these bodies: every primitive lowers, and no
+    funcad.debug.print sits inside them (jit prints only outside control flow)."""
+    from .debugging import debug_print_p  # debugging's module sits above this one
     for j in subjaxprs(params):
         for eqn in j.eqns:
-            if eqn.prim not in lowering_rules or (has_subjaxprs(eqn.params) and not _lowerable(eqn.params)):
+            if eqn.prim not in lowering_rules or eqn.prim is debug_print_p or (
+                    has_subjaxprs(eqn.params) and not _lowerable(eqn.params)):
                 return False
     return True
 
