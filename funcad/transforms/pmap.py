@@ -66,6 +66,14 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
             dyn_axes = in_axes
         flat, tree = tree_flatten((dyn, kwargs))
         axes = _expand_axes((dyn_axes, 0), (dyn, kwargs), "in_axes")
+        for x, d in zip(flat, axes):
+            nd = aval_of(x).ndim
+            if d is not None and not -nd <= d < nd:
+                raise FuncadValueError(
+                    f"pmap was requested to map its argument along axis {d}, which implies that its "
+                    f"rank should be at least {d + 1 if d >= 0 else -d}, but is only {nd} (its shape "
+                    f"is {aval_of(x).shape}); pass it with in_axes None or as a static argument "
+                    f"(static_broadcasted_argnums)")
         axes = [None if d is None else d % aval_of(x).ndim for x, d in zip(flat, axes)]
         sizes = {aval_of(x).shape[d] for x, d in zip(flat, axes) if d is not None}
         if len(sizes) > 1:

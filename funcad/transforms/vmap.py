@@ -10,7 +10,7 @@ from ..core import refs as _refs
 from ..core import x64 as _x64
 from ..core.avals import ShapedArray, aval_of
 from ..core.refs import Ref
-from ..core.errors import ConcretizationError, FuncadError, FuncadTypeError
+from ..core.errors import ConcretizationError, FuncadError, FuncadTypeError, FuncadValueError
 from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_leaves, tree_structure, tree_unflatten
 from ..core.sharding import batching as _sharding_batching
 from ..core.trace import (Trace, Tracer, abstract_eval_rules, batch_rules, bind_custom_jvp,
@@ -354,8 +354,11 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
                 continue
             a = x.aval.inner_aval if isinstance(x, Ref) else aval_of(x)
             if not -a.ndim <= d < a.ndim:
-                raise FuncadTypeError(f"vmap: in_axes={d} is out of range for argument leaf {i} of type "
-                                      f"{a.str_short()} (rank {a.ndim})")
+                raise FuncadValueError(
+                    f"vmap was requested to map its argument along axis {d}, which implies that its "
+                    f"rank should be at least {d + 1 if d >= 0 else -d}, but is only {a.ndim} (its "
+                    f"shape is {a.shape}); argument leaf {i} is {a.str_short()}: give it in_axes=None "
+                    f"to pass it to every call unmapped")
             d %= a.ndim
             norm.append(d)
             sizes.setdefault(a.shape[d], []).append(f"leaf {i} ({a.str_short()}, axis {d})")
