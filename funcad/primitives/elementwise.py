@@ -13,6 +13,7 @@ import builtins
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.pytree import tree_map
 from ..core.trace import batch_rules, impl_rules, jvp_rules, lowering_rules, transpose_rules
 from ..lowering.stablehlo import (binary, broadcast_operands, compare, compare_rule, convert,
                                   elementwise_rule, select)
@@ -930,8 +931,8 @@ stop_gradient_p = unop("stop_gradient", lambda x: x, hlo=lambda ctx, x: x, py="{
 
 
 def stop_gradient(x):
-    """The identity, with a zero derivative."""
-    return stop_gradient_p.bind(x)
+    """The identity on every leaf of the pytree `x`, with a zero derivative."""
+    return tree_map(stop_gradient_p.bind, x)
 
 
 defzero(stop_gradient_p)
