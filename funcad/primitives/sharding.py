@@ -1,7 +1,8 @@
 """with_sharding_constraint: fix a value's layout inside an SPMD program.
 
-The identity on values; under `jit` it becomes GSPMD's `Sharding` custom call,
-which XLA's partitioner honours (resharding as needed). Its derivative and
+The identity on values; under `jit` it becomes `sdy.sharding_constraint` (GSPMD's
+`Sharding` custom call where Shardy is off), which XLA's partitioner honours
+(resharding as needed). Its derivative and
 transpose are the same constraint on the tangent and cotangent, as in JAX.
 """
 from __future__ import annotations
@@ -10,8 +11,7 @@ from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.layout import Format, sharding_of_format
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules)
-from ..lowering.stablehlo import tensor_type
-from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, hlo_sharding, resolve_spec
+from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
 from ._base import deflinear, defpython
 
 __all__ = ["out_sharded", "takes_out_sharding", "with_sharding_constraint"]
@@ -116,16 +116,9 @@ def _batch(vals, dims, *, axis_size, sharding):
 
 
 def _lowering(ctx, x, *, sharding):
-    assignment = ctx.module.assignment
-    if assignment is None:  # a one-device program: nothing to partition
+    if ctx.module.partition is None:  # a one-device program: nothing to partition
         return x
-    attr = hlo_sharding(sharding, len(x.aval.shape), assignment)
-    name = ctx.module.fresh()
-    t = tensor_type(x.aval)
-    ctx.lines.append(" " * ctx.indent + f'{name} = "stablehlo.custom_call"({x.name}) '
-                     f'<{{call_target_name = "Sharding"}}> {{mhlo.sharding = "{attr}"}} '
-                     f": ({t}) -> {t}")
-    return type(x)(name, x.aval)
+    return ctx.module.partition.constrain(ctx, x, sharding)
 
 
 impl_rules[sharding_constraint_p] = _impl

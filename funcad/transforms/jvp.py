@@ -1,6 +1,7 @@
 """Forward mode: the JVP trace. Tangents are `None` when symbolically zero."""
 from __future__ import annotations
 
+from ..core import x64 as _x64
 from ..core.avals import aval_of, float0
 from ..core.trace import (Trace, Tracer, bind_custom_jvp, bind_custom_vjp, check_alive, ctx,
                           jvp_rules, rule_for, set_trace)
@@ -19,6 +20,11 @@ class JVPTracer(Tracer):
     @property
     def aval(self):
         return aval_of(self.primal)
+
+    def canonical32(self):
+        # jvp takes a NumPy input as given (as JAX's); with x64 off it may be 64-bit
+        p, t = _x64.canonicalize_held(self.primal), _x64.canonicalize_held(self.tangent)
+        return self if p is self.primal and t is self.tangent else JVPTracer(self._trace, p, t)
 
     def concrete(self):
         # Under eager differentiation the primal is a real value: `if x > 0` works.
@@ -62,6 +68,8 @@ class JVPTrace(Trace):
             if not any_tangent:
                 return prim.bind(*primals, **params)
             rule = jvp_rules.get(prim) or rule_for(jvp_rules, prim, "jvp (differentiation)")
+            if not _x64.enabled:  # bind takes the primals to 32 bits; a rule may pass a tangent on
+                tangents = _x64.canonicalize_all(tangents)
             out, t_out = rule(primals, tangents, **params)
         finally:
             ctx.trace = prev

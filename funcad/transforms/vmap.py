@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from ..core import options as _options
 from ..core import refs as _refs
+from ..core import x64 as _x64
 from ..core.avals import ShapedArray, aval_of
 from ..core.refs import Ref
 from ..core.errors import ConcretizationError, FuncadError, FuncadTypeError
@@ -35,6 +36,11 @@ class BatchTracer(Tracer):
         a = aval_of(self.val)
         shape = a.shape[:self.bdim] + a.shape[self.bdim + 1:]
         return ShapedArray(shape, a.dtype, a.weak_type)
+
+    def canonical32(self):
+        # vmap takes a NumPy input as given (as JAX's); with x64 off it may be 64-bit
+        v = _x64.canonicalize(self.val)
+        return self if v is self.val else BatchTracer(self._trace, v, self.bdim)
 
     def concrete(self):
         raise ConcretizationError(

@@ -13,7 +13,7 @@ from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.eager import EagerArray, plain, wrap
 from ..primitives import elementwise as E
-from ._dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
+from .dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
 from ..core.trace import bind_custom_jvp, ctx
 
 # The eager fast lane. With no transformation and no debug_nans, an op on real floating
@@ -503,7 +503,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 
 def nonzero(x, *, size=None, fill_value=None):
     """Indices of the non-zero entries; under jit/vmap pass a static size= (see _setops)."""
-    from ._setops import nonzero as _nonzero
+    from .setops import nonzero as _nonzero
     return _nonzero(x, size=size, fill_value=fill_value)
 
 
