@@ -110,6 +110,9 @@ def _compiled(fun, key, args, static_pos, out_axes, name, mesh, backend, donate)
         return hit
     tree, axes, _, _ = key
     n = mesh.size
+    # Only the static arguments are kept (the compiled function is cached): the others
+    # may be tracers of the caller's trace.
+    statics, n_args = {i: args[i] for i in static_pos}, len(args)
     spec_in = [PartitionSpec() if d is None else PartitionSpec(name) for d in axes]
     out_dims: list = []
 
@@ -117,7 +120,7 @@ def _compiled(fun, key, args, static_pos, out_axes, name, mesh, backend, donate)
         xs = [x if d is None else squeeze(x, (0,)) for x, d in zip(xs, axes)]
         dyn, kwargs = tree_unflatten(tree, xs)
         dyn = iter(dyn)
-        full = [args[i] if i in static_pos else next(dyn) for i in range(len(args))]
+        full = [statics[i] if i in statics else next(dyn) for i in range(n_args)]
         outs = fun(*full, **kwargs)
         leaves, out_tree = tree_flatten(outs)
         dims = _expand_axes(out_axes, outs, "out_axes")
