@@ -231,13 +231,15 @@ def named_scope(name: str) -> Iterator[None]:
 
 
 def typeof(x: Any) -> ShapedArray:
-    """The abstract value of `x`: its shape, dtype and weak type (a tracer's too).
+    """The abstract value of `x`: its shape, dtype, weak type and sharding in its type
+    (`.sharding`, over Explicit mesh axes; a tracer's too).
 
     >>> import numpy as np
     >>> typeof(np.ones((2, 3), np.float32)).str_short()
     'f32[2,3]'
     """
     from .core.refs import Ref  # a ref's type is Ref{...}, as JAX's
-    if isinstance(x, Ref):
+    from .lowering.array import is_device_array
+    if isinstance(x, Ref) or is_device_array(x):  # a device array's type keeps its sharding
         return x.aval
     return aval_of(asarray_or_tracer(x))

@@ -93,12 +93,17 @@ def test_mesh_context_one_device():
 
 
 @main
-def test_explicit_and_manual_axes_are_unsupported():
+def test_explicit_and_manual_axes_are_meshes_as_in_jax():
+    from jax.sharding import AxisType as JT
     for t in (AxisType.Explicit, AxisType.Manual):
-        with pytest.raises(UnsupportedError, match=f"AxisType.{t.name}.*Auto"):
-            funcad.make_mesh((1,), ("x",), (t,), devices=funcad.devices()[:1])
-        with pytest.raises(UnsupportedError, match="sharding-in-types"):
-            funcad.sharding.AbstractMesh((2,), ("x",), (t,))
+        m = funcad.make_mesh((1,), ("x",), (t,), devices=funcad.devices()[:1])
+        jm = jax.make_mesh((1,), ("x",), (getattr(JT, t.name),), devices=jax.devices()[:1])
+        assert [a.name for a in m.axis_types] == [a.name for a in jm.axis_types]
+        am = funcad.sharding.AbstractMesh((2,), ("x",), (t,))
+        assert am.axis_types == (t,) and am != funcad.sharding.AbstractMesh((2,), ("x",))
+        assert m.abstract_mesh == funcad.sharding.AbstractMesh((1,), ("x",), (t,))
+    m = funcad.sharding.Mesh(np.array(funcad.devices()[:1]), ("x",))
+    assert m.axis_types == (AxisType.Auto,)  # Mesh's default, as jax.sharding.Mesh's
     with pytest.raises(ValueError, match="one AxisType per axis"):
         funcad.make_mesh((1, 1), ("x", "y"), ("Auto",), devices=funcad.devices()[:1])
 

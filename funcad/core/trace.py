@@ -28,6 +28,9 @@ abstract_eval_rules: dict = {}   # prim -> f(*avals, **params) -> aval | list[av
 jvp_rules: dict = {}             # prim -> f(primals, tangents, **params) -> (out, tangent_out)
 transpose_rules: dict = {}       # prim -> f(ct, *args, **params) -> list of cts
 batch_rules: dict = {}           # prim -> f(args, dims, **params) -> (out, out_dim)
+# prim -> f(*avals, **params) -> the result's spec (or a list): sharding in types
+# (Explicit mesh axes; see core/typed_sharding.py), or typed_sharding.FROM_BODY
+sharding_rules: dict = {}
 # The backends' tables live here too, so a primitive registers every rule beside
 # its definition (see funcad/lowering for how they are read).
 lowering_rules: dict = {}        # prim -> f(ctx, *operand Values, **params) -> Value | list[Value]

@@ -30,6 +30,7 @@ from . import xla
 from .array import Array, ShardedArray, is_device_array
 from ..core import monitoring
 from ..core.avals import aval_of, float0
+from ..core.typed_sharding import type_sharding
 from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 
 
@@ -195,12 +196,15 @@ def put(x, sharding: Sharding, aval=None):
 def wrap(buf, aval, sharding) -> Array:
     if isinstance(sharding, SingleDeviceSharding):
         return Array(buf, aval, sharding._device)
+    if aval._sharding is not None or sharding.mesh.explicit_axes:
+        # the sharding in the array's type is the layout's over the Explicit axes
+        aval = aval.update(sharding=type_sharding(sharding, len(aval.shape)))
     return ShardedArray(buf, aval, sharding)
 
 
 def device_put_sharded(x, sharding: Sharding) -> Array:
     """x laid out as `sharding` (a device Array on one device for SingleDeviceSharding)."""
-    aval = aval_of(x).update(weak_type=False)
+    aval = aval_of(x).update(weak_type=False, sharding=None)
     if isinstance(sharding, SingleDeviceSharding) and type(x) is Array and \
             x._device is sharding._device:
         return x

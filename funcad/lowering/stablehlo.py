@@ -105,6 +105,7 @@ class Module:
         self._const_ids: dict[int, Value] = {}
         self.host_callbacks: list = []   # Python functions the program calls (pure_callback)
         self.functions: list[str] = []   # private functions placed after @main (exported calls)
+        self.assignment = None           # an SPMD program's devices (lower_jaxpr sets them)
 
     def add_host_callback(self, fn) -> int:
         """Register `fn` for the program's host-callback custom call; returns its index."""
@@ -247,9 +248,32 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, consts, args: Sequence[
         if inner_effects:  # ... and before later ones
             tie_to_token(ctx, outs)
         for v, o in zip(eqn.outvars, outs):
+            if v.aval._sharding is not None and ctx.module.assignment is not None \
+                    and eqn.prim not in unconstrained:
+                # sharding in types: the partitioner keeps the layout each type names
+                from ..core.typed_sharding import concrete
+                o = constrain(ctx, o, concrete(v.aval._sharding))
             # Weak types and float0 do not exist in StableHLO; keep the jaxpr's aval.
             env[id(v)] = Value(o.name, v.aval)
     return [read(a) for a in jaxpr.outvars]
+
+
+# Primitives whose results the walker leaves unconstrained even when their types have
+# a sharding: those that constrain themselves (sharding_constraint) or whose bodies do.
+unconstrained: set = set()
+
+
+def constrain(ctx: LoweringContext, x: Value, sharding) -> Value:
+    """`x` with its layout fixed to `sharding` for XLA's partitioner (the `Sharding`
+    custom call), as with_sharding_constraint and sharding in types lower."""
+    from ..core.sharding import hlo_sharding
+    attr = hlo_sharding(sharding, len(x.aval.shape), ctx.module.assignment)
+    name = ctx.module.fresh()
+    t = tensor_type(x.aval)
+    ctx.lines.append(" " * ctx.indent + f'{name} = "stablehlo.custom_call"({x.name}) '
+                     f'<{{call_target_name = "Sharding"}}> {{mhlo.sharding = "{attr}"}} '
+                     f": ({t}) -> {t}")
+    return Value(name, x.aval)
 
 
 # ------------------------------------------------------------------ effects ----

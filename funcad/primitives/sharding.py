@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules)
-from ..lowering.stablehlo import tensor_type
-from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, hlo_sharding, resolve_spec
+from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules,
+                          sharding_rules)
+from ..core.typed_sharding import BY_SHAPE_RULE, type_sharding
+from ..lowering.stablehlo import constrain, unconstrained
+from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
 from ._base import deflinear, defpython
 
 __all__ = ["out_sharded", "takes_out_sharding", "with_sharding_constraint"]
@@ -112,20 +114,22 @@ def _batch(vals, dims, *, axis_size, sharding):
 
 
 def _lowering(ctx, x, *, sharding):
-    assignment = ctx.module.assignment
-    if assignment is None:  # a one-device program: nothing to partition
+    if ctx.module.assignment is None:  # a one-device program: nothing to partition
         return x
-    attr = hlo_sharding(sharding, len(x.aval.shape), assignment)
-    name = ctx.module.fresh()
-    t = tensor_type(x.aval)
-    ctx.lines.append(" " * ctx.indent + f'{name} = "stablehlo.custom_call"({x.name}) '
-                     f'<{{call_target_name = "Sharding"}}> {{mhlo.sharding = "{attr}"}} '
-                     f": ({t}) -> {t}")
-    return type(x)(name, x.aval)
+    return constrain(ctx, x, sharding)
 
 
 impl_rules[sharding_constraint_p] = _impl
-abstract_eval_rules[sharding_constraint_p] = lambda x, *, sharding: x
+
+
+def _abstract_eval(x, *, sharding):
+    # the layout's Explicit axes become the type's (a reshard; none on an Auto mesh)
+    return x.update(sharding=type_sharding(sharding, len(x.shape)))
+
+
+abstract_eval_rules[sharding_constraint_p] = _abstract_eval
+sharding_rules[sharding_constraint_p] = BY_SHAPE_RULE
+unconstrained.add(sharding_constraint_p)  # it lowers to the constraint itself
 deflinear(sharding_constraint_p,
           lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
 batch_rules[sharding_constraint_p] = _batch

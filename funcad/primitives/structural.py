@@ -7,8 +7,9 @@ import builtins
 import numpy as np
 
 from ..core.avals import ShapedArray, aval_of
-from ..core.errors import FuncadValueError
-from ..core.trace import batch_rules, lowering_rules
+from ..core.errors import FuncadValueError, ShardingTypeError
+from ..core.trace import batch_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import reshape_rule, same_as_operand, spec_of, varying_shape_rule
 from ..lowering.python_source import np_dtype
 from ..lowering.stablehlo import i64_array
 from ._base import (canonical_axis, check_eagerly, deflinear, defpython, defzero, dtype_of, full,
@@ -470,3 +471,37 @@ defpython(iota_p, _iota_source)
 
 # NumPy clips bad slices and broadcasts short pad configs: check them eagerly too.
 check_eagerly(slice_p, pad_p)
+
+
+# ----------------------------------------------------------- sharding rules ----
+# How each result's sharding in its type follows from the operands' (Explicit mesh
+# axes; core/typed_sharding.py).
+
+def _broadcast_in_dim_sharding(x, *, shape, broadcast_dimensions):
+    spec, out = spec_of(x), [None] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        out[d] = spec[i] if x.shape[i] == shape[d] else None
+    return tuple(out)
+
+
+def _concatenate_sharding(*xs, dimension):
+    typed = [x for x in xs if x._sharding is not None]
+    if any(x._sharding != typed[0]._sharding for x in typed):
+        raise ShardingTypeError("All operands should have the same sharding. Got shardings "
+                                + ", ".join(str(x.sharding) for x in xs))
+    return spec_of(typed[0])
+
+
+def _squeeze_sharding(x, *, dimensions):
+    return tuple(p for i, p in enumerate(spec_of(x)) if i not in dimensions)
+
+
+sharding_rules[broadcast_in_dim_p] = _broadcast_in_dim_sharding
+sharding_rules[reshape_p] = reshape_rule
+sharding_rules[transpose_p] = lambda x, *, permutation: tuple(spec_of(x)[i] for i in permutation)
+sharding_rules[squeeze_p] = _squeeze_sharding
+sharding_rules[rev_p] = same_as_operand
+sharding_rules[slice_p] = varying_shape_rule("slicing", lambda x, **p: _slice_aval(x, **p).shape)
+sharding_rules[pad_p] = varying_shape_rule("padding", lambda x, v, **p: _pad_aval(x, v, **p).shape)
+sharding_rules[concatenate_p] = _concatenate_sharding
+sharding_rules[iota_p] = lambda **params: ()  # no operands: typed only through out_sharding
