@@ -136,6 +136,11 @@ def reshard(xs, out_shardings):
                         f"type Auto or Manual. Got PartitionSpec: {s.spec} with axis name: {a} of "
                         f"type: AxisType.{types[a].name}. Lay values out on Auto axes with "
                         f"funcad.device_put or funcad.lax.with_sharding_constraint")
+            if not s.mesh.explicit_axes:  # Auto axes only: the layout stays XLA's, as in JAX
+                from .lowering.array import Array
+                from .numpy import asarray
+                out.append(x if isinstance(x, Array) else asarray(x))
+                continue
         elif not isinstance(s, Sharding):
             raise _FuncadValueError(f"reshard expects Shardings or PartitionSpecs, got {s!r}")
         out.append(_relaid(x, s))

@@ -237,6 +237,12 @@ def tangent_dtype(dtype) -> np.dtype:
     return dtype if _narrow.kind(dtype) in "fc" else float0
 
 
+def tangent_aval(a: ShapedArray) -> ShapedArray:
+    """The type of a tangent (or cotangent) of a value of type `a`: its tangent dtype, and
+    its sharding (a cotangent is split as its primal is, as in JAX)."""
+    return ShapedArray(a.shape, tangent_dtype(a.dtype), False, a._sharding)
+
+
 def is_float(dtype) -> bool:
     return _narrow.kind(dtype) in "fc"
 

@@ -43,6 +43,13 @@ def axes_of(entry) -> tuple:
     return _axes(entry)
 
 
+def is_typed_array(x) -> bool:
+    """Whether x is a device array whose type has a sharding (Explicit mesh axes): funcad
+    operations on it run typed (lowering/spmd.py) instead of on its host copy."""
+    from .trace import hooks
+    return type(x) in hooks.typed_types and x.aval._sharding is not None
+
+
 def spec_of(aval) -> tuple:
     """The spec of `aval`'s type, one entry per dimension (all None when it has none)."""
     s = aval._sharding
@@ -72,6 +79,16 @@ def _out_sharding_mesh(out_sharding):
         raise ShardingTypeError(f"out_sharding must be a NamedSharding or a PartitionSpec under "
                                 f"funcad.sharding.set_mesh, got {out_sharding!r}")
     return s.mesh.abstract_mesh, s
+
+
+def explicit_out_sharding(out_sharding, what: str):
+    """`out_sharding=` of an op as its param: a NamedSharding on a mesh with Explicit
+    axes (a PartitionSpec over the context mesh), or None where it names no Explicit
+    axis (then the op's result is only laid out so, with_sharding_constraint)."""
+    if out_sharding is None:
+        return None
+    s = resolve_spec(out_sharding, f"{what}: out_sharding")
+    return s if isinstance(s, NamedSharding) and s.mesh.explicit_axes else None
 
 
 def out_spec(out_sharding, ndim: int) -> tuple:
@@ -117,12 +134,13 @@ def _typed(prim, in_avals, aval, spec, mesh):
     if not hasattr(aval, "shape") or type(aval).__name__ != "ShapedArray":
         return aval  # tokens and other non-array types carry no sharding
     spec = tuple(spec) + (None,) * (len(aval.shape) - len(spec))
-    out = aval.update(sharding=NamedSharding(mesh, PartitionSpec(*spec)))
     used = [a for p in spec for a in _axes(p)]
     if len(set(used)) != len(used):
         types = ", ".join(a.str_short() for a in in_avals)
+        shown = ",".join(f"{n}{'@' + ','.join(_axes(p)) if p else ''}" for n, p in zip(aval.shape, spec))
         raise ShardingTypeError(f"{prim.name} operation with inputs: {types} produces an illegally "
-                                f"sharded result: {out.str_short()}")
+                                f"sharded result: {aval.str_short().split('[')[0]}[{shown}]")
+    out = aval.update(sharding=NamedSharding(mesh, PartitionSpec(*spec)))
     for d, (n, p) in enumerate(zip(aval.shape, spec)):
         k = math.prod(mesh.shape[a] for a in _axes(p))
         if n % k:

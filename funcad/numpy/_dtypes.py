@@ -4,6 +4,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from ..core.typed_sharding import is_typed_array
 from ..core.narrow import KINDS as _NARROW, kind as _kind
 
 from ..core import options as _options
@@ -24,8 +25,8 @@ def asarray_or_tracer(x):
         return x
     if isinstance(x, np.ndarray):
         return np.asarray(x)
-    if hasattr(x, "__funcad_array__"):
-        return x.__funcad_array__()
+    if hasattr(x, "__funcad_array__"):  # an array typed on Explicit mesh axes stays on its devices
+        return x if is_typed_array(x) else x.__funcad_array__()
     if isinstance(x, (list, tuple)):
         from ._creation import array
         return array(x)

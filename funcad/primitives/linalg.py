@@ -6,9 +6,9 @@ import numpy as np
 from ..core.avals import ShapedArray, aval_of
 from ..core.narrow import KINDS as NARROW_KINDS
 from ..core.errors import ShardingTypeError
-from ..core.sharding import NamedSharding, PartitionSpec, resolve_spec
+from ..core.sharding import NamedSharding, PartitionSpec
 from ..core.trace import batch_rules, lowering_rules, sharding_rules, transpose_rules
-from ..core.typed_sharding import out_spec, spec_of
+from ..core.typed_sharding import explicit_out_sharding, out_spec, spec_of
 from ..lowering.stablehlo import compare, convert, ints
 from . import dot_algorithm as algo
 from ._base import defjvp, defpython, is_undefined, new_primitive, shape_of, type_error
@@ -72,9 +72,14 @@ def dot_general(x, y, dimension_numbers, precision=None, out_sharding=None):
     params = {"dimension_numbers": dn}
     if precision is not None:
         params["precision"] = precision
-    if out_sharding is not None:
-        params["out_sharding"] = resolve_spec(out_sharding, "dot_general: out_sharding")
-    return dot_general_p.bind(x, y, **params)
+    typed = explicit_out_sharding(out_sharding, "dot_general")
+    if typed is not None:
+        params["out_sharding"] = typed
+    out = dot_general_p.bind(x, y, **params)
+    if out_sharding is not None and typed is None:
+        from .sharding import out_sharded
+        return out_sharded(out, out_sharding)
+    return out
 
 
 # As in JAX, the derivatives keep the precision (an algorithm rounds the tangents too).

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import ShapedArray, aval_of, float0, tangent_dtype
+from ..core.avals import ShapedArray, aval_of, float0, tangent_dtype, tangent_aval
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
 from ..core.staging import convert_constvars, trace_to_jaxpr
@@ -203,7 +203,7 @@ class _StagedBwd:
                 return [zeros_tangent(a) if g is None else g for g, a in zip(got, in_avals)]
             # the residual types are those of fwd traced at the same perturbation
             res_avals = self.fwd.at(perturbed).jaxpr().out_avals[len(self.out_avals):]
-            ct = [ShapedArray(a.shape, tangent_dtype(a.dtype)) for a in self.out_avals]
+            ct = [tangent_aval(a) for a in self.out_avals]
             self._rules[key] = LazyRule(flat_bwd, list(res_avals) + ct, f"{self.name} bwd")
         return self._rules[key]
 

@@ -147,7 +147,11 @@ class SpmdExecutable:
         chosen = spmd.output_shardings(self.exe, len(self.out_avals), assignment)
         # Where XLA chose a layout the program names, keep that sharding object,
         # so the result flows into the next call without resharding.
-        self.out_shardings = [s or _same_as(c, len(a.shape), lo.candidates, assignment)
+        # (a result whose type has no sharding is named on no mesh with Explicit axes)
+        untyped = [c for c in lo.candidates
+                   if not (isinstance(c, NamedSharding) and c.mesh.explicit_axes)]
+        self.out_shardings = [s or _same_as(c, len(a.shape), untyped if a._sharding is None
+                                            else lo.candidates, assignment)
                               for s, c, a in zip(lo.out_shardings, chosen, self.out_avals)]
         # funcad.debug.inspect_array_sharding: the partitioner's layouts, named as outputs are
         inspect_sharding.fire(inspected, assignment, lambda s, ndim, meshes: _same_as(
