@@ -22,17 +22,21 @@ from .lowering.xla import BackendError
 from .lowering.python_source import to_python
 from . import config, debug, distributed, experimental  # noqa: F401  (settings; debug.print and debug_nans)
 from .core.errors import MissingRuleError, NaNError, UnsupportedError
-from ._helpers import (block_until_ready, default_backend, device_count, device_get, devices,
-                       disable_jit, ensure_compile_time_eval, eval_shape, local_device_count,
-                       local_devices, named_call, named_scope, process_count, process_index, typeof)
+from .lowering.devices import (block_until_ready, copy_to_host_async, default_backend, device_count,
+                               device_get, devices, effects_barrier, host_count, host_id, host_ids,
+                               live_arrays, local_device_count, local_devices, print_environment_info,
+                               process_count, process_index, process_indices)
+from .transforms.tracing import disable_jit, ensure_compile_time_eval, eval_shape, named_call, named_scope
+from .arrays.dtypes import typeof
+from .core.config import checking_leaks, transfer_guard
 from .core.traceback_util import api_boundary as _api_boundary, boundary_transform as _boundary
 from . import sharding  # noqa: F401  (Mesh, NamedSharding, PartitionSpec, ...)
 from .sharding import (NamedSharding, PartitionSpec as P, get_abstract_mesh, get_mesh, make_mesh,
                        reshard, set_mesh)
-from ._make_array import (make_array_from_callback, make_array_from_process_local_data,
+from .lowering.make_array import (make_array_from_callback, make_array_from_process_local_data,
                           make_array_from_single_device_arrays)
 from .transforms.closure import closure_convert, custom_gradient
-from ._callback import pure_callback
+from .debug._pure_callback import pure_callback
 from .transforms.shard_map import shard_map
 from .transforms.smap import smap
 from .transforms.pmap import pmap
@@ -43,8 +47,6 @@ from .transforms.fwd_and_bwd import fwd_and_bwd
 from . import dtypes, errors, typing  # noqa: F401  (JAX's jax.dtypes, jax.errors, jax.typing)
 from . import dlpack, stages, version  # noqa: F401  (JAX's jax.dlpack, jax.stages, jax.version)
 from .core.errors import InfError
-from ._toplevel import (checking_leaks, copy_to_host_async, effects_barrier, host_count, host_id, host_ids,
-                        live_arrays, print_environment_info, process_indices, transfer_guard)
 globals().update(config.scopes)  # `with funcad.<option>(value):`, one per option declared with a scope
 
 # Errors leaving the public entry points (and the functions they return) show
@@ -77,7 +79,7 @@ def __getattr__(name: str):
     if name in _LAZY:
         return importlib.import_module(f"{__name__}.{name}")
     if name == "Device":  # jaxlib's class: jaxlib loads on first use
-        from ._toplevel import device_class
+        from .lowering.devices import device_class
         return device_class()
     if name in _SPARSE:
         value = getattr(importlib.import_module(f"{__name__}.transforms.sparsity"), name)

@@ -6,7 +6,7 @@ from their declarations in funcad/core/options.py; `describe()` gives their mean
 
 Every option is also accepted under JAX's name, `jax_<option>`
 (`funcad.config.update("jax_debug_nans", True)`), and those JAX has as context managers
-are top-level scopes too: `with funcad.debug_nans(True):` (see funcad/_toplevel.py).
+are top-level scopes too: `with funcad.debug_nans(True):` (see funcad/core/config.py).
 
 `funcad.random` reads `default_prng_impl` and `threefry_partitionable` (see
 `funcad.core.prng_settings`). With `enable_x64` off funcad gives values JAX's default
@@ -23,144 +23,13 @@ True
 64
 >>> funcad.config.update("jit_cache_size", 128)
 """
-import contextlib as _contextlib
-import difflib as _difflib
-from typing import Iterator as _Iterator
-
-from .core import options as _opts, traceback_util as _traceback_util  # noqa: F401
+from .core.config import (OptionScope, config_with_absl, describe, override, read, scopes,  # noqa: F401
+                          update, values, _OPTIONS, _table)
+from .core import options as _opts
 # The modules that keep some options' state bind them when imported (core/options.py):
-from .core import prng_settings as _prng, x64 as _x64  # noqa: F401
+from .core import prng_settings as _prng, traceback_util as _traceback_util, x64 as _x64  # noqa: F401
 from .lowering import compilation_cache as _pcache, xla as _xla  # noqa: F401
 from .transforms import debugging as _debugging, jit as _jit  # noqa: F401
-
-_OPTIONS = _opts.OPTIONS
-# JAX's names for funcad's options: `jax_<name>` for every one.
-_PREFIX = "jax_"
-
-
-def _option(name: str) -> _opts.Option:
-    opt = _OPTIONS.get(name[len(_PREFIX):] if name.startswith(_PREFIX) else name)
-    if opt is None:
-        near = _difflib.get_close_matches(name, list(_OPTIONS), n=3)
-        hint = f" Did you mean {', '.join(repr(n) for n in near)}?" if near else ""
-        raise AttributeError(f"funcad.config has no option {name!r}.{hint} Options: "
-                             f"{', '.join(_OPTIONS)}.")
-    return opt
-
-
-def update(name: str, value) -> None:
-    """Set option `name` (see the module docstring for the list).
-
-    >>> import funcad
-    >>> funcad.config.update("traceback_filtering", "off")
-    >>> funcad.config.traceback_filtering
-    'off'
-    >>> funcad.config.update("traceback_filtering", "on")
-    """
-    opt = _option(name)
-    _opts.set_value(opt.name, opt.validate(name, value))
-
-
-def config_with_absl() -> None:
-    """Register an absl flag `--jax_<option>` for every option (as JAX's
-    `config.config_with_absl`); the flags given on the command line are applied once
-    `absl.app.run(main)` has parsed them. Needs the absl-py package.
-
-    >>> import funcad
-    >>> funcad.config.config_with_absl()  # then: absl.app.run(main)
-    """
-    try:
-        from absl import app, flags
-    except ImportError:
-        raise ImportError("config_with_absl needs the absl-py package (pip install absl-py)") from None
-    names = []
-    for name, opt in _OPTIONS.items():
-        flag = f"jax_{name}"
-        names.append(name)
-        if flag in flags.FLAGS:  # defined by an earlier call (or by JAX itself)
-            continue
-        value = read(name)
-        if isinstance(value, bool):
-            flags.DEFINE_bool(flag, value, opt.doc)
-        else:
-            flags.DEFINE_string(flag, None if value is None else str(value), opt.doc)
-
-    def complete():
-        for name in names:
-            flag = flags.FLAGS[f"jax_{name}"]
-            if flag.present:
-                update(name, flag.value)
-    app.call_after_init(complete)
-
-
-def read(name: str):
-    """The current value of option `name` (also readable as `funcad.config.<name>`)."""
-    return _opts.get_value(_option(name).name)
-
-
-@_contextlib.contextmanager
-def override(**values) -> _Iterator[None]:
-    """Set options for the duration of a `with` block, then restore them.
-
-    >>> import funcad, funcad.numpy as fnp
-    >>> with funcad.config.override(debug_nans=True):
-    ...     fnp.log(-1.0)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    funcad.core.errors.NaNError: debug_nans: primitive `log` produced a NaN ...
-    """
-    old = {k: read(k) for k in values}
-    try:
-        for k, v in values.items():
-            update(k, v)
-        yield
-    finally:
-        for k, v in old.items():
-            _opts.set_value(_option(k).name, v)
-
-
-def values() -> dict:
-    """Every option and its current value."""
-    return {k: read(k) for k in _OPTIONS}
-
-
-def describe() -> str:
-    """One line per option: name, value, environment variable and meaning."""
-    return "\n".join(f"{k} = {read(k)!r}  ({o.env}; {o.doc})" for k, o in _OPTIONS.items())
-
-
-class OptionScope:
-    """A config option as a context manager, as JAX's top-level option states are:
-    `with funcad.threefry_partitionable(False): ...`; `.value` is the current setting."""
-
-    def __init__(self, option: str, default_arg):
-        self._option, self._default_arg = option, default_arg
-
-    @_contextlib.contextmanager
-    def __call__(self, new_val=_opts.NO_ARG) -> _Iterator[None]:
-        if new_val is _opts.NO_ARG:
-            if self._default_arg is _opts.NO_ARG:
-                raise TypeError(f"funcad.{self._option}() needs the value to set in the block")
-            new_val = self._default_arg
-        with override(**{self._option: new_val}):
-            yield
-
-    @property
-    def value(self):
-        return read(self._option)
-
-    def __repr__(self):
-        return f"funcad.{self._option} (now {self.value!r})"
-
-
-def _scope(opt: _opts.Option) -> OptionScope:
-    scope = OptionScope(opt.name, opt.scope)
-    scope.__doc__ = opt.scope_doc
-    return scope
-
-
-# `with funcad.<option>(value):` for each option declared with a scope (funcad re-exports them)
-scopes: dict[str, OptionScope] = {o.name: _scope(o) for o in _OPTIONS.values() if o.scope is not _opts.NO_SCOPE}
 
 __all__ = ["update", "read", "override", "values", "describe", "config_with_absl", "OptionScope", "scopes",
            *_OPTIONS]
@@ -174,15 +43,6 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(list(globals()) + list(_OPTIONS))
-
-
-def _table() -> str:
-    rows = [("option", "default", "environment variable")]
-    rows += [(o.name, repr(o.default), o.env + "".join(f" or {a}" for a in o.env_aliases))
-             for o in _OPTIONS.values()]
-    width = [max(len(r[i]) for r in rows) for i in range(3)]
-    line = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, width)) + " |"
-    return "\n".join([line(rows[0]), line(tuple("-" * w for w in width)), *map(line, rows[1:])])
 
 
 if __doc__ is not None:  # (python -OO strips docstrings)

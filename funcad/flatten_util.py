@@ -18,7 +18,7 @@ from .core.avals import aval_of as _aval_of
 from .core.errors import FuncadValueError as _FuncadValueError
 from .core.pytree import tree_flatten as _tree_flatten, tree_unflatten as _tree_unflatten
 from .dtypes import result_type as _result_type
-from .numpy._dtypes import asarray_or_tracer as _asarray_or_tracer
+from .arrays.dtypes import asarray_or_tracer as _asarray_or_tracer
 
 __all__ = ["ravel_pytree"]
 

@@ -23,7 +23,7 @@ from .core.trace import Tracer as _Tracer
 from .lax import GatherScatterMode as _GatherScatterMode, ScatterDimensionNumbers as _ScatterDimensionNumbers, \
     scatter_add as _scatter_add, scatter_max as _scatter_max, scatter_min as _scatter_min, \
     scatter_mul as _scatter_mul
-from .numpy._dtypes import asarray_or_tracer as _asarray_or_tracer, cast as _cast
+from .arrays.dtypes import asarray_or_tracer as _asarray_or_tracer, cast as _cast
 from .transforms.custom import custom_jvp as _custom_jvp
 
 __all__ = ["segment_max", "segment_min", "segment_prod", "segment_sum"]

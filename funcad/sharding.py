@@ -47,7 +47,7 @@ def make_mesh(axis_sizes: _Sequence[int], axis_names: _Sequence[str], axis_types
     """
     axis_shapes = tuple(int(s) for s in axis_sizes)
     if devices is None:
-        from ._helpers import devices as all_devices
+        from .lowering.devices import devices as all_devices
         devices = all_devices()
     devices = list(devices)
     n = _math.prod(axis_shapes)

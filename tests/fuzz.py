@@ -239,7 +239,7 @@ def _lax(xp):
 
 def _at(xp, x):
     if xp is fnp:
-        from funcad.numpy._indexing import _IndexUpdateHelper
+        from funcad.arrays.indexing import _IndexUpdateHelper
         return _IndexUpdateHelper(x)
     return x.at
 

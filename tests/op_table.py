@@ -35,7 +35,7 @@ import scipy.special as sps
 
 import funcad.lax as lax
 import funcad.numpy as fnp
-from funcad.numpy._indexing import _IndexUpdateHelper, getitem
+from funcad.arrays.indexing import _IndexUpdateHelper, getitem
 
 F = (np.float32, np.float64)
 FI = (np.float32, np.float64, np.int32, np.int64)

@@ -146,3 +146,13 @@ def test_reshape_ravel_and_flatten_in_fortran_order_match_jax():
         fnp.reshape(x, 24, order="A")
     with pytest.raises(funcad.FuncadError, match="order"):
         fnp.reshape(x, 24, order="K")
+
+
+def test_python_round_of_arrays_as_jax():
+    x = np.array([0.5, 1.5, 2.567, -1.25])
+    for args in [(), (2,), (0,)]:
+        want = round(jnp.asarray(x), *args)
+        for got in (round(fnp.asarray(x), *args), round(funcad.device_put(x), *args),
+                    funcad.jit(lambda v: round(v, *args))(x)):
+            assert got.dtype == want.dtype and isinstance(got, funcad.Array)
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

@@ -350,6 +350,30 @@ def test_custom_rules_under_grad_of_jit():
     _close(funcad.hessian(funcad.jit(F))(x), jax.hessian(JF)(x))
 
 
+def test_custom_vjp_constant_residual_reaches_bwd_as_a_value():
+    # equinox's filter_custom_vjp returns Python flags as residuals and branches on them
+    # in bwd; JAX passes a constant residual on as a literal, also under jit.
+    def define(m, np_):
+        @m.custom_vjp
+        def f(x):
+            return np_.sin(x)
+
+        def fwd(x):
+            return np_.sin(x), (np_.cos(x), True, 2)
+
+        def bwd(res, ct):
+            c, flag, k = res
+            return ((k * c * ct) if flag else ct,)
+        f.defvjp(fwd, bwd)
+        return f
+    f, jf = define(funcad, fnp), define(jax, jnp)
+    x = 0.7
+    _close(funcad.grad(f)(x), jax.grad(jf)(x))
+    _close(funcad.grad(funcad.jit(f))(x), jax.grad(jax.jit(jf))(x))
+    _close(funcad.jit(funcad.grad(f))(x), jax.jit(jax.grad(jf))(x))
+    _close(funcad.jit(funcad.grad(funcad.jit(f)))(x), jax.jit(jax.grad(jax.jit(jf)))(x))
+
+
 def test_custom_call_is_one_staged_equation():
     for f, args in ((F, (0.7,)), (G, (0.7, 1.5))):
         closed = funcad.make_jaxpr(f)(*args)

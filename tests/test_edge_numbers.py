@@ -230,3 +230,69 @@ def test_found_by_the_edge_fuzzer(mode):
     for name in ("gammaln", "digamma", "expit"):
         check(name, h, fmod=fss, jmod=jss, transforms=("eager", "jit", "vmap"))
     same(funcad.grad(lambda v: fss.gammaln(v).sum())(h), jax.grad(lambda v: jss.gammaln(v).sum())(h))
+
+
+# ------------------------------------------- complex atan2, while loops, size 0 ----
+
+def test_complex_arctan2(mode):
+    # XLA's complex atan2, -i log((x + iy) / sqrt(x^2 + y^2)) (nan where x^2 + y^2 is 0)
+    d = np.complex128 if mode else np.complex64
+    y = np.array([1 + 2j, 0.3 - 1j, 1 + 0j, 0 + 1j, -2 + 0.1j], d)
+    x = np.array([0.7 - 1j, 2 + 0.5j, 1j, 1 + 0j, -1 - 0.1j], d)
+    check("arctan2", y, x, transforms=("eager", "jit", "vmap"))
+    check("arctan2", y, 2.0)
+    check("atan2", y, x, fmod=funcad.lax, jmod=jax.lax)
+    f = lambda m, n: m.grad(lambda a, b: n.arctan2(a, b).real.sum(), (0, 1))  # noqa: E731
+    for g, w in zip(f(funcad, fnp)(y[:2], x[:2]), f(jax, jnp)(y[:2], x[:2])):
+        same(g, w)
+    for g, w in zip(funcad.jit(f(funcad, fnp))(y[:2], x[:2]), f(jax, jnp)(y[:2], x[:2])):
+        same(g, w)
+
+
+def _loop_unused(m, use=False):
+    def f(x):
+        r = m.lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x)
+        return x * 3.0 + (r if use else 0.0)
+    return f
+
+
+def test_reverse_mode_under_jit_through_an_unused_while_loop(mode):
+    f, j = _loop_unused(funcad), _loop_unused(jax)
+    same(funcad.jit(funcad.grad(f))(1.5), jax.jit(jax.grad(j))(1.5))
+    same(funcad.grad(funcad.jit(f))(1.5), jax.grad(jax.jit(j))(1.5))
+    same(funcad.vmap(funcad.grad(f))(np.array([1.5, 20.0])), jax.vmap(jax.grad(j))(np.array([1.5, 20.0])))
+    # linearize under jit runs the loop forward, as JAX's
+    lin = lambda m: m.jit(lambda x: m.linearize(_loop_unused(m, True), x)[1](1.0))  # noqa: E731
+    same(lin(funcad)(1.5), lin(jax)(1.5))
+    # a used result still needs the trip count: JAX refuses too
+    with pytest.raises(TypeError, match="max_steps"):
+        funcad.jit(funcad.grad(_loop_unused(funcad, True)))(1.5)
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        jax.jit(jax.grad(_loop_unused(jax, True)))(1.5)
+
+
+@pytest.mark.parametrize("name", ["conj", "real", "copy", "array", "ravel", "squeeze",
+                                  "transpose", "identity"])
+def test_64_bit_numpy_inputs_in_32_bit_mode_under_vmap_jvp_checkpoint(name):
+    # With x64 off, vmap and jvp take a float64 NumPy input as it is (so JAX's vmap of an
+    # identity returns it unchanged) and an op making a new array gives float32, as JAX's;
+    # checkpoint takes it as float32.
+    fn, jn = (lambda x: x, lambda x: x) if name == "identity" else (getattr(fnp, name), getattr(jnp, name))
+    a = np.array([[1.0, 2.5], [3.0, -4.0]])
+    with jax.enable_x64(False), funcad.enable_x64(False):
+        same(funcad.vmap(fn)(a), jax.vmap(jn)(a))
+        same(funcad.jit(funcad.vmap(fn))(a), jax.jit(jax.vmap(jn))(a))
+        for g, w in zip(funcad.jvp(fn, (a,), (a,)), jax.jvp(jn, (a,), (a,))):
+            same(g, w)
+        same(funcad.jvp(lambda x: x + 0, (a,), (a,))[1], jax.jvp(lambda x: x + 0, (a,), (a,))[1])
+        same(funcad.checkpoint(fn)(a), jax.checkpoint(jn)(a))
+        same(funcad.vmap(funcad.grad(lambda v: fn(v).sum()))(a), jax.vmap(jax.grad(lambda v: jn(v).sum()))(a))
+
+
+def test_complex_abs_of_infinities_under_jit(mode):
+    # C99 (NumPy, JAX): |z| is inf when a part is infinite, even with a nan in the other
+    inf, nan = np.inf, np.nan
+    z = np.array([complex(inf, nan), complex(nan, -inf), complex(-inf, 1), complex(nan, 1), 3 + 4j])
+    for d in (np.complex64, np.complex128):
+        check("abs", z.astype(d), transforms=("eager", "jit", "vmap"))
+        same(funcad.jit(funcad.vmap(fnp.abs))(z.astype(d)), jnp.abs(z.astype(d)))

@@ -19,7 +19,7 @@ import pytest
 import funcad
 
 # funcad's implementation; their modules are not namespaces a user imports from.
-INTERNAL = {"core", "primitives", "transforms", "lowering"}
+INTERNAL = {"core", "primitives", "transforms", "lowering", "arrays"}
 
 
 def _namespaces() -> list[str]:

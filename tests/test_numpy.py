@@ -197,7 +197,7 @@ INDEX_CASES = [
 
 @pytest.mark.parametrize("idx", [pytest.param(i, id=n) for n, i in INDEX_CASES])
 def test_getitem_matches_numpy(idx):
-    from funcad.numpy._indexing import getitem
+    from funcad.arrays.indexing import getitem
     want = X234[idx]
     np.testing.assert_array_equal(getitem(X234, idx), want)
     staged = funcad.make_jaxpr(lambda x: x[idx])(X234)

@@ -119,7 +119,7 @@ def test_disable_jit_runs_the_python_function_eagerly():
         t.start()
         t.join()
     assert other == [funcad.Array]
-    assert type(f).__call__ is not funcad._helpers._maybe_eager_call
+    assert type(f).__call__ is not funcad.transforms.tracing._maybe_eager_call
     jseen = []
     with jax.disable_jit():
         jax.jit(lambda x: jseen.append(type(x)) or x)(3.0)

@@ -79,6 +79,10 @@ class ShapedArray(AbstractValue):
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type, sharding)
 
+    def to_tangent_aval(self) -> "ShapedArray":
+        """The type of this type's tangents: float0 for integer and boolean arrays (JAX's)."""
+        return ShapedArray(self.shape, tangent_dtype(self.dtype), self.weak_type)
+
     def str_short(self) -> str:
         dims = map(str, self.shape)
         if self._sharding is not None:  # JAX's f32[8@X,4@(Y,Z)]

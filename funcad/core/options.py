@@ -315,6 +315,11 @@ _declare("debug_key_reuse", False, boolean,
 `bits` consumed it raises funcad.errors.KeyReuseError, eagerly, at jitted calls and inside
 traced programs (see funcad/random/_key_reuse.py).""")
 
+_declare("use_shardy_partitioner", True, boolean,
+         "partition programs over several devices with Shardy (the sdy dialect, JAX's default) "
+         "or, False, with GSPMD (mhlo.sharding; also where jaxlib predates Shardy)",
+         env_aliases=("JAX_USE_SHARDY_PARTITIONER",), jit_key=True)
+
 _declare("log_compiles", False, boolean, "log each jit trace and XLA compilation (logger 'funcad', WARNING)",
          scope=True, scope_doc="""`with funcad.log_compiles(True):` each jit trace and
 XLA compilation is logged at WARNING level on the "funcad" logger.""")
@@ -333,7 +338,7 @@ _declare("explain_cache_misses", False, boolean,
 each time a jitted function traces again, a WARNING on the "funcad" logger says why, in JAX's
 words: the argument (by name and path) whose shape, dtype or weak type changed, the pytree that
 changed, the static argument or the configuration option.""")
-# transfer_guard's scope sets the four at once and restores each (funcad/_toplevel.py)
+# transfer_guard's scope sets the four at once and restores each (funcad/core/config.py)
 _declare("transfer_guard", "allow", _guard_level, "sets the three transfer guards at once: allow, log, "
          "disallow, log_explicit, disallow_explicit", on_set=_set_all_guards)
 _declare("transfer_guard_host_to_device", "allow", _guard_level,

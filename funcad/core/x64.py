@@ -116,6 +116,17 @@ def canonicalize(x):
     return _value32(x)
 
 
+def canonicalize_held(x):
+    """`canonicalize`, also of the value a tracer holds: vmap keeps a NumPy input as
+    given (as JAX's), and an op that makes a new array (conj, real, copy) gives it in
+    the mode's dtype, as JAX's does. A tracer type that can hold such a value defines
+    `canonical32`."""
+    if enabled:
+        return x
+    m = getattr(type(x), "canonical32", None)
+    return m(x) if m is not None else _value32(x)
+
+
 def canonicalize_all(leaves: list) -> list:
     """`canonicalize` of each leaf (the list itself while x64 is on)."""
     if enabled:

@@ -20,13 +20,13 @@ import threading
 import traceback
 from typing import IO, Any, Callable
 
-from .._callback import pure_callback
+from ._pure_callback import pure_callback
 from ._callbacks import debug_callback
 from ..core.errors import FuncadValueError
 from ..core.pytree import tree_flatten, tree_map, tree_unflatten
 from ..core.trace import Tracer
 from ..core.traceback_util import is_internal
-from ..numpy._dtypes import asarray_or_tracer
+from ..arrays.dtypes import asarray_or_tracer
 from ..primitives.elementwise import stop_gradient
 
 __all__ = ["breakpoint", "DebuggerFrame", "register_debugger", "get_debugger"]

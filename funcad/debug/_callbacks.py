@@ -10,11 +10,11 @@ import numpy as np
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import tree_flatten, tree_leaves, tree_unflatten
 from ..core.trace import Tracer
-from .._callback import result_aval
+from ._pure_callback import result_aval
 from ..primitives.callback import host_array
 from ..primitives.effects import debug_callback_p, io_callback_p
 from ..numpy import asarray
-from ..numpy._dtypes import asarray_or_tracer
+from ..arrays.dtypes import asarray_or_tracer
 
 __all__ = ["debug_callback", "io_callback"]
 

@@ -23,7 +23,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as fnp
 from ..transforms.closure import closure_convert
-from .._helpers import eval_shape
+from ..transforms.tracing import eval_shape
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError
 from ..core.pytree import tree_flatten, tree_unflatten

@@ -21,7 +21,7 @@ from ..core.trace import Tracer as _Tracer
 from ..core.traceback_util import api_boundary as _api_boundary
 from . import _jet_rules  # noqa: F401  (fills the rule table)
 from ._jet_trace import jet_flat as _jet_flat
-from ..numpy._dtypes import asarray_or_tracer as _asarray
+from ..arrays.dtypes import asarray_or_tracer as _asarray
 
 __all__ = ["jet", "jet2"]
 

@@ -54,7 +54,7 @@ def create_device_mesh(mesh_shape: _Sequence[int], devices: _Sequence[_Any] | No
     """
     del contiguous_submeshes, allow_split_physical_axes  # TPU topologies only (see module doc)
     if devices is None:
-        from .._helpers import devices as all_devices
+        from ..lowering.devices import devices as all_devices
         devices = all_devices()
     sizes = _axis_sizes(mesh_shape)
     if sizes is None:
@@ -87,7 +87,7 @@ def create_hybrid_device_mesh(mesh_shape: _Sequence[int], dcn_mesh_shape: _Seque
     True
     """
     if devices is None:
-        from .._helpers import devices as all_devices
+        from ..lowering.devices import devices as all_devices
         devices = all_devices()
     devices = list(devices)
     attr = "process_index" if process_is_granule else "slice_index"

@@ -36,7 +36,7 @@ __all__ = ["assert_equal", "broadcast_one_to_all", "global_array_to_host_local_a
 
 def _process_mesh() -> _Mesh:
     """All devices as a (process, local device) grid."""
-    from .._helpers import devices, local_device_count, process_count
+    from ..lowering.devices import devices, local_device_count, process_count
     grid = _np.empty(len(devices()), dtype=object)
     grid[:] = devices()
     return _Mesh(grid.reshape(process_count(), local_device_count()),
@@ -69,7 +69,7 @@ def broadcast_one_to_all(in_tree: _Any, is_source: bool | None = None) -> _Any:
     >>> broadcast_one_to_all({"step": 3})
     {'step': array(3)}
     """
-    from .._helpers import process_count, process_index
+    from ..lowering.devices import process_count, process_index
     from ..transforms.jit import jit
     if process_count() == 1:
         return _tree_map(_np.asarray, in_tree)
@@ -88,8 +88,8 @@ def broadcast_one_to_all(in_tree: _Any, is_source: bool | None = None) -> _Any:
 
 
 def _allgather_leaf(x, tiled: bool) -> _np.ndarray:
-    from .._helpers import process_count
-    from .._make_array import make_array_from_process_local_data
+    from ..lowering.devices import process_count
+    from ..lowering.make_array import make_array_from_process_local_data
     from ..transforms.jit import jit
     if _is_global(x):
         if not tiled:
@@ -128,7 +128,7 @@ def assert_equal(in_tree: _Any, fail_message: str = "") -> None:
     >>> import numpy as np
     >>> assert_equal({"w": np.ones(2)}, "weights differ")
     """
-    from .._helpers import process_count
+    from ..lowering.devices import process_count
 
     def expected(x):
         if _is_global(x):
@@ -259,7 +259,7 @@ class ProcessFailureError(Exception):
 
 def _live(devices) -> dict:
     """{device: its process's incarnation} for the given devices whose process is alive."""
-    from .._helpers import process_index
+    from ..lowering.devices import process_index
     from ..lowering import distributed
     pids = {d.process_index for d in devices}
     if process_index() not in pids:

@@ -15,7 +15,7 @@ import numpy as np
 from ..core import pytree as _pt
 from ..core.avals import ShapedArray, float0
 from ..core.errors import FuncadError
-from ..version import __version__
+from ..core.version import __version__
 
 try:
     import flatbuffers

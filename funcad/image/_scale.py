@@ -12,7 +12,7 @@ from ..core import x64
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..lax import Precision
-from ..numpy._dtypes import asarray_or_tracer, cast
+from ..arrays.dtypes import asarray_or_tracer, cast
 
 __all__ = ["ResizeMethod", "resize", "scale_and_translate"]
 

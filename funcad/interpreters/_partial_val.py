@@ -51,5 +51,5 @@ class PartialVal(tuple):
         """The abstract value: the known constant's, or the one given."""
         if self[0] is not None:
             return self[0]
-        from .._api_util import shaped_abstractify  # api_util imports the interpreters
+        from ..extend._api_util import shaped_abstractify  # api_util imports the interpreters
         return shaped_abstractify(self[1])

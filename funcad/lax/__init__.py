@@ -3,7 +3,7 @@ from ..primitives import bits as _bits, elementwise as _elementwise, indexing as
 from ..primitives import linalg as _linalg, reductions as _reductions, special as _special
 from ..primitives import structural as _structural
 from ._checked import checked as _checked
-from ._control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
+from ..transforms.control_flow_api import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
 
 # The functions funcad.lax takes from the primitive modules, by module: the one
 # list to extend when a primitive is added. Each is wrapped so that it checks

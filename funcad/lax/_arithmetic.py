@@ -11,10 +11,10 @@ from ..primitives import elementwise as E
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import bits as B
 from ._types import RoundingMethod
-from ..numpy._shape import broadcast_to
+from ..arrays.shape import broadcast_to
 from ..core.trace import bind_custom_jvp
-from ..numpy import _ufuncs as U
-from ..numpy._dtypes import asarray_or_tracer as _arr
+from ..arrays import ufuncs as U
+from ..arrays.dtypes import asarray_or_tracer as _arr
 
 __all__ = ['reciprocal', 'log2', 'mulhi', 'nextafter', 'one_minus_square', 'polynomial', 'round']
 
@@ -42,7 +42,7 @@ def _same(name, x, y):
     ax, ay = aval_of(x), aval_of(y)
     if ax.dtype != ay.dtype:
         if ax.weak_type or ay.weak_type:
-            from ..numpy._dtypes import promote
+            from ..arrays.dtypes import promote
             x, y = promote(x, y)
         else:
             raise FuncadTypeError(f"{name} requires arguments of one dtype, got {ax.str_short()} and "

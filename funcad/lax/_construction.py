@@ -8,13 +8,13 @@ from typing import Sequence
 
 from ..core.errors import FuncadValueError
 from ..primitives import structural as S
-from ..primitives._base import canonical_axis
-from ..numpy._shape import stack as _stack, tile as _tile
-from ..numpy._creation import full as _full, full_like as _full_like
-from ..numpy._manip import unstack as _unstack
+from ..primitives._base import broadcast_shapes as _broadcast_shapes, canonical_axis
+from ..arrays.shape import stack as _stack, tile as _tile
+from ..arrays.creation import full as _full, full_like as _full_like
+from ..arrays.manip import unstack as _unstack
 from ..core.avals import aval_of
-from ..numpy._shape import broadcast_to
-from ..numpy._dtypes import asarray_or_tracer as _arr
+from ..arrays.shape import broadcast_to
+from ..arrays.dtypes import asarray_or_tracer as _arr
 from ._slicing import _shape, slice_in_dim
 
 __all__ = ['full', 'full_like', 'empty', 'broadcast', 'broadcast_to_rank', 'broadcasted_iota', 'broadcast_shapes', 'collapse', 'tile', 'split', 'stack', 'unstack', 'broadcast_like', 'shape_as_value']
@@ -58,7 +58,7 @@ def broadcasted_iota(dtype, shape, dimension: int):
 
 def broadcast_shapes(*shapes):
     """The broadcast of shapes (as tuples)."""
-    return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    return tuple(_broadcast_shapes(*[tuple(s) for s in shapes]))
 
 
 def collapse(operand, start_dimension: int, stop_dimension: int | None = None):

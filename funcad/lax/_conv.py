@@ -18,7 +18,7 @@ from ..core import options as _options
 from ..primitives.dot_algorithm import DotAlgorithmPreset, is_algorithm
 from ..primitives.convolution import conv_general_dilated as _bind
 from ..primitives.linalg import dot_general
-from ..numpy._dtypes import asarray_or_tracer
+from ..arrays.dtypes import asarray_or_tracer
 
 __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_dilated", "conv",
            "conv_with_general_padding", "conv_transpose", "padtype_to_pads", "conv_shape_tuple",

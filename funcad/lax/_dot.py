@@ -9,11 +9,11 @@ from ..core.errors import FuncadValueError
 from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ._types import RaggedDotDimensionNumbers
-from ..numpy import _linalg as L
+from ..arrays import linalg as L
 from ..primitives.linalg import dot_general as _dot
 from ..primitives.dot_algorithm import DotAlgorithmPreset, compute_types
 from ..primitives.reductions import cumsum
-from ..numpy._dtypes import asarray_or_tracer as _arr
+from ..arrays.dtypes import asarray_or_tracer as _arr
 from ._slicing import _shape
 
 __all__ = ['dot', 'batch_matmul', 'dot_general', 'ragged_dot', 'ragged_dot_general']
@@ -31,7 +31,7 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
     """
     x, y = _arr(lhs), _arr(rhs)
     if aval_of(x).dtype != aval_of(y).dtype:
-        from ..numpy._dtypes import promote
+        from ..arrays.dtypes import promote
         x, y = promote(x, y)
     if dimension_numbers is None:
         if not 1 <= len(_shape(x)) <= 2 or not 1 <= len(_shape(y)) <= 2:

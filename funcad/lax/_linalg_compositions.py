@@ -10,8 +10,8 @@ import numpy as np
 
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
-from ..numpy._dtypes import asarray_or_tracer, promote, to_inexact
-from ._control_flow import cond, fori_loop
+from ..arrays.dtypes import asarray_or_tracer, promote, to_inexact
+from ..transforms.control_flow_api import cond, fori_loop
 
 __all__ = ["symmetric_product", "cholesky_update", "ormqr"]
 

@@ -20,8 +20,8 @@ from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from .. import numpy as fnp
 from ._slicing import dynamic_slice_in_dim, dynamic_update_slice_in_dim
-from ..numpy._dtypes import asarray_or_tracer, to_inexact
-from ._control_flow import scan, while_loop
+from ..arrays.dtypes import asarray_or_tracer, to_inexact
+from ..transforms.control_flow_api import scan, while_loop
 
 __all__ = ["qdwh"]
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.errors import FuncadTypeError
 from ..primitives.rng import rng_bit_generator_p, rng_uniform_p
-from ..numpy._dtypes import asarray_or_tracer
+from ..arrays.dtypes import asarray_or_tracer
 
 __all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_uniform"]
 

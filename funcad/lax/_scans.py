@@ -10,8 +10,8 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
-from ..numpy._ufuncs import logaddexp
-from ..numpy._dtypes import asarray_or_tracer as _arr
+from ..arrays.ufuncs import logaddexp
+from ..arrays.dtypes import asarray_or_tracer as _arr
 from ._slicing import _shape
 
 __all__ = ['associative_scan', 'cumlogsumexp']

@@ -24,10 +24,10 @@ from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
 from ._types import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
-from ..numpy._dtypes import asarray_or_tracer
+from ..arrays.dtypes import asarray_or_tracer
 from ._scans import associative_scan
 from ..transforms.vmap import vmap
-from ._control_flow import while_loop
+from ..transforms.control_flow_api import while_loop
 from ..primitives.reductions import reduce_max
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_sub", "scatter_mul", "scatter_min",
@@ -176,7 +176,7 @@ def _scatter_setup(name, operand, scatter_indices, updates, dimension_numbers, m
     x, idx, u = _arr(operand), _arr(scatter_indices), _arr(updates)
     _check_indices(name, idx)
     if aval_of(u).dtype != aval_of(x).dtype:
-        from ..numpy._dtypes import cast
+        from ..arrays.dtypes import cast
         u = cast(u, aval_of(x).dtype)
     dn = ScatterDimensionNumbers(*[tuple(map(int, f)) for f in dimension_numbers])
     mode = GatherScatterMode.from_any(mode)

@@ -9,10 +9,10 @@ from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
-from ..numpy._dtypes import cast
-from ..numpy._indexing import getitem
-from ..numpy._shape import moveaxis
-from ..numpy._dtypes import asarray_or_tracer as _arr
+from ..arrays.dtypes import cast
+from ..arrays.indexing import getitem
+from ..arrays.shape import moveaxis
+from ..arrays.dtypes import asarray_or_tracer as _arr
 
 __all__ = ['slice_in_dim', 'index_in_dim', 'dynamic_slice_in_dim', 'dynamic_index_in_dim', 'dynamic_update_slice_in_dim', 'dynamic_update_index_in_dim', 'index_take']
 

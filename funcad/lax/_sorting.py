@@ -7,11 +7,11 @@ import numpy as np
 
 from ..primitives import indexing as I
 from ..primitives._base import canonical_axis
-from ..numpy._setops import top_k as _top_k
+from ..arrays.setops import top_k as _top_k
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
-from ..numpy._dtypes import asarray_or_tracer as _arr
+from ..arrays.dtypes import asarray_or_tracer as _arr
 from ._slicing import _shape
 
 __all__ = ['top_k', 'sort_key_val', 'approx_max_k', 'approx_min_k']

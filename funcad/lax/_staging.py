@@ -9,8 +9,8 @@ from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..transforms.checkpoint import optimization_barrier_p
-from .._helpers import default_backend
-from ..numpy._dtypes import asarray_or_tracer as _arr
+from ..lowering.devices import default_backend
+from ..arrays.dtypes import asarray_or_tracer as _arr
 
 __all__ = ['dtype', 'stage', 'optimization_barrier', 'platform_dependent', 'composite']
 
@@ -23,7 +23,7 @@ def dtype(x: Any) -> np.dtype:
     (dtype('float32'), dtype('int16'))
     """
     if isinstance(x, (type, str, np.dtype)):
-        from ..numpy._dtypes import canonical_dtype
+        from ..arrays.dtypes import canonical_dtype
         return canonical_dtype(np.dtype(x))
     return aval_of(_arr(x)).dtype
 

@@ -12,7 +12,7 @@ from ..core.trace import ctx
 from ..primitives import collectives as C
 from ..primitives import elementwise as E
 from ..primitives.tokens import after_all_p, create_token_p, dce_sink_p
-from ..numpy._dtypes import asarray_or_tracer
+from ..arrays.dtypes import asarray_or_tracer
 
 __all__ = ["create_token", "after_all", "dce_sink", "pcast", "pbroadcast"]
 

@@ -14,7 +14,7 @@ __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation"]
 
 
 def _arr(x):
-    from ..numpy._dtypes import asarray_or_tracer
+    from ..arrays.dtypes import asarray_or_tracer
     return asarray_or_tracer(x)
 
 
@@ -75,7 +75,7 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
     [2, 0, 1]
     """
     from .. import numpy as fnp
-    from ._control_flow import fori_loop
+    from ..transforms.control_flow_api import fori_loop
     from ._slicing import dynamic_index_in_dim
     pivots = _arr(pivots)
     aval = _aval_of(pivots)

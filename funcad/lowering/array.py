@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import transfer_guard as _guard
+from . import transfer_guard as _guard, xla
 from ..core import options as _options
 from ..core.avals import ShapedArray
+from ..core import eager, x64
 from ..core.eager import EagerArray
 from ..core.trace import Tracer
 
@@ -205,15 +206,9 @@ class Array(metaclass=_ArrayType):
         return self._buf
 
 
-def _install_methods():
-    from ..numpy._methods import install
-    install(Array)
-    from ..core import eager
-    from . import xla
-    eager.hooks.cpu_device = staticmethod(lambda: xla.get_client("cpu").devices()[0])
-
-
-_install_methods()
+# Array's NumPy-style methods (x.sum(), x.T, ...) are installed from above, by funcad.numpy,
+# as the tracers' are.
+eager.hooks.cpu_device = staticmethod(lambda: xla.get_client("cpu").devices()[0])
 
 
 class Shard:
@@ -281,8 +276,6 @@ def from_dlpack(external, device=None, copy: bool | None = None) -> Array:
     and `__dlpack_device__`), through jaxlib's DLPack import: on `device` (a jaxlib
     Device; None: the device the data is on), sharing its memory unless `copy` is
     True or the data must move (which `copy=False` refuses with a ValueError)."""
-    from . import xla
-    from ..core import x64
     xla._load()
     jax = xla._jax
     with xla.jax_x64_scope():  # funcad canonicalizes dtypes itself, below, by its own x64 mode

@@ -1,17 +1,13 @@
 """Device plumbing for programs over several devices (SPMD), through jaxlib.
 
-funcad lowers an SPMD program itself (StableHLO with GSPMD `mhlo.sharding`
-annotations, see `stablehlo.lower_jaxpr(shardings=...)`); this module only
+funcad lowers an SPMD program itself (StableHLO annotated for Shardy or GSPMD,
+see `partitioning.py` and `stablehlo.lower_jaxpr(partitioning=...)`); this module only
 moves data and compiles: it lays a NumPy array out over devices, compiles a
 module for a device assignment with `num_partitions` partitions, and turns
 the per-device results back into arrays. jaxlib's multi-device array needs a
 sharding object its C++ side knows; funcad's shardings are translated to
 jax's public `jax.sharding.NamedSharding` for that, and nothing else of jax's
 is used.
-
-GSPMD annotations, not Shardy's, because every jaxlib of the supported range
-(0.6 .. 0.12) partitions them; newer ones are told not to use Shardy for these
-modules (`use_shardy_partitioner = False`), as they would fall back anyway.
 
 >>> import funcad, numpy as np
 >>> from funcad.sharding import SingleDeviceSharding
@@ -78,12 +74,16 @@ def shards(buf) -> list:
 
 
 def compile_spmd(text: str, assignment: Sequence, backend: str, choose_outputs: Sequence[bool],
-                 cache: bool = True):
+                 cache: bool = True, shardy: bool = False, host_callbacks: Sequence = ()):
     """Compile a module of `len(assignment)` partitions, partition i on assignment[i];
     XLA picks the layout of the outputs marked in `choose_outputs`. `cache=False`
-    compiles afresh (a program whose text names Python functions by address)."""
+    compiles afresh (a program whose text names Python functions by address).
+    `shardy`: the text is annotated in Shardy's dialect (else GSPMD's), and
+    partitioned by Shardy. `host_callbacks`: the Python functions its host-callback
+    custom calls name by index (such a program is compiled afresh)."""
+    cache = cache and not host_callbacks
     key = (text, tuple(d.id for d in assignment), assignment[0].platform, tuple(choose_outputs),
-           xla.compiler_overrides)
+           xla.compiler_overrides, shardy)
     exe = xla._exe_cache.get(key) if cache else None
     if exe is not None:
         return exe
@@ -98,9 +98,11 @@ def compile_spmd(text: str, assignment: Sequence, backend: str, choose_outputs: 
     if n > 1 and any(choose_outputs):
         build.allow_spmd_sharding_propagation_to_output = [bool(c) for c in choose_outputs]
     if hasattr(build, "use_shardy_partitioner"):
-        build.use_shardy_partitioner = False
+        build.use_shardy_partitioner = shardy
     with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT):
-        if hasattr(client, "compile_and_load"):
+        if host_callbacks:
+            exe = xla.compile_with_callbacks(client, text, assignment, options, list(host_callbacks))
+        elif hasattr(client, "compile_and_load"):
             exe = client.compile_and_load(text, list(assignment), options)
         else:
             exe = client.compile(text, options)

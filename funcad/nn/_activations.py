@@ -11,7 +11,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
-from ..numpy._dtypes import asarray_or_tracer, to_inexact
+from ..arrays.dtypes import asarray_or_tracer, to_inexact
 from ..primitives import elementwise as E
 from ..transforms.custom import custom_jvp
 

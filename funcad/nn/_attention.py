@@ -6,8 +6,8 @@ import numpy as np
 from .. import numpy as fnp
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
-from ..numpy._dtypes import asarray_or_tracer
-from ..numpy._reductions import logsumexp
+from ..arrays.dtypes import asarray_or_tracer
+from ..arrays.reductions import logsumexp
 from ..primitives import elementwise as E
 from ._functions import softmax
 

@@ -11,8 +11,8 @@ from ..core import x64
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.trace import Tracer, bind_custom_jvp
-from ..numpy._dtypes import asarray_or_tracer, to_inexact
-from ..numpy._reductions import _norm_axes, logsumexp
+from ..arrays.dtypes import asarray_or_tracer, to_inexact
+from ..arrays.reductions import _norm_axes, logsumexp
 from ..primitives import elementwise as E
 
 __all__ = ["log_softmax", "logmeanexp", "logsumexp", "one_hot", "softmax", "standardize"]

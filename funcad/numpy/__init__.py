@@ -11,7 +11,7 @@ import numpy as _np
 
 from ..core.trace import Tracer as _Tracer
 from ..core.avals import aval_of as _aval_of, float0
-from ._creation import (arange, array, asarray, astype, empty, empty_like, eye, full, full_like,
+from ..arrays.creation import (arange, array, asarray, astype, empty, empty_like, eye, full, full_like,
                         identity, linspace, ones, ones_like, zeros, zeros_like)
 from ..core.eager import eager_result as _eager_result
 # Creation builds arrays with NumPy directly; its results are immutable funcad arrays too.
@@ -19,16 +19,16 @@ from ..core.eager import eager_result as _eager_result
  ones_like, zeros, zeros_like) = map(_eager_result, (
     arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace, ones,
     ones_like, zeros, zeros_like))
-from ._indexing import take, take_along_axis
-from ._linalg import dot, einsum, einsum_path, inner, matmul, outer, tensordot, vdot
-from ._reductions import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, logsumexp, max,
+from ..arrays.indexing import take, take_along_axis
+from ..arrays.linalg import dot, einsum, einsum_path, inner, matmul, outer, tensordot, vdot
+from ..arrays.reductions import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, logsumexp, max,
                           mean, min, prod, std, sum, var)
-from ._shape import (argsort, array_split, atleast_1d, atleast_2d, broadcast_arrays, broadcast_to,
+from ..arrays.shape import (argsort, array_split, atleast_1d, atleast_2d, broadcast_arrays, broadcast_to,
                      column_stack, concatenate, diag, diagonal, expand_dims, flip, fliplr, flipud,
                      hsplit, hstack, matrix_transpose, moveaxis, ndim, ravel, repeat, reshape, roll,
                      shape, size, sort, split, squeeze, stack, swapaxes, tile, trace, transpose, tri,
                      tril, triu, vsplit, vstack)
-from ._ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
+from ..arrays.ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
                       arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
                       bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clip, copysign, cos, cosh,
                       deg2rad, degrees, divide, divmod, equal, exp, exp2, expm1, fix, float_power,
@@ -43,8 +43,10 @@ from ._ufunc_builtins import install as _install_ufuncs
 _install_ufuncs(globals())
 from ._methods import install as _install, install_eager as _install_eager
 from ..core.eager import EagerArray as _EagerArray
+from ..lowering.array import Array as _Array
 
 _install(_Tracer)
+_install(_Array)  # device Arrays: lowering knows nothing of funcad.numpy
 _install_eager(_EagerArray)
 from ._interop import array_function as _array_function, array_ufunc as _array_ufunc  # noqa: E402
 
@@ -159,16 +161,17 @@ from ._bits import (bitwise_count, bitwise_left_shift, bitwise_right_shift, left
                     packbits, right_shift, unpackbits)
 # The rest of JAX's numpy surface, one topic per module (all compositions of primitives).
 from ._calculus import *  # noqa: E402,F401,F403
-from ._complex import *  # noqa: E402,F401,F403
+from ..arrays.complex import *  # noqa: E402,F401,F403
 from ._construct import *  # noqa: E402,F401,F403
 from ._dtype_names import *  # noqa: E402,F401,F403
-from ._manip import *  # noqa: E402,F401,F403
-from ._setops import *  # noqa: E402,F401,F403
-from ._stats import *  # noqa: E402,F401,F403
+from ..arrays.manip import *  # noqa: E402,F401,F403
+from ..arrays.setops import *  # noqa: E402,F401,F403
+from ..arrays.stats import *  # noqa: E402,F401,F403
 from ._ufuncs_composed import *  # noqa: E402,F401,F403
 from ._ndarray import ndarray  # noqa: E402,F811  (isinstance true for tracers too, as jnp.ndarray)
 
-from . import _calculus, _complex, _construct, _dtype_names, _manip, _narrow, _setops, _stats, _ufuncs_composed  # noqa: E402
+from . import _calculus, _construct, _dtype_names, _narrow, _ufuncs_composed  # noqa: E402
+from ..arrays import complex as _complex, manip as _manip, setops as _setops, stats as _stats  # noqa: E402
 __all__ = sorted(set(__all__).union(_narrow.__all__,
     ["bitwise_count", "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift"],
     *(m.__all__ for m in (_calculus, _complex, _construct, _dtype_names, _manip, _setops, _stats,

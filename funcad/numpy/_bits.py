@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..primitives.bits import population_count, shift_left, shift_right_arithmetic, shift_right_logical
-from ._creation import asarray
-from ._manip import pad
-from ._reductions import sum as _sum
-from ._shape import moveaxis, ravel
-from ._ufuncs import bitwise_and, not_equal
+from ..arrays.creation import asarray
+from ..arrays.manip import pad
+from ..arrays.reductions import sum as _sum
+from ..arrays.shape import moveaxis, ravel
+from ..arrays.ufuncs import bitwise_and, not_equal
 
 __all__ = ["left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "bitwise_count",
            "packbits", "unpackbits"]

@@ -10,17 +10,17 @@ from ..core.errors import FuncadValueError
 from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
-from ._dtypes import asarray_or_tracer, cast, promote, to_inexact
-from ._indexing import getitem
-from ._shape import (broadcast_arrays, broadcast_to, concatenate, moveaxis, ravel, reshape, shape,
+from ..arrays.dtypes import asarray_or_tracer, cast, promote, to_inexact
+from ..arrays.indexing import getitem
+from ..arrays.shape import (broadcast_arrays, broadcast_to, concatenate, moveaxis, ravel, reshape, shape,
     stack)
-from ._ufuncs import (absolute, add, divide, equal, less, less_equal, greater, logical_and, multiply,
+from ..arrays.ufuncs import (absolute, add, divide, equal, less, less_equal, greater, logical_and, multiply,
                       remainder, subtract, where)
-from ._reductions import cumsum, sum as _sum
-from ._setops import searchsorted
-from ._ufuncs import clip
+from ..arrays.reductions import cumsum, sum as _sum
+from ..arrays.setops import searchsorted
+from ..arrays.ufuncs import clip
 from ..lax._conv import conv_general_dilated
-from ._linalg import matmul
+from ..arrays.linalg import matmul
 
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "interp", "unwrap", "convolve", "correlate",
            "kron", "cross", "vecdot", "matvec", "vecmat"]
@@ -178,7 +178,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         period = absolute(asarray_or_tracer(period))
         x = remainder(x, period)
         xp = remainder(xp, period)
-        from ._shape import argsort
+        from ..arrays.shape import argsort
         order = argsort(xp)
         xp, fp = getitem(xp, order), getitem(fp, order)
         xp = concatenate([subtract(getitem(xp, slice(-1, None)), period), xp,
@@ -236,7 +236,7 @@ def _conv(a, v, mode, op, precision, preferred_element_type):
         raise FuncadValueError(f"{op}: mode must be 'full', 'same' or 'valid', got {mode!r}")
     reverse = False
     if op == "correlate":
-        from ._complex import conj
+        from ..arrays.complex import conj
         v = conj(v)
     if nv > na:  # as NumPy: the longer input slides; correlate then reads backwards
         a, v, na, nv = v, a, nv, na
@@ -306,7 +306,7 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
     """Sum of conj(x1) * x2 along axis (with broadcasting)."""
-    from ._complex import conj
+    from ..arrays.complex import conj
     x1, x2 = promote(conj(x1), x2)
     if shape(x1)[axis] != shape(x2)[axis]:
         raise FuncadValueError(f"vecdot: axis {axis} has sizes {shape(x1)[axis]} and {shape(x2)[axis]}")
@@ -323,7 +323,7 @@ def matvec(x1, x2, /):
 
 def vecmat(x1, x2, /):
     """Vector-matrix products conj(x1) @ x2 with batch broadcasting: x1 (..., m), x2 (..., m, n)."""
-    from ._complex import conj
+    from ..arrays.complex import conj
     x1, x2 = promote(conj(x1), x2)
     out = matmul(S.expand_dims(x1, (len(shape(x1)) - 1,)), x2)
     return S.squeeze(out, (len(shape(out)) - 2,))

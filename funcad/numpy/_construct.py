@@ -10,10 +10,10 @@ from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..core.trace import Tracer
 from ..primitives import structural as S
-from ._creation import linspace
-from ._dtypes import asarray_or_tracer, cast, promote
-from ._shape import concatenate, reshape, shape, stack
-from ._ufuncs import absolute, divide, exp, log, multiply, power, power as _pow, sign, sqrt
+from ..arrays.creation import linspace
+from ..arrays.dtypes import asarray_or_tracer, cast, promote
+from ..arrays.shape import concatenate, reshape, shape, stack
+from ..arrays.ufuncs import absolute, divide, exp, log, multiply, power, power as _pow, sign, sqrt
 from ._bessel import i0
 
 __all__ = ["kaiser", "logspace", "geomspace", "meshgrid", "indices", "tril_indices", "triu_indices",
@@ -116,7 +116,7 @@ def diag_indices_from(arr):
 
 def mask_indices(n: int, mask_func, k: int = 0, *, size: int | None = None):
     """Indices where mask_func(ones((n, n)), k) is non-zero."""
-    from ._setops import nonzero
+    from ..arrays.setops import nonzero
     return nonzero(mask_func(np.ones((n, n), _INT), k), size=size)
 
 
@@ -129,7 +129,7 @@ def ix_(*args):
         if len(shape(a)) != 1:
             raise FuncadValueError("ix_: cross index must be 1-d")
         if aval_of(a).dtype == np.bool_:
-            from ._setops import nonzero
+            from ..arrays.setops import nonzero
             a = nonzero(a)[0]
         out.append(reshape(a, tuple(shape(a)[0] if k == i else 1 for k in range(n))))
     return tuple(out)
@@ -216,7 +216,7 @@ class _Concat:
             return np.zeros(0)
         out = concatenate(promote(*parts), axis)
         if matrix is not None:
-            from ._shape import atleast_2d, transpose
+            from ..arrays.shape import atleast_2d, transpose
             out = atleast_2d(out)
             if matrix == "c":
                 out = transpose(out)
@@ -231,7 +231,7 @@ class _Concat:
         a = reshape(a, new)
         if trans1d != -1 and nd > 0:
             # Put the original axes at position trans1d, as NumPy does.
-            from ._shape import moveaxis
+            from ..arrays.shape import moveaxis
             k = trans1d % ndmin
             src = list(range(ndmin - nd, ndmin))
             dst = list(range(k, k + nd)) if k + nd <= ndmin else src

@@ -30,7 +30,7 @@ def can_cast(from_, to, casting: str = "safe") -> bool:
     """Whether from_ (a dtype or an array) can be cast to `to` under the casting rule."""
     if not isinstance(from_, (np.dtype, type, str)):
         from ..core.avals import aval_of
-        from ._dtypes import asarray_or_tracer
+        from ..arrays.dtypes import asarray_or_tracer
         from_ = aval_of(asarray_or_tracer(from_)).dtype
     return builtins.bool(np.can_cast(from_, to, casting))
 

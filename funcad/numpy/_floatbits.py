@@ -7,9 +7,9 @@ from ..core.avals import aval_of
 from ..core.trace import bind_custom_jvp
 from ..primitives.bits import bitcast_convert_type, shift_right_logical
 from ..primitives.elementwise import stop_gradient
-from ._creation import asarray
-from ._dtypes import promote, to_inexact
-from ._ufuncs import (bitwise_and, bitwise_or, copysign, divide, equal, greater, isnan, less,
+from ..arrays.creation import asarray
+from ..arrays.dtypes import promote, to_inexact
+from ..arrays.ufuncs import (bitwise_and, bitwise_or, copysign, divide, equal, greater, isnan, less,
                       logical_or, multiply, subtract, where)
 
 __all__ = ["frexp", "nextafter", "spacing"]

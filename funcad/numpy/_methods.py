@@ -5,13 +5,13 @@ import numpy as np
 
 from ..core.eager import EagerArray
 from ..core.trace import Tracer
-from . import _complex as Cx
-from . import _creation as C
-from . import _indexing as X
-from . import _linalg as L
-from . import _reductions as R
-from . import _shape as Sh
-from . import _ufuncs as U
+from ..arrays import complex as Cx
+from ..arrays import creation as C
+from ..arrays import indexing as X
+from ..arrays import linalg as L
+from ..arrays import reductions as R
+from ..arrays import shape as Sh
+from ..arrays import ufuncs as U
 from ._bits import left_shift, right_shift
 
 
@@ -64,6 +64,12 @@ def _right_shift(x, y):
     return right_shift(x, y)
 
 
+def _round_method(x, ndigits=None):
+    # Python's round(x): an integer array without ndigits, as JAX's (not a Python int)
+    y = U.round(x, ndigits or 0)
+    return y if ndigits is not None else C.astype(y, int)
+
+
 ARRAY_METHODS = {
     "__add__": _binop(U.add), "__radd__": _swap(U.add),
     "__sub__": _binop(U.subtract), "__rsub__": _swap(U.subtract),
@@ -80,6 +86,7 @@ ARRAY_METHODS = {
     "__lshift__": _binop(_left_shift), "__rlshift__": _swap(_left_shift),
     "__rshift__": _binop(_right_shift), "__rrshift__": _swap(_right_shift),
     "__neg__": U.negative, "__pos__": U.positive, "__abs__": U.absolute, "__invert__": U.invert,
+    "__round__": _round_method,
     "__eq__": _binop(U.equal), "__ne__": _binop(U.not_equal), "__lt__": _binop(U.less),
     "__le__": _binop(U.less_equal), "__gt__": _binop(U.greater), "__ge__": _binop(U.greater_equal),
     "__getitem__": X.getitem,

@@ -7,11 +7,11 @@ import numpy as np
 
 from ..core.errors import ConcretizationError, FuncadTypeError
 from ._calculus import convolve
-from ._creation import arange, asarray, ones, zeros
-from ._dtypes import promote, to_inexact
-from ._indexing import _IndexUpdateHelper as _at  # eager results are ndarrays, without .at
-from ._manip import trim_zeros
-from ._shape import concatenate
+from ..arrays.creation import arange, asarray, ones, zeros
+from ..arrays.dtypes import promote, to_inexact
+from ..arrays.indexing import _IndexUpdateHelper as _at  # eager results are ndarrays, without .at
+from ..arrays.manip import trim_zeros
+from ..arrays.shape import concatenate
 from ..core.trace import Tracer
 from . import all as all_, argmin, argsort, finfo, outer, sqrt, take, vander, where
 

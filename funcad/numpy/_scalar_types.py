@@ -25,14 +25,14 @@ class _ScalarMeta(type):
 
     def __call__(cls, x):
         from ..core.eager import wrap
-        from ._creation import asarray
+        from ..arrays.creation import asarray
         return wrap(asarray(x, dtype=cls.dtype))
 
     def __eq__(cls, other):
         return other is cls or other is cls._scalar or (isinstance(other, type) and other == cls._scalar)
 
     def __ne__(cls, other):
-        return not cls.__eq__(other)
+        return not _ScalarMeta.__eq__(cls, other)
 
     def __hash__(cls):
         return hash(cls._scalar)

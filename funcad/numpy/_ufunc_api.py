@@ -27,14 +27,14 @@ import numpy as np
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives._base import canonical_axis
-from ._dtypes import asarray_or_tracer, cast
-from ._indexing import _IndexUpdateHelper as _at, getitem, take
+from ..arrays.dtypes import asarray_or_tracer, cast
+from ..arrays.indexing import _IndexUpdateHelper as _at, getitem, take
 from ._vectorize import vectorize
-from .._helpers import eval_shape
-from ..lax._control_flow import fori_loop, scan
-from ._shape import broadcast_to, concatenate, expand_dims, moveaxis, ravel, reshape
-from ._ufuncs import where as _where
-from ._creation import full, zeros
+from ..transforms.tracing import eval_shape
+from ..transforms.control_flow_api import fori_loop, scan
+from ..arrays.shape import broadcast_to, concatenate, expand_dims, moveaxis, ravel, reshape
+from ..arrays.ufuncs import where as _where
+from ..arrays.creation import full, zeros
 from ..transforms.vmap import vmap
 
 __all__ = ["frompyfunc", "ufunc"]

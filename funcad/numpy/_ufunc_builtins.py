@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import aval_of
-from ._dtypes import asarray_or_tracer, cast, to_inexact
-from ._indexing import _IndexUpdateHelper as _at
+from ..arrays.dtypes import asarray_or_tracer, cast, to_inexact
+from ..arrays.indexing import _IndexUpdateHelper as _at
 from ._ufunc_api import make_builtin
-from ._reductions import _norm_axes, logsumexp
-from ._ufuncs import divide, logaddexp, multiply, negative, where as _where
-from . import _reductions as red
+from ..arrays.reductions import _norm_axes, logsumexp
+from ..arrays.ufuncs import divide, logaddexp, multiply, negative, where as _where
+from ..arrays import reductions as red
 from ..primitives import structural as S
 from ..lax import _reduce
 
@@ -81,7 +81,7 @@ def _as_int_for_bool(op_name):
     def at(a, indices, b):
         a = asarray_or_tracer(a)
         if aval_of(a).dtype == np.bool_:
-            from ._ufuncs import _as_bool
+            from ..arrays.ufuncs import _as_bool
             a32 = cast(a, np.int32)
             b32 = cast(_as_bool(b), np.int32)
             return cast(getattr(_at(a32)[indices], op_name)(b32), np.bool_)
@@ -96,7 +96,7 @@ def _subtract_at(a, indices, b):
 
 def install(ns: dict) -> None:
     """Make the built-in ufuncs of the namespace `ns` (those JAX's numpy has) ufuncs."""
-    from ._ufuncs import _as_bool
+    from ..arrays.ufuncs import _as_bool
 
     def lazy(name):  # funcad.lax loads after funcad.numpy
         def fn(a, axes):

@@ -9,12 +9,12 @@ from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError
 from ..core.trace import Tracer
 from ..primitives import elementwise as E
-from ._dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
-from ._ufuncs import (absolute, floor_divide, isinf, isnan, logical_and, logical_or, maximum, minimum, multiply, power, subtract, trunc, where)
-from ._ufuncs import copysign, invert
-from ..lax._control_flow import while_loop
-from ._shape import broadcast_arrays
-from ._reductions import any as _any
+from ..arrays.dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
+from ..arrays.ufuncs import (absolute, floor_divide, isinf, isnan, logical_and, logical_or, maximum, minimum, multiply, power, subtract, trunc, where)
+from ..arrays.ufuncs import copysign, invert
+from ..transforms.control_flow_api import while_loop
+from ..arrays.shape import broadcast_arrays
+from ..arrays.reductions import any as _any
 
 __all__ = ["fabs", "fmax", "fmin", "signbit", "isposinf", "isneginf",
            "isrealobj", "iscomplexobj", "isscalar", "iterable", "nan_to_num", "modf", "ldexp",

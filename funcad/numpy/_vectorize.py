@@ -7,9 +7,9 @@ from typing import Any, Callable, Collection
 
 import numpy as np
 
-from ._creation import asarray
+from ..arrays.creation import asarray
 from ..transforms.vmap import vmap
-from ._shape import broadcast_to
+from ..arrays.shape import broadcast_to
 
 __all__ = ["vectorize"]
 

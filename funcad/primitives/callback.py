@@ -119,7 +119,11 @@ def _lower(ctx, *operands, callback, result_avals, vmap_method):
     index = ctx.module.add_host_callback(lambda *args: _checked(callback, result_avals, args))
     fields = ['call_target_name = "xla_ffi_python_cpu_callback"', "api_version = 4 : i32",
               f"backend_config = {{index = {index} : ui64}}", "has_side_effect = false"]
-    return ctx.op("stablehlo.custom_call", operands, ctx.out_avals, ", ".join(fields))
+    part, manual = ctx.module.partition, getattr(ctx.module, "manual", None)
+    placed = part.host_call_attr(manual[-1] if manual else None, ctx.out_avals) \
+        if part is not None and len(part.assignment) > 1 else ""
+    return ctx.op("stablehlo.custom_call", operands, ctx.out_avals, ", ".join(fields),
+                  discardable=placed)
 
 
 lowering_rules[pure_callback_p] = _lower

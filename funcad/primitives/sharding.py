@@ -1,7 +1,8 @@
 """with_sharding_constraint: fix a value's layout inside an SPMD program.
 
-The identity on values; under `jit` it becomes GSPMD's `Sharding` custom call,
-which XLA's partitioner honours (resharding as needed). Its derivative and
+The identity on values; under `jit` it becomes `sdy.sharding_constraint` (GSPMD's
+`Sharding` custom call where Shardy is off), which XLA's partitioner honours
+(resharding as needed). Its derivative and
 transpose are the same constraint on the tangent and cotangent, as in JAX.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules,
                           sharding_rules)
 from ..core.typed_sharding import BY_SHAPE_RULE, type_sharding
-from ..lowering.stablehlo import constrain, unconstrained
+from ..lowering.stablehlo import unconstrained
 from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
 from ._base import deflinear, defpython
 
@@ -114,9 +115,9 @@ def _batch(vals, dims, *, axis_size, sharding):
 
 
 def _lowering(ctx, x, *, sharding):
-    if ctx.module.assignment is None:  # a one-device program: nothing to partition
+    if ctx.module.partition is None:  # a one-device program: nothing to partition
         return x
-    return constrain(ctx, x, sharding)
+    return ctx.module.partition.constrain(ctx, x, sharding)
 
 
 impl_rules[sharding_constraint_p] = _impl

@@ -8,8 +8,8 @@ from .. import numpy as fnp
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..lax._conv import conv_general_dilated
-from ..numpy._complex import conj
-from ..numpy._dtypes import promote, to_inexact
+from ..arrays.complex import conj
+from ..arrays.dtypes import promote, to_inexact
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
 from ..transforms.vmap import vmap

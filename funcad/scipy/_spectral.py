@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..core.errors import FuncadValueError
-from ..numpy._dtypes import promote, to_inexact
+from ..arrays.dtypes import promote, to_inexact
 from ..primitives._base import canonical_axis
 
 

@@ -2,7 +2,7 @@
 
 from .. import numpy as _fnp
 from ..core.avals import aval_of as _aval_of
-from ..numpy._dtypes import asarray_or_tracer as _asarray_or_tracer, to_inexact as _to_inexact
+from ..arrays.dtypes import asarray_or_tracer as _asarray_or_tracer, to_inexact as _to_inexact
 
 __all__ = ["trapezoid"]
 

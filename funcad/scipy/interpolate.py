@@ -13,7 +13,7 @@ from .. import numpy as _fnp
 from ..core.avals import aval_of as _aval_of
 from ..core.errors import FuncadValueError as _FuncadValueError
 from ..core.pytree import register_pytree_node as _register_pytree_node
-from ..numpy._dtypes import asarray_or_tracer as _asarray_or_tracer, to_inexact as _to_inexact
+from ..arrays.dtypes import asarray_or_tracer as _asarray_or_tracer, to_inexact as _to_inexact
 
 __all__ = ["RegularGridInterpolator"]
 

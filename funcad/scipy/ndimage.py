@@ -13,7 +13,7 @@ from .. import lax as _lax
 from .. import numpy as _fnp
 from ..core.avals import aval_of as _aval_of
 from ..core.errors import FuncadValueError as _FuncadValueError
-from ..numpy._dtypes import asarray_or_tracer as _asarray_or_tracer, to_inexact as _to_inexact
+from ..arrays.dtypes import asarray_or_tracer as _asarray_or_tracer, to_inexact as _to_inexact
 
 __all__ = ["map_coordinates"]
 

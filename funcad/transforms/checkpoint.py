@@ -34,6 +34,7 @@ from ..core.ir import ClosedJaxpr, Eqn, Jaxpr
 from ..core.pytree import flatten_fun, tree_flatten, tree_map, tree_unflatten
 from ..core.avals import aval_of
 from ..core import refs as _refs
+from ..core import x64 as _x64
 from ..core.staging import StagingTrace, lift_traced_consts, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr, impl_rules,
                           jvp_rules, python_rules, set_trace, transpose_rules)
@@ -326,6 +327,8 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy:
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
         if ctx.trace is None:
+            if not _x64.enabled:  # NumPy inputs in 32 bits, as under a transformation
+                args, kwargs = tree_map(_x64.canonicalize, (args, kwargs))
             return fun(*args, **kwargs)
         if not all(-len(args) <= i < len(args) for i in static):
             raise FuncadValueError(f"checkpoint: static_argnums={static_argnums} is out of range for "
@@ -333,6 +336,7 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy:
         static_pos, dyn = split_static(args, static + named_pos)
         static_kw = {k: v for k, v in kwargs.items() if k in names}
         flat, in_tree = tree_flatten((dyn, {k: v for k, v in kwargs.items() if k not in names}))
+        flat = _x64.canonicalize_all(flat)
         flat_fun, store = flatten_fun(
             lambda d, kw: fun(*merge_static(args, static_pos, d), **static_kw, **kw), in_tree)
         try:

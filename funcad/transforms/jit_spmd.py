@@ -22,6 +22,7 @@ from ..core.typed_sharding import concrete
 from ..core.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                              context_mesh, hlo_sharding)
 from ..lowering import spmd, xla
+from ..lowering.partitioning import Annotator, use_shardy
 from ..lowering.spmd import put, wrap
 from ..lowering.stablehlo import Partitioning, lower_jaxpr
 from ..primitives.sharding import sharding_constraint_p
@@ -101,6 +102,7 @@ class SpmdLowering(NamedTuple):
     in_shardings: list     # resolved: unspecified inputs replicated
     out_shardings: list    # None where XLA chooses
     candidates: list       # every sharding named by the program, to name XLA's choices
+    shardy: bool           # annotated for (and compiled with) Shardy, else GSPMD
 
 
 def lower_spmd(closed: ClosedJaxpr, name: str, backend: str | None, in_shardings: Sequence,
@@ -122,13 +124,13 @@ def lower_spmd(closed: ClosedJaxpr, name: str, backend: str | None, in_shardings
     backend = assignment[0].platform if assignment[0].platform in ("cpu", "gpu") else \
         (backend or xla.default_backend())
     ins = [s or _replicated(assignment) for s in in_shardings]
-    in_hlo = tuple(hlo_sharding(s, len(a.shape), assignment) for s, a in zip(ins, closed.in_avals))
-    out_hlo = tuple(None if s is None else hlo_sharding(s, len(a.shape), assignment)
-                    for s, a in zip(out_shardings, closed.out_avals))
-    lowered = lower_jaxpr(closed, name, donated, partitioning=Partitioning(assignment, in_hlo, out_hlo),
+    annotator = Annotator(assignment, use_shardy())
+    partitioning = Partitioning(annotator, tuple(in_shardings), tuple(out_shardings))
+    lowered = lower_jaxpr(closed, name, donated, partitioning=partitioning,
                           platform="cpu" if assignment[0].platform == "cpu" else "gpu")
     candidates = [s for s in list(in_shardings) + out_shardings + constraints if s is not None]
-    return SpmdLowering(lowered, prints, assignment, backend, ins, out_shardings, candidates)
+    return SpmdLowering(lowered, prints, assignment, backend, ins, out_shardings, candidates,
+                        annotator.shardy)
 
 
 class SpmdExecutable:
@@ -142,7 +144,8 @@ class SpmdExecutable:
             self.assignment, self.in_shardings, self.text = assignment, lo.in_shardings, lowered.text
             self.exe = spmd.compile_spmd(lowered.text, assignment, lo.backend,
                                          [s is None for s in lo.out_shardings],
-                                         cache=not inspected)
+                                         cache=not inspected, shardy=lo.shardy,
+                                         host_callbacks=lowered.host_callbacks)
         self.in_avals, self.out_avals = lowered.in_avals, lowered.out_avals
         chosen = spmd.output_shardings(self.exe, len(self.out_avals), assignment)
         # Where XLA chose a layout the program names, keep that sharding object,

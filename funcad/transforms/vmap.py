@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from ..core import options as _options
 from ..core import refs as _refs
+from ..core import x64 as _x64
 from ..core.avals import ShapedArray, aval_of
 from ..core.refs import Ref
 from ..core.errors import ConcretizationError, FuncadError, FuncadTypeError
@@ -38,6 +39,11 @@ class BatchTracer(Tracer):
         if s is not None:  # the batch dimension's entry leaves the type too
             s = type(s)(s.mesh, type(s.spec)(*(s.spec[:self.bdim] + s.spec[self.bdim + 1:])))
         return ShapedArray(shape, a.dtype, a.weak_type, s)
+
+    def canonical32(self):
+        # vmap takes a NumPy input as given (as JAX's); with x64 off it may be 64-bit
+        v = _x64.canonicalize(self.val)
+        return self if v is self.val else BatchTracer(self._trace, v, self.bdim)
 
     def concrete(self):
         raise ConcretizationError(

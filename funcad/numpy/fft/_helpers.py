@@ -7,9 +7,9 @@ import numpy as np
 
 from ...core.errors import FuncadTypeError, FuncadValueError
 from ...lowering.runtime import device_put as _device_put
-from .._dtypes import asarray_or_tracer, cast
-from .._shape import ndim, roll, shape
-from .._ufuncs import divide, multiply
+from ...arrays.dtypes import asarray_or_tracer, cast
+from ...arrays.shape import ndim, roll, shape
+from ...arrays.ufuncs import divide, multiply
 
 
 def _count(n, fn: str) -> int:

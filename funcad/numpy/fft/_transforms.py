@@ -18,7 +18,7 @@ from ...core.errors import AxisError, FuncadTypeError, FuncadValueError
 from ...primitives.elementwise import convert_element_type, mul
 from ...primitives.fft import FftType, fft_input_dtype, fft_p, reflect
 from ...primitives.structural import pad, slice as _slice, transpose
-from .._dtypes import asarray_or_tracer
+from ...arrays.dtypes import asarray_or_tracer
 
 FFT, IFFT, RFFT, IRFFT = FftType.FFT, FftType.IFFT, FftType.RFFT, FftType.IRFFT
 _NORMS = ("backward", "ortho", "forward")

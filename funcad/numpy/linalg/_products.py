@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from ...core.errors import FuncadValueError
-from .. import _linalg
-from .._dtypes import asarray_or_tracer
-from .._shape import ndim as _ndim
+from ...arrays import linalg as _linalg
+from ...arrays.dtypes import asarray_or_tracer
+from ...arrays.shape import ndim as _ndim
 
 __all__ = ["matmul", "tensordot"]
 

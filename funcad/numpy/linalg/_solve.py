@@ -19,7 +19,7 @@ from ...core.errors import FuncadTypeError, FuncadValueError
 from ...core.trace import bind_custom_jvp
 from ...primitives import triangular as T
 from ... import numpy as fnp  # (bound while funcad.numpy imports; used at call time)
-from .._dtypes import asarray_or_tracer, promote, to_inexact
+from ...arrays.dtypes import asarray_or_tracer, promote, to_inexact
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "matrix_power", "multi_dot",
            "tensorsolve", "tensorinv", "cross", "outer", "trace", "diagonal",

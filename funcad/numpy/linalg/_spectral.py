@@ -16,7 +16,7 @@ from ...core.avals import aval_of as _aval_of
 from ...core.errors import FuncadValueError as _FuncadValueError
 from ...core.trace import bind_custom_jvp as _bind_custom_jvp
 from ...lax import _decompositions as _L
-from .._dtypes import asarray_or_tracer as _asarray_or_tracer, promote, to_inexact as _to_inexact
+from ...arrays.dtypes import asarray_or_tracer as _asarray_or_tracer, promote, to_inexact as _to_inexact
 from ...primitives._base import canonical_axis
 
 __all__ = ["EigResult", "EighResult", "eig", "eigvals", "QRResult", "SVDResult", "cond", "eigh", "eigvalsh", "lstsq", "matrix_norm", "matrix_rank", "norm", "pinv", "qr",

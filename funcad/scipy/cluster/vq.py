@@ -8,7 +8,7 @@ Array([1, 0], dtype=int64)
 from ... import numpy as _fnp
 from ...core.avals import aval_of as _aval_of
 from ...core.errors import FuncadValueError as _FuncadValueError
-from ...numpy._dtypes import promote as _promote, to_inexact as _to_inexact
+from ...arrays.dtypes import promote as _promote, to_inexact as _to_inexact
 
 __all__ = ["vq"]
 

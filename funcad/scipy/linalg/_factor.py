@@ -15,7 +15,7 @@ from ...core.avals import aval_of
 from ...core.errors import FuncadValueError
 from ...numpy.linalg._solve import _float, _square  # one check for both namespaces
 from ...primitives import triangular as T
-from ...numpy._dtypes import promote
+from ...arrays.dtypes import promote
 from ...lax.linalg import lu_pivots_to_permutation
 from ...lax import cond, scan, switch
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...core.avals import aval_of
 from ...core.errors import FuncadValueError
-from ...numpy._dtypes import asarray_or_tracer, promote, to_inexact
+from ...arrays.dtypes import asarray_or_tracer, promote, to_inexact
 from ...lax import cond, dynamic_slice, dynamic_update_slice, fori_loop, linalg as lla
 from ... import numpy as fnp
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...core.avals import aval_of
 from ...core.errors import FuncadValueError
-from ...numpy._dtypes import asarray_or_tracer, promote, to_inexact
+from ...arrays.dtypes import asarray_or_tracer, promote, to_inexact
 
 __all__ = ["toeplitz", "hankel", "circulant", "leslie", "companion", "fiedler", "fiedler_companion",
            "convolution_matrix", "hilbert", "invhilbert", "pascal", "invpascal", "helmert", "hadamard",

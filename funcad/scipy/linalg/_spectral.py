@@ -13,7 +13,7 @@ import numpy as _np
 from ...core.avals import aval_of as _aval_of
 from ...core.errors import FuncadValueError as _FuncadValueError
 from ...lax import _decompositions as _L, linalg as lla
-from ...numpy._dtypes import (asarray_or_tracer as _asarray_or_tracer, promote as _promote,
+from ...arrays.dtypes import (asarray_or_tracer as _asarray_or_tracer, promote as _promote,
                               to_inexact as _to_inexact)
 
 __all__ = ["eigh", "svd", "qr", "eigh_tridiagonal", "qr_multiply"]

@@ -13,7 +13,7 @@ import numpy as np
 from ... import numpy as fnp
 from ... import random
 from ...core.errors import FuncadTypeError, FuncadValueError
-from ...numpy._dtypes import to_inexact
+from ...arrays.dtypes import to_inexact
 
 Array = typing.Any
 

@@ -4,7 +4,7 @@
 >>> float(sps.xlogy(0.0, 0.0))
 0.0
 """
-from ...numpy._reductions import logsumexp
+from ...arrays.reductions import logsumexp
 from ._basic import (boxcox, boxcox1p, entr, erf, erfc, erfinv, expit, kl_div, logit, rel_entr,
                      xlog1py, xlogy)
 from ._gamma import (beta, betaln, comb, digamma, factorial, gamma, gammaln, gammasgn, loggamma,

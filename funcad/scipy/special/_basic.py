@@ -6,7 +6,7 @@ import numpy as np
 from ... import numpy as fnp
 from ...core.avals import aval_of
 from ...core.errors import FuncadTypeError
-from ...numpy._dtypes import asarray_or_tracer, promote, to_inexact
+from ...arrays.dtypes import asarray_or_tracer, promote, to_inexact
 from ...primitives import elementwise as E
 from ...transforms.custom import custom_jvp
 

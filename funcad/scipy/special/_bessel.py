@@ -11,7 +11,7 @@ from ... import numpy as fnp
 from ...core.avals import aval_of
 from ...core.errors import ConcretizationError, FuncadTypeError, FuncadValueError
 from ...core.trace import Tracer
-from ...numpy._dtypes import asarray_or_tracer, to_inexact
+from ...arrays.dtypes import asarray_or_tracer, to_inexact
 
 __all__ = ["bessel_jn", "sph_harm_y"]
 

@@ -7,7 +7,7 @@ from ... import lax
 from ... import numpy as fnp
 from ...core.avals import aval_of
 from ...core.errors import FuncadTypeError
-from ...numpy._dtypes import asarray_or_tracer, to_inexact
+from ...arrays.dtypes import asarray_or_tracer, to_inexact
 from ...transforms.custom import custom_jvp
 from . import _coefs as C
 from ._basic import _real

@@ -9,7 +9,7 @@ from ... import lax
 from ... import numpy as fnp
 from ...core.avals import aval_of
 from ...core.errors import FuncadValueError
-from ...numpy._dtypes import asarray_or_tracer
+from ...arrays.dtypes import asarray_or_tracer
 from ._common import promote_inexact
 
 __all__ = ["ModeResult", "mode", "rankdata", "sem"]

@@ -7,7 +7,7 @@ from ... import numpy as fnp
 from ... import random
 from ...core.avals import aval_of
 from ...core.errors import FuncadTypeError, FuncadValueError
-from ...numpy._dtypes import asarray_or_tracer, to_inexact
+from ...arrays.dtypes import asarray_or_tracer, to_inexact
 from ...transforms.vmap import vmap
 from ...tree_util import register_pytree_node_class
 from .. import linalg

@@ -4,7 +4,7 @@ import numpy as _np
 from ... import numpy as _fnp
 from ...core.avals import aval_of as _aval_of
 from ...core.errors import FuncadValueError as _FuncadValueError
-from ...numpy._dtypes import asarray_or_tracer as _asarray, promote as _promote, to_inexact as _to_inexact
+from ...arrays.dtypes import asarray_or_tracer as _asarray, promote as _promote, to_inexact as _to_inexact
 from ..special import gammaln as _gammaln, xlogy as _xlogy
 
 __all__ = ["logpmf", "pmf"]

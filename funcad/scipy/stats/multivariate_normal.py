@@ -5,7 +5,7 @@ from ... import numpy as _fnp
 from ...core.avals import aval_of as _aval_of
 from ...core.errors import FuncadTypeError as _FuncadTypeError, FuncadValueError as _FuncadValueError
 from ...lax import linalg as _linalg
-from ...numpy._dtypes import asarray_or_tracer as _asarray, promote as _promote, to_inexact as _to_inexact
+from ...arrays.dtypes import asarray_or_tracer as _asarray, promote as _promote, to_inexact as _to_inexact
 
 __all__ = ["logpdf", "pdf"]
 

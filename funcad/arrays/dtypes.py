@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from ..core.typed_sharding import is_typed_array
@@ -12,6 +13,7 @@ from ..core import x64 as _x64
 from ..core.avals import ShapedArray, aval_of, result_type
 from ..core.eager import EagerArray
 from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.refs import Ref
 from ..core.trace import Tracer, ctx
 from ..primitives.elementwise import convert_element_type
 
@@ -28,7 +30,7 @@ def asarray_or_tracer(x):
     if hasattr(x, "__funcad_array__"):  # an array typed on Explicit mesh axes stays on its devices
         return x if is_typed_array(x) else x.__funcad_array__()
     if isinstance(x, (list, tuple)):
-        from ._creation import array
+        from .creation import array
         return array(x)
     if hasattr(x, "__array__") and not isinstance(x, (str, bytes)):
         return np.asarray(x)
@@ -122,3 +124,16 @@ def no_out(out, fn: str) -> None:
     results are returned."""
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{fn} is not supported.")
+
+
+def typeof(x: Any) -> ShapedArray:
+    """The abstract value of `x`: its shape, dtype, weak type and the sharding in its
+    type (`.sharding`, over Explicit mesh axes); a tracer's too.
+
+    >>> import numpy as np
+    >>> typeof(np.ones((2, 3), np.float32)).str_short()
+    'f32[2,3]'
+    """
+    if isinstance(x, Ref):  # a ref's type is Ref{...}, as JAX's
+        return x.aval
+    return aval_of(asarray_or_tracer(x))

@@ -1,6 +1,7 @@
 """Elementwise functions with NumPy's names, dtype rules and broadcasting."""
 from __future__ import annotations
 
+import inspect
 import warnings as _warnings
 
 import numpy as np
@@ -12,7 +13,7 @@ from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.eager import EagerArray, plain, wrap
 from ..primitives import elementwise as E
-from ._dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
+from .dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
 from ..core.trace import bind_custom_jvp, ctx
 
 # The eager fast lane. With no transformation and no debug_nans, an op on real floating
@@ -216,9 +217,10 @@ def refuse_ufunc_out(name: str, out, where) -> None:
         raise NotImplementedError(f"where argument of <jnp.ufunc '{name}'>")
 
 
-def _binary(prim_fn, name, ufunc=None, lane=None):
-    """`lane`: the NumPy ufunc that is the primitive's impl on real floats (the fast lane)."""
-    def f(x1, x2, out=None, where=None):
+def _binary(prim_fn, name, ufunc=None, lane=None, names=("x1", "x2")):
+    """`lane`: the NumPy ufunc that is the primitive's impl on real floats (the fast lane);
+    `names`: JAX's names of the two positional-only operands, shown by `inspect`."""
+    def f(x1, x2, /, out=None, where=None):
         if out is not None or where is not None:
             refuse_ufunc_out(name, out, where)
         if lane is not None and ctx.trace is None and not ctx.debug_nans:
@@ -244,6 +246,10 @@ def _binary(prim_fn, name, ufunc=None, lane=None):
         return prim_fn(x1, x2)
     f.__name__ = name
     f.__doc__ = f"Elementwise {name} with broadcasting, as numpy.{name}."
+    if names != ("x1", "x2"):
+        sig = inspect.signature(f)
+        ps = list(sig.parameters.values())
+        f.__signature__ = sig.replace(parameters=[ps[0].replace(name=names[0]), ps[1].replace(name=names[1]), *ps[2:]])
     return f
 
 
@@ -263,8 +269,8 @@ arctan2 = _binary(E.atan2, "arctan2", np.arctan2)
 atan2 = arctan2
 maximum = _binary(E.max, "maximum", lane=np.maximum)
 minimum = _binary(E.min, "minimum", lane=np.minimum)
-equal = _binary(E.eq, "equal", lane=np.equal)
-not_equal = _binary(E.ne, "not_equal", lane=np.not_equal)
+equal = _binary(E.eq, "equal", lane=np.equal, names=("x", "y"))
+not_equal = _binary(E.ne, "not_equal", lane=np.not_equal, names=("x", "y"))
 
 
 def _ordered(prim_fn, strict):
@@ -278,10 +284,10 @@ def _ordered(prim_fn, strict):
     return f
 
 
-less = _binary(_ordered(E.lt, E.lt), "less", lane=np.less)
-less_equal = _binary(_ordered(E.le, E.lt), "less_equal", lane=np.less_equal)
-greater = _binary(_ordered(E.gt, E.gt), "greater", lane=np.greater)
-greater_equal = _binary(_ordered(E.ge, E.gt), "greater_equal", lane=np.greater_equal)
+less = _binary(_ordered(E.lt, E.lt), "less", lane=np.less, names=("x", "y"))
+less_equal = _binary(_ordered(E.le, E.lt), "less_equal", lane=np.less_equal, names=("x", "y"))
+greater = _binary(_ordered(E.gt, E.gt), "greater", lane=np.greater, names=("x", "y"))
+greater_equal = _binary(_ordered(E.ge, E.gt), "greater_equal", lane=np.greater_equal, names=("x", "y"))
 bitwise_and = _binary(E.bitwise_and, "bitwise_and")
 bitwise_or = _binary(E.bitwise_or, "bitwise_or")
 bitwise_xor = _binary(E.bitwise_xor, "bitwise_xor")
@@ -497,7 +503,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 
 def nonzero(x, *, size=None, fill_value=None):
     """Indices of the non-zero entries; under jit/vmap pass a static size= (see _setops)."""
-    from ._setops import nonzero as _nonzero
+    from .setops import nonzero as _nonzero
     return _nonzero(x, size=size, fill_value=fill_value)
 
 

@@ -7,19 +7,20 @@ import builtins
 
 import numpy as np
 
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import structural as S
-from ..primitives._base import canonical_axis
-from ._dtypes import asarray_or_tracer, cast, no_out, promote
-from ._indexing import _IndexUpdateHelper, getitem
-from ._shape import (broadcast_arrays, broadcast_to, concatenate, flip,
+from ..primitives._base import broadcast_shapes as broadcast_shapes_of, canonical_axis
+from .dtypes import asarray_or_tracer, cast, no_out, promote
+from .indexing import _IndexUpdateHelper, getitem
+from .shape import (broadcast_arrays, broadcast_to, concatenate, flip,
                      moveaxis, ravel, reshape, shape, split, stack, swapaxes, transpose)
-from ._ufuncs import _as_bool, add, clip, mod, multiply, subtract, where
-from ._reductions import max as _max, mean as _mean, min as _min
-from ._shape import diag, vstack
+from .ufuncs import _as_bool, add, clip, mod, multiply, subtract, where
+from .reductions import max as _max, mean as _mean, min as _min
+from .shape import diag, vstack
 from ..transforms.vmap import vmap
 
 __all__ = ["pad", "append", "insert", "delete", "row_stack", "dstack", "dsplit", "concat",
@@ -209,7 +210,7 @@ def _ramp(edge, end, k, ax, before):
     end = asarray_or_tracer(end)
     out = add(end, multiply(subtract(fe, end), cast(tb, aval_of(fe).dtype)))
     if dt.kind in "iu":
-        from ._ufuncs import floor
+        from .ufuncs import floor
         out = cast(floor(out), dt) if dt.kind in "iu" else out
     return cast(out, dt)
 
@@ -225,11 +226,11 @@ def _stat(a, ax, mode, length, before):
     if mode == "mean":
         out = _mean(part, ax, keepdims=True)
     else:
-        from ._stats import median
+        from .stats import median
         out = median(part, ax, keepdims=True)
     dt = aval_of(a).dtype
     if dt.kind in "iu":
-        from ._ufuncs import round as _round
+        from .ufuncs import round as _round
         out = cast(_round(out), dt)
     return cast(out, dt)
 
@@ -259,7 +260,7 @@ def append(arr, values, axis: int | None = None):
 
 def _concrete_index(obj, fn):
     if isinstance(obj, Tracer):
-        from ._setops import concrete_or_raise
+        from .setops import concrete_or_raise
         return concrete_or_raise(obj, fn)
     return obj
 
@@ -429,7 +430,7 @@ def resize(a, new_shape):
     if n == 0 or total == 0:
         return np.zeros(new_shape, aval_of(a).dtype)
     reps = -(-total // n)
-    from ._shape import tile
+    from .shape import tile
     return reshape(S.slice(tile(a, reps), (0,), (total,)), new_shape)
 
 
@@ -463,7 +464,7 @@ def _leaves(x):
 
 def trim_zeros(filt, trim: str = "fb", axis=None):
     """filt without its leading ('f') and/or trailing ('b') zeros (concrete input)."""
-    from ._setops import concrete_or_raise
+    from .setops import concrete_or_raise
     a = asarray_or_tracer(filt)
     c = concrete_or_raise(a, "trim_zeros") if isinstance(a, Tracer) else np.asarray(a)
     if c.ndim != 1 and axis is None:
@@ -487,7 +488,7 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
 
 def broadcast_shapes(*shapes):
     """The shape that arrays of these shapes broadcast to."""
-    return np.broadcast_shapes(*[tuple(s) if np.ndim(s) else (int(s),) for s in shapes])
+    return broadcast_shapes_of(*[tuple(s) if np.ndim(s) else (int(s),) for s in shapes])
 
 
 # --------------------------------------------------------------- selection ----
@@ -600,7 +601,7 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
     if k == 0:
         return a
     if shape(v)[0] != k:
-        from ._shape import tile
+        from .shape import tile
         v = S.slice(tile(v, -(-k // max(shape(v)[0], 1))), (0,), (k,)) if shape(v)[0] else v
     if mode == "wrap":
         ind = mod(ind, n)
@@ -700,4 +701,4 @@ def diagflat(v, k: int = 0):
 def copy(a, order=None):
     """A copy of a (a new array; funcad arrays are never aliased by later updates)."""
     a = asarray_or_tracer(a)
-    return np.array(a, copy=True) if isinstance(a, np.ndarray) else a
+    return np.array(a, copy=True) if isinstance(a, np.ndarray) else _x64.canonicalize_held(a)

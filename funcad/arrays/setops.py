@@ -18,12 +18,12 @@ from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
-from ._dtypes import asarray_or_tracer, cast, no_out, promote
-from ._indexing import getitem, take_along_axis
-from ._reductions import any as _any, cumsum, max as _max, min as _min, sum as _sum
-from ._shape import (argsort, atleast_1d, broadcast_arrays, concatenate, moveaxis, ravel, reshape,
+from .dtypes import asarray_or_tracer, cast, no_out, promote
+from .indexing import getitem, take_along_axis
+from .reductions import any as _any, cumsum, max as _max, min as _min, sum as _sum
+from .shape import (argsort, atleast_1d, broadcast_arrays, concatenate, moveaxis, ravel, reshape,
     shape, stack)
-from ._ufuncs import (_as_bool, add, clip, equal, isnan, logical_and, logical_not, logical_or, mod,
+from .ufuncs import (_as_bool, add, clip, equal, isnan, logical_and, logical_not, logical_or, mod,
     multiply, not_equal, where)
 
 __all__ = ["nonzero", "argwhere", "flatnonzero", "unique", "unique_all", "unique_counts",
@@ -204,7 +204,7 @@ def _unique(ar, return_index, return_inverse, return_counts, axis, equal_nan, si
         if m:
             result = where(reshape(valid, (k,) + (1,) * (len(shape(result)) - 1)), result, fill)
         else:
-            from ._creation import full
+            from .creation import full
             result = full((k,) + shape(rows)[1:], fill, aval_of(rows).dtype)
     out = [moveaxis(result, 0, axis)]
     if return_index:
@@ -341,7 +341,7 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None, 
         ua, ub = (a, b) if assume_unique else (unique(a), unique(b))
         both = concatenate([getitem(ua, np.nonzero(concrete_or_raise(isin(ua, ub, invert=True), "setxor1d"))[0]),
                             getitem(ub, np.nonzero(concrete_or_raise(isin(ub, ua, invert=True), "setxor1d"))[0])])
-        from ._shape import sort
+        from .shape import sort
         return sort(both)
     size = int(size)
     parts, keeps = [], []
@@ -399,7 +399,7 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
     k = shape(vals)[0]
     if nb and k:
         hit = equal(S.expand_dims(vals, (1,)), S.broadcast_in_dim(b, (k, nb), (1,)))
-        from ._reductions import argmax
+        from .reductions import argmax
         i2 = argmax(hit, axis=1)
         if count is not None:
             i2 = where(E.lt(_iota(k), count), i2, nb)
@@ -469,7 +469,7 @@ def partition(a, kth: int, axis: int = -1):
     >>> fnp.partition(fnp.array([5, 1, 4, 2, 3]), 1)
     Array([1, 2, 5, 4, 3], dtype=int64)
     """
-    from ._shape import sort
+    from .shape import sort
     a = asarray_or_tracer(a)
     sh = shape(a)
     ax = canonical_axis(axis, len(sh), "partition", a)

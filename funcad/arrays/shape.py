@@ -11,12 +11,12 @@ from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..core.eager import EagerArray, wrap
 from ..primitives import structural as S
-from ..primitives._base import broadcast_to as _broadcast_to
+from ..primitives._base import broadcast_shapes as broadcast_shapes_of, broadcast_to as _broadcast_to
 from ..primitives._base import canonical_axis as _ax
-from ._dtypes import asarray_or_tracer, cast, promote
-from ._reductions import _norm_axes, sum as _sum
+from .dtypes import asarray_or_tracer, cast, promote
+from .reductions import _norm_axes, sum as _sum
 from ..primitives.structural import iota
-from ._placement import place
+from .placement import place
 
 
 def shape(a):
@@ -76,7 +76,9 @@ def _reshape(a, newshape, order="C", out_sharding=None):
 
 
 def ravel(a, order="C", *, out_sharding=None):
-    return _reshape(a, (-1,), order, out_sharding)
+    if out_sharding is not None:
+        return _reshape(a, (-1,), order, out_sharding)
+    return _x64.canonicalize_held(_reshape(a, (-1,), order))  # a new array, as JAX's
 
 
 def transpose(a, axes=None):
@@ -118,7 +120,7 @@ def squeeze(a, axis=None):
         if sh[i] != 1:
             raise FuncadValueError(f"squeeze: axis {i} of {aval_of(a).str_short()} has size {sh[i]}, not 1; "
                                   "squeeze only removes axes of size 1")
-    return S.squeeze(a, axes) if axes else a
+    return S.squeeze(a, axes) if axes else _x64.canonicalize_held(a)  # a new array, as JAX's
 
 
 def expand_dims(a, axis):
@@ -142,13 +144,13 @@ def broadcast_to(array, shape, *, out_sharding=None):
 
 def broadcast_arrays(*args):
     args = [asarray_or_tracer(a) for a in args]
-    s = np.broadcast_shapes(*[shape(a) for a in args])
+    s = broadcast_shapes_of(*[shape(a) for a in args])
     return [broadcast_to(a, s) for a in args]
 
 
 def atleast_1d(a):
     a = asarray_or_tracer(a)
-    return reshape(a, (1,)) if ndim(a) == 0 else wrap(_x64.canonicalize(a))  # an Array, as JAX's
+    return reshape(a, (1,)) if ndim(a) == 0 else wrap(_x64.canonicalize_held(a))  # an Array, as JAX's
 
 
 def atleast_2d(a):
@@ -311,7 +313,7 @@ def _repeat(a, repeats, axis, total):
         b = S.broadcast_in_dim(a, sh[:ax + 1] + (r,) + sh[ax + 1:], tuple(range(ax + 1)) + tuple(range(ax + 2, len(sh) + 1)))
         return S.reshape(b, sh[:ax] + (sh[ax] * r,) + sh[ax + 1:])
     idx = np.repeat(np.arange(sh[ax]), np.asarray(repeats))
-    from ._indexing import take
+    from .indexing import take
     return take(a, idx, axis=ax, mode="clip")
 
 
@@ -409,9 +411,9 @@ def _repeat_to_length(a, repeats, ax, total):
     # Output position p takes element i, the number of elements before the last whose
     # repeat blocks end at or before p: cut when the repeats add up to more than
     # `total`, the last element repeated when they add up to less.
-    from ._indexing import take
-    from ._reductions import cumsum
-    from ._setops import searchsorted
+    from .indexing import take
+    from .reductions import cumsum
+    from .setops import searchsorted
     n = shape(a)[ax]
     if total == 0 or n == 0:
         return _reshape(a[(slice(None),) * ax + (slice(0, 0),)], shape(a)[:ax] + (0,) + shape(a)[ax + 1:]) \

@@ -9,11 +9,11 @@ from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
 from ..primitives._base import canonical_axis
 from ..primitives.linalg import dot_general, dot_general_p
-from ._dtypes import asarray_or_tracer, no_out, promote
-from ._shape import broadcast_to, diagonal, ndim, ravel, reshape, shape, transpose
-from ._complex import conj
-from ._placement import place
-from ._reductions import sum as _sum
+from .dtypes import asarray_or_tracer, no_out, promote
+from .shape import broadcast_to, diagonal, ndim, ravel, reshape, shape, transpose
+from .complex import conj
+from .placement import place
+from .reductions import sum as _sum
 
 
 _MATMUL_2D = (((1,), (0,)), ((), ()))
@@ -155,7 +155,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
             return _dot_general(a, b, dn, precision=precision, preferred_element_type=preferred_element_type)
     res = _einsum_str(subscripts, *operands, contract=contract, optimize=optimize)
     if preferred_element_type is not None:
-        from ._dtypes import cast
+        from .dtypes import cast
         res = cast(res, np.dtype(preferred_element_type))
     return res if out_sharding is None else place(res, out_sharding=out_sharding, name="einsum")
 

@@ -16,9 +16,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .core.avals import ShapedArray, aval_of
-from .core.pytree import PyTreeDef, tree_flatten, tree_unflatten, treedef_children
-from .extend import _linear_util as lu
+from ..core.avals import ShapedArray, aval_of
+from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten, treedef_children
+from . import _linear_util as lu
 
 __all__ = ["argnums_partial", "debug_info", "donation_vector", "flatten_axes", "flatten_fun",
            "flatten_fun_nokwargs", "rebase_donate_argnums", "safe_map", "shaped_abstractify"]

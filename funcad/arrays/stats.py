@@ -12,20 +12,20 @@ from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
-from ._placement import place
-from ._dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
-from ._indexing import getitem, take_along_axis
-from ._reductions import (_norm_axes, argmax as _argmax, argmin as _argmin, cumprod as _cumprod,
+from .placement import place
+from .dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
+from .indexing import getitem, take_along_axis
+from .reductions import (_norm_axes, argmax as _argmax, argmin as _argmin, cumprod as _cumprod,
                           cumsum as _cumsum, max as _max, mean as _mean, min as _min, prod as _prod,
                           sum as _sum)
-from ._shape import atleast_2d, concatenate, ravel, reshape, shape, sort, squeeze, stack, transpose
-from ._ufuncs import (_as_bool, add, ceil, divide, floor, isnan, less_equal, logical_not, multiply,
+from .shape import atleast_2d, concatenate, ravel, reshape, shape, sort, squeeze, stack, transpose
+from .ufuncs import (_as_bool, add, ceil, divide, floor, isnan, less_equal, logical_not, multiply,
                       sqrt, subtract, where)
-from ._reductions import all as _all, any as _any
-from ._linalg import dot
-from ._ufuncs import clip
-from ._setops import searchsorted
-from ._creation import linspace
+from .reductions import all as _all, any as _any
+from .linalg import dot
+from .ufuncs import clip
+from .setops import searchsorted
+from .creation import linspace
 
 _select = where
 
@@ -276,9 +276,9 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
 def _nan_arg(a, axis, keepdims, arg, neutral):
     a = asarray_or_tracer(a)
     if aval_of(a).dtype.kind not in "fc":
-        return arg(a, axis, bool(keepdims))
+        return arg(a, axis, keepdims=bool(keepdims))
     nan_mask = isnan(a)
-    res = arg(where(nan_mask, np.array(neutral, aval_of(a).dtype), a), axis, bool(keepdims))
+    res = arg(where(nan_mask, np.array(neutral, aval_of(a).dtype), a), axis, keepdims=bool(keepdims))
     return where(_all(nan_mask, axis, keepdims=bool(keepdims)), np.int64(-1), res)
 
 
@@ -294,7 +294,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
     no_out(out, "nanmean")
     a = asarray_or_tracer(a)
     if aval_of(a).dtype.kind not in "fc":
-        from ._reductions import mean as _m
+        from .reductions import mean as _m
         if where is None:
             return _m(a, axis, dtype, keepdims=keepdims)
         a = _inexact(a)
@@ -358,7 +358,7 @@ def _cumulative(fn, init, x, axis, dtype, include_initial):
         axis = 0
     out = fn(x, axis, dtype)
     if include_initial:
-        from ._shape import _ax
+        from .shape import _ax
         ax = _ax(axis, nd, "cumulative")
         cfg = [(0, 0, 0)] * nd
         cfg[ax] = (1, 0, 0)
@@ -425,7 +425,7 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
         wsum = _sum(w, axis, keepdims=keepdims)
         avg = divide(_sum(multiply(a, w), axis, keepdims=keepdims), wsum)
     if returned:
-        from ._shape import broadcast_to
+        from .shape import broadcast_to
         return avg, broadcast_to(wsum, shape(avg))
     return avg
 
@@ -495,7 +495,7 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None, 
     if len(shape(x)) != 1:
         raise FuncadValueError(f"bincount: x must be 1-d, got {aval_of(x).str_short()}")
     if length is None:
-        from ._setops import concrete_or_raise
+        from .setops import concrete_or_raise
         c = concrete_or_raise(x, "bincount") if isinstance(x, Tracer) else np.asarray(x)
         length = builtins.max(int(minlength), int(c.max()) + 1 if c.size else 0)
     length = int(length)
@@ -505,7 +505,7 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None, 
         w = asarray_or_tracer(weights)
         if aval_of(w).dtype == np.bool_:
             w = cast(w, _INT)
-        from ._shape import broadcast_to
+        from .shape import broadcast_to
         w = broadcast_to(w, shape(x))
     idx = cast(x, _INT)
     # Negative entries would wrap; send them out of range instead (dropped by the scatter).

@@ -20,7 +20,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.pytree import tree_flatten, tree_map, tree_unflatten
 from ..core.staging import lift_traced_consts, trace_to_jaxpr
 from ..core.trace import Tracer, ctx, eval_jaxpr
-from ..transforms.control_flow import cond_p, scan_p, while_p
+from .control_flow import cond_p, scan_p, while_p
 from ..primitives.structural import concatenate, reshape, slice as _slice
 from ..primitives.elementwise import add, bitwise_and, clamp, convert_element_type, lt, ne
 
@@ -496,7 +496,7 @@ def map(f: Callable, xs, *, batch_size: int | None = None):
         return scan(lambda c, x: (c, f(x)), (), xs)[1]
     if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise FuncadValueError(f"lax.map: batch_size must be a positive int, got {batch_size!r}")
-    from ..transforms.vmap import vmap  # (vmap imports lax)
+    from .vmap import vmap  # (vmap imports lax)
     leaves, tree = tree_flatten(xs)
     if not leaves:
         return scan(lambda c, x: (c, f(x)), (), xs)[1]

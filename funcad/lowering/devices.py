@@ -1,44 +1,122 @@
-"""JAX's top-level option scopes and environment helpers.
+"""Devices and processes, as JAX's top-level helpers: device queries, transfers to the
+host, waiting for results, the arrays alive in this process, the environment report.
 
-Each option of `funcad.config` that JAX also offers as a context manager is one here:
-`with funcad.debug_nans(True):`, `with funcad.numpy_rank_promotion("raise"):`, ...
-(`.value` reads the current setting). The helpers: `Device`, `host_count`, `host_id`,
-`host_ids`, `process_indices`, `live_arrays`, `copy_to_host_async`,
-`print_environment_info`.
-
->>> import funcad, funcad.numpy as fnp, numpy as np
->>> with funcad.numpy_rank_promotion("raise"):
-...     fnp.ones((2, 3)) + fnp.ones(3)  # doctest: +ELLIPSIS
-Traceback (most recent call last):
-...
-ValueError: Operands could not be broadcast together for add on shapes (2, 3) (3,) ...
+>>> import funcad
+>>> funcad.devices("cpu")
+[CpuDevice(id=0)]
 >>> funcad.process_indices()
 [0]
 """
 from __future__ import annotations
 
-import contextlib
 import gc
 import importlib.metadata
 import platform
 import sys
-from typing import Any, Iterator
+from typing import Any
 
-from . import config
-from ._helpers import process_count, process_index
-from .config import OptionScope
-from .core.options import NO_ARG
-from .core.pytree import tree_leaves
-from .lowering import xla
-from .lowering.array import Array, ShardedArray
+from ..core import options as _options
+from ..core.pytree import tree_leaves, tree_map
+from ..core.trace import Tracer
+from ..core.version import __version__
+from . import transfer_guard, xla
+from .array import Array, ShardedArray
 
-__all__ = ["checking_leaks", "copy_to_host_async", "effects_barrier", "host_count", "host_id", "host_ids",
-           "live_arrays", "print_environment_info", "process_indices", "transfer_guard"]
+__all__ = ["block_until_ready", "copy_to_host_async", "default_backend", "device_count", "device_get",
+           "devices", "effects_barrier", "host_count", "host_id", "host_ids", "live_arrays",
+           "local_device_count", "local_devices", "print_environment_info", "process_count",
+           "process_index", "process_indices"]
 
 
-# `with funcad.<option>(value):` for each option declared with a scope (core/options.py)
-globals().update(config.scopes)
-__all__ += list(config.scopes)
+# ------------------------------------------------------------------ devices ----
+
+def _client(backend):
+    return xla.get_client(xla.default_backend() if backend is None else backend)
+
+
+def default_backend() -> str:
+    """The platform `jit` compiles for when none is given: "cpu" or "gpu".
+
+    >>> funcad.default_backend() in ("cpu", "gpu")  # doctest: +SKIP
+    True
+    """
+    return xla.default_backend()
+
+
+def devices(backend: str | None = None) -> list:
+    """The devices of `backend` (default: the default backend), as jaxlib device objects.
+
+    >>> import funcad
+    >>> funcad.devices("cpu")
+    [CpuDevice(id=0)]
+    """
+    return list(_client(backend).devices())
+
+
+def local_devices(process_index: int | None = None, backend: str | None = None,
+                  host_id: int | None = None) -> list:
+    """The devices of `backend` attached to this process (`process_index`, default this one)."""
+    index = host_id if process_index is None else process_index
+    client = _client(backend)
+    if index is None:
+        return list(client.local_devices())
+    return [d for d in client.devices() if d.process_index == index]
+
+
+def device_count(backend: str | None = None) -> int:
+    """How many devices `backend` has."""
+    return len(devices(backend))
+
+
+def local_device_count(backend: str | None = None) -> int:
+    """How many devices of `backend` this process has."""
+    return len(_client(backend).local_devices())
+
+
+def process_index(backend: str | None = None) -> int:
+    """This process's index among the processes of `backend` (0 on one machine)."""
+    return _client(backend).process_index()
+
+
+def process_count(backend: str | None = None) -> int:
+    """How many processes share `backend` (1 on one machine)."""
+    return len({d.process_index for d in _client(backend).devices()})
+
+
+def device_get(x: Any):
+    """Copy the arrays of a pytree to the host, as NumPy arrays; other leaves
+    (Python scalars, strings) come back unchanged, tracers too.
+
+    >>> import funcad, numpy as np
+    >>> funcad.device_get({"w": funcad.jit(lambda v: v * 2)(np.ones(2)), "step": 3})
+    {'step': 3, 'w': array([2., 2.])}
+    """
+    if _options.transfer_guards:  # its copies are explicit ones
+        with transfer_guard.explicit():
+            return tree_map(_device_get, x)
+    return tree_map(_device_get, x)
+
+
+def _device_get(x):
+    if isinstance(x, Tracer):
+        return x
+    to_array = getattr(x, "__array__", None)
+    return x if to_array is None else to_array()
+
+
+def block_until_ready(x):
+    """Wait until every array in the pytree `x` is computed; returns `x`. Leaves
+    without a `block_until_ready` method (NumPy arrays, scalars) are ready.
+
+    >>> import funcad, numpy as np
+    >>> funcad.block_until_ready((funcad.jit(lambda v: v + 1)(np.ones(2)), 3.0))
+    (Array([2., 2.], dtype=float64), 3.0)
+    """
+    for leaf in tree_leaves(x):
+        wait = getattr(leaf, "block_until_ready", None)
+        if wait is not None and not isinstance(leaf, Tracer):
+            wait()
+    return x
 
 
 def effects_barrier() -> None:
@@ -53,42 +131,6 @@ def effects_barrier() -> None:
     x = 1.0
     """
     xla.effects_barrier()
-
-
-def checking_leaks() -> OptionScope:
-    """`with funcad.checking_leaks():` is `with funcad.check_tracer_leaks(True):`.
-
-    >>> import funcad, funcad.numpy as fnp
-    >>> with funcad.checking_leaks():
-    ...     float(funcad.grad(fnp.sin)(0.0))
-    1.0
-    """
-    return config.scopes["check_tracer_leaks"](True)
-
-
-
-
-class _TransferGuard(OptionScope):
-    """`with funcad.transfer_guard(level):` all three directions at `level` in the block, each
-    restored on leaving it (as JAX's)."""
-
-    @contextlib.contextmanager
-    def __call__(self, new_val=NO_ARG) -> Iterator[None]:
-        if new_val is NO_ARG:
-            raise TypeError("funcad.transfer_guard() needs the level to set in the block")
-        # the set-all option first: restored first, then each direction to its own level
-        with config.override(transfer_guard=new_val, transfer_guard_host_to_device=new_val,
-                             transfer_guard_device_to_device=new_val,
-                             transfer_guard_device_to_host=new_val):
-            yield
-
-
-transfer_guard = _TransferGuard("transfer_guard", NO_ARG)
-transfer_guard.__doc__ = """`with funcad.transfer_guard(level):` guards every transfer between the host
-and devices: 'allow', 'log' or 'disallow' implicit transfers (jit arguments from NumPy, reading
-device Arrays as NumPy), and 'log_explicit' or 'disallow_explicit' to include explicit ones
-(`device_put`, `device_get`); refused ones raise TransferGuardError (a RuntimeError) with JAX's
-text. See funcad/lowering/transfer_guard.py."""
 
 
 # -------------------------------------------------------------- processes ----
@@ -188,7 +230,6 @@ def print_environment_info(return_string: bool = False) -> str | None:
     True
     """
     import numpy as np
-    from . import __version__
     try:
         jax_version = importlib.metadata.version("jax")
     except importlib.metadata.PackageNotFoundError:

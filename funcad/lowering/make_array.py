@@ -12,12 +12,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .core.avals import ShapedArray, aval_of
-from .core.errors import FuncadTypeError, FuncadValueError
-from .core.sharding import Sharding, SingleDeviceSharding, resolve_spec
-from .lowering.spmd import _addressable
-from .lowering import spmd, xla
-from .lowering.array import Array
+from ..core.avals import ShapedArray, aval_of
+from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.sharding import Sharding, SingleDeviceSharding, resolve_spec
+from .spmd import _addressable
+from . import spmd, xla
+from .array import Array
 
 __all__ = ["make_array_from_callback", "make_array_from_process_local_data",
            "make_array_from_single_device_arrays"]
