@@ -38,12 +38,12 @@ def make_mesh(axis_sizes: _Sequence[int], axis_names: _Sequence[str], axis_types
               devices=None) -> Mesh:
     """A mesh of `axis_sizes` over `devices` (default: all devices of the default backend).
 
-    Its axes are `AxisType.Auto` (JAX 0.12 makes Explicit ones by default; funcad
-    has no Explicit axes).
+    Its axes are `AxisType.Explicit` unless `axis_types` says otherwise, as JAX 0.12's:
+    arrays laid out on it carry their shardings in their types (`funcad.typeof`).
 
     >>> import funcad
-    >>> funcad.make_mesh((funcad.device_count(),), ("data",)).axis_names
-    ('data',)
+    >>> funcad.make_mesh((funcad.device_count(),), ("data",)).axis_types
+    (Explicit,)
     """
     axis_shapes = tuple(int(s) for s in axis_sizes)
     if devices is None:
@@ -55,6 +55,8 @@ def make_mesh(axis_sizes: _Sequence[int], axis_names: _Sequence[str], axis_types
         raise _FuncadValueError(f"make_mesh: the mesh shape {axis_shapes} needs {n} devices, but "
                                f"{len(devices)} are given; pick axis sizes whose product is "
                                f"{len(devices)}, or pass devices=...")
+    if axis_types is None:
+        axis_types = (AxisType.Explicit,) * len(axis_shapes)
     return Mesh(_np.array(devices, dtype=object).reshape(axis_shapes), axis_names, axis_types)
 
 
