@@ -115,7 +115,7 @@ if CHILD:
         return found
 
     def meshes(shape, names):
-        fm = funcad.make_mesh(shape, names)
+        fm = funcad.make_mesh(shape, names, axis_types=(funcad.sharding.AxisType.Auto,) * len(shape))
         jm = jax.sharding.Mesh(np.array(jax.devices()).reshape(shape), names)  # Auto axes
         return fm, jm
 

@@ -178,11 +178,12 @@ def _result32(x):
     return x if c is None else _eager.wrap(np.asarray(x).astype(c))  # stays read-only
 
 
-def _init32(self, shape, dtype, weak_type: bool = False):
+def _init32(self, shape, dtype, weak_type: bool = False, sharding=None):
     self.shape = tuple(shape)
     d = np.dtype(dtype)
     self.dtype = _TO_32.get(d, d)
     self.weak_type = weak_type
+    self._sharding = sharding
 
 
 def set_enabled(on: bool) -> None:

@@ -10,7 +10,10 @@ from __future__ import annotations
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.layout import Format, sharding_of_format
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules)
+from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules,
+                          sharding_rules)
+from ..core.typed_sharding import BY_SHAPE_RULE, type_sharding
+from ..lowering.stablehlo import unconstrained
 from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
 from ._base import deflinear, defpython
 
@@ -122,7 +125,16 @@ def _lowering(ctx, x, *, sharding):
 
 
 impl_rules[sharding_constraint_p] = _impl
-abstract_eval_rules[sharding_constraint_p] = lambda x, *, sharding: x
+
+
+def _abstract_eval(x, *, sharding):
+    # the layout's Explicit axes become the type's (a reshard; none on an Auto mesh)
+    return x.update(sharding=type_sharding(sharding, len(x.shape)))
+
+
+abstract_eval_rules[sharding_constraint_p] = _abstract_eval
+sharding_rules[sharding_constraint_p] = BY_SHAPE_RULE
+unconstrained.add(sharding_constraint_p)  # it lowers to the constraint itself
 deflinear(sharding_constraint_p,
           lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
 batch_rules[sharding_constraint_p] = _batch

@@ -35,7 +35,10 @@ class BatchTracer(Tracer):
     def aval(self):
         a = aval_of(self.val)
         shape = a.shape[:self.bdim] + a.shape[self.bdim + 1:]
-        return ShapedArray(shape, a.dtype, a.weak_type)
+        s = a._sharding
+        if s is not None:  # the batch dimension's entry leaves the type too
+            s = type(s)(s.mesh, type(s.spec)(*(s.spec[:self.bdim] + s.spec[self.bdim + 1:])))
+        return ShapedArray(shape, a.dtype, a.weak_type, s)
 
     def canonical32(self):
         # vmap takes a NumPy input as given (as JAX's); with x64 off it may be 64-bit
