@@ -11,7 +11,7 @@ from ..core.narrow import KINDS as _NARROW, kind as _kind
 from ..core import options as _options
 from ..core import x64 as _x64
 from ..core.avals import ShapedArray, aval_of, result_type
-from ..core.eager import EagerArray
+from ..core.eager import EagerArray, wrap
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.refs import Ref
 from ..core.trace import Tracer, ctx
@@ -23,12 +23,14 @@ _SCALARS = (int, float, complex, bool)
 def asarray_or_tracer(x):
     """A value funcad's primitives accept: ndarray, NumPy scalar, Python scalar or tracer."""
     t = type(x)
-    if t is np.ndarray or t is EagerArray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS:
+    if t is EagerArray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS:
         return x
+    if t is np.ndarray:  # read-only, so an op that returns its operand gives an immutable Array
+        return wrap(x)
     if isinstance(x, np.ndarray):
-        return np.asarray(x)
+        return wrap(np.asarray(x))
     if hasattr(x, "__funcad_array__"):  # an array typed on Explicit mesh axes stays on its devices
-        return x if is_typed_array(x) else x.__funcad_array__()
+        return x if is_typed_array(x) else wrap(x.__funcad_array__())
     if isinstance(x, (list, tuple)):
         from .creation import array
         return array(x)
