@@ -1,11 +1,14 @@
 """Array creation: array, zeros, ones, full, arange, linspace, eye, identity."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 from ..core.narrow import kind as _kind
 
 from ..core import x64
 from ..core.avals import aval_of
+from ..core.eager import eager_result
 from ..core.trace import Tracer
 from ..primitives import structural as S
 from ..primitives._base import full as _full
@@ -245,3 +248,10 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
 
 def identity(n, dtype=None):
     return np.identity(n, dtype=_dtype(dtype, "identity"))
+
+
+# funcad.numpy's creation functions: these, with results that are immutable funcad arrays
+# (lax's compositions build with them too, so eager results have one type).
+public = SimpleNamespace(**{f.__name__: eager_result(f) for f in (
+    arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace, ones,
+    ones_like, zeros, zeros_like)})

@@ -135,3 +135,12 @@ def typeof(x: Any) -> ShapedArray:
     if isinstance(x, Ref):  # a ref's type is Ref{...}, as JAX's
         return x.aval
     return aval_of(asarray_or_tracer(x))
+
+
+def real_args(name, *xs):
+    """The arguments as one float dtype (integers become floats), as JAX's promote_args_inexact."""
+    # A Python int stays weak (as in JAX): 0 as loc must not turn float32 into float64.
+    xs = promote(*[float(x) if type(x) in (int, bool) else to_inexact(asarray_or_tracer(x)) for x in xs])
+    if aval_of(xs[0]).dtype.kind != "f":
+        raise FuncadTypeError(f"{name} needs real inputs, got {aval_of(xs[0]).str_short()}")
+    return xs

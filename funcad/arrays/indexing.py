@@ -11,6 +11,7 @@ from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
+from ..transforms.control_flow_api import while_loop
 from .dtypes import asarray_or_tracer, cast
 from .shape import broadcast_to, concatenate, moveaxis, ravel, reshape, stack
 from .ufuncs import clip, maximum, minimum, power, true_divide, where
@@ -591,7 +592,6 @@ def _scatter_apply(flat, p, func):
         for r in range(int(counts.max()) if counts.size else 0):
             out = where(counts > r, func(out), out)
         return out
-    from ..lax import while_loop
     target = E.select_n(E.ge(p, np.int64(0)), _bcast(np.int64(n), aval_of(p).shape), p)
     counts = getitem(I.scatter_add(np.zeros(n + 1, np.int32), S.reshape(target, (aval_of(p).size, 1)),
                                    _bcast(np.int32(1), aval_of(p).shape)), slice(0, n))

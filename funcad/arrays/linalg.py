@@ -10,6 +10,7 @@ from ..primitives import elementwise as E
 from ..primitives._base import canonical_axis
 from ..primitives.linalg import dot_general, dot_general_p
 from .dtypes import asarray_or_tracer, no_out, promote
+from .precision import _algorithm_cast, _preferred, canonical_precision
 from .shape import broadcast_to, diagonal, ndim, ravel, reshape, shape, transpose
 from .complex import conj
 from .placement import place
@@ -26,8 +27,6 @@ def _prepare(a, b, precision, preferred_element_type):
     if precision is None and preferred_element_type is None and _options.default_matmul_precision is None:
         # the common case, kept cheap
         return a, b, None
-    from ..lax._conv import _preferred, canonical_precision
-    from ..lax._dot import _algorithm_cast
     precision = canonical_precision(precision)
     if preferred_element_type is not None:
         a, b = _preferred(_algorithm_cast(a, precision, preferred_element_type),
@@ -151,7 +150,6 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     no_out(out, "einsum")
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_to_str(subscripts, operands)
-    from ..lax._conv import canonical_precision
     if _dot_general is None:
         def contract(a, b, dn):
             return dot_general(a, b, dn, canonical_precision(precision))

@@ -561,3 +561,10 @@ def rad2deg(x):
 
 
 radians, degrees = deg2rad, rad2deg
+
+
+def abs2(x):
+    """|x|² elementwise: real for complex x, where x·x would be complex and wrong."""
+    if np.dtype(x.dtype).kind == "c":
+        return square(abs(x))
+    return x * x

@@ -12,7 +12,8 @@ from ..primitives import elementwise as E
 from ..primitives import reductions as R
 from ..primitives import structural as S
 from ..primitives._base import broadcast_to, canonical_axis
-from .. import lax as flax, numpy as fnp
+from .. import lax as flax
+from ..arrays import ufuncs as U  # funcad.numpy's ufuncs are these
 from ..core.trace import Tracer, bind_custom_jvp
 from ..transforms.vmap import vmap
 from ..arrays.dtypes import asarray_or_tracer as _arr
@@ -27,12 +28,12 @@ def _monoid(computation, init):
         return None  # a traced initial value: fold instead
     d = aval_of(init).dtype
     v = np.asarray(init)
-    adds = (operator.add, fnp.add, flax.add, E.add)
-    muls = (operator.mul, fnp.multiply, flax.mul, E.mul)
-    maxs = (fnp.maximum, flax.max, E.max)
-    mins = (fnp.minimum, flax.min, E.min)
-    ors = (operator.or_, fnp.bitwise_or, flax.bitwise_or, fnp.logical_or)
-    ands = (operator.and_, fnp.bitwise_and, flax.bitwise_and, fnp.logical_and)
+    adds = (operator.add, U.add, flax.add, E.add)
+    muls = (operator.mul, U.multiply, flax.mul, E.mul)
+    maxs = (U.maximum, flax.max, E.max)
+    mins = (U.minimum, flax.min, E.min)
+    ors = (operator.or_, U.bitwise_or, flax.bitwise_or, U.logical_or)
+    ands = (operator.and_, U.bitwise_and, flax.bitwise_and, U.logical_and)
     if computation in adds and v == 0:
         return R.reduce_sum
     if computation in muls and v == 1:

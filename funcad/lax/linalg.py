@@ -6,16 +6,20 @@
 """
 from ..core.avals import aval_of as _aval_of
 from ..core.errors import FuncadTypeError as _FuncadTypeError, FuncadValueError as _FuncadValueError
-from ..primitives import triangular as _T
+from ..primitives import triangular as _T, tridiagonal as _tri
 from ..primitives.decompositions import H as _H
+from ..arrays import reductions as _R, shape as _Sh, ufuncs as _U
+from ..arrays.creation import public as _creation
+from ..arrays.dtypes import asarray_or_tracer as _asarray_or_tracer
+from ..transforms.control_flow_api import fori_loop as _fori_loop
 from ._checked import checked as _checked
+from ._slicing import dynamic_index_in_dim as _dynamic_index_in_dim
 
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation"]
 
 
 def _arr(x):
-    from ..arrays.dtypes import asarray_or_tracer
-    return asarray_or_tracer(x)
+    return _asarray_or_tracer(x)
 
 
 def cholesky(x, *, symmetrize_input: bool = True):
@@ -74,9 +78,6 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
     >>> lu_pivots_to_permutation(np.array([2, 2], np.int32), 3).tolist()
     [2, 0, 1]
     """
-    from .. import numpy as fnp
-    from ..transforms.control_flow_api import fori_loop
-    from ._slicing import dynamic_index_in_dim
     pivots = _arr(pivots)
     aval = _aval_of(pivots)
     if aval.dtype.kind not in "iu" or aval.ndim < 1:
@@ -88,16 +89,16 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
         raise _FuncadTypeError(f"lu_pivots_to_permutation: {k} pivots do not fit a permutation "
                                f"of size {m}; permutation_size must be at least {k}")
     batch = aval.shape[:-1]
-    idx = fnp.arange(m, dtype=aval.dtype)
-    perm0 = fnp.broadcast_to(idx, batch + (m,))
+    idx = _creation.arange(m, dtype=aval.dtype)
+    perm0 = _Sh.broadcast_to(idx, batch + (m,))
 
     def swap(i, perm):
-        at_j = idx == dynamic_index_in_dim(pivots, i, -1)
-        pi = dynamic_index_in_dim(perm, i, -1)
-        pj = fnp.sum(fnp.where(at_j, perm, 0), axis=-1, keepdims=True, dtype=aval.dtype)
-        return fnp.where(idx == i, pj, fnp.where(at_j, pi, perm))
+        at_j = idx == _dynamic_index_in_dim(pivots, i, -1)
+        pi = _dynamic_index_in_dim(perm, i, -1)
+        pj = _R.sum(_U.where(at_j, perm, 0), axis=-1, keepdims=True, dtype=aval.dtype)
+        return _U.where(idx == i, pj, _U.where(at_j, pi, perm))
 
-    return fori_loop(0, k, swap, perm0) if k else perm0
+    return _fori_loop(0, k, swap, perm0) if k else perm0
 
 
 
@@ -135,7 +136,6 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
     >>> bool(np.isfinite(x).all())
     True
     """
-    from ..primitives import tridiagonal as _tri
     return _checked(_tri.tridiagonal_solve)(_arr(dl), _arr(d), _arr(du), _arr(b),
                                              bool(perturb_singular))
 
@@ -160,7 +160,6 @@ def tridiagonal(a, *, lower: bool = True):
     >>> d.tolist(), e.tolist()
     ([2.0, 3.0], [1.0])
     """
-    from ..primitives import tridiagonal as _tri
     return tuple(_checked(_tri.tridiagonal)(_arr(a), lower))
 
 

@@ -11,14 +11,12 @@ import numpy as _np
 
 from ..core.trace import Tracer as _Tracer
 from ..core.avals import aval_of as _aval_of, float0
-from ..arrays.creation import (arange, array, asarray, astype, empty, empty_like, eye, full, full_like,
-                        identity, linspace, ones, ones_like, zeros, zeros_like)
-from ..core.eager import eager_result as _eager_result
+from ..arrays.creation import public as _creation
 # Creation builds arrays with NumPy directly; its results are immutable funcad arrays too.
 (arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace, ones,
- ones_like, zeros, zeros_like) = map(_eager_result, (
-    arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace, ones,
-    ones_like, zeros, zeros_like))
+ ones_like, zeros, zeros_like) = (getattr(_creation, n) for n in (
+    "arange", "array", "asarray", "astype", "empty", "empty_like", "eye", "full", "full_like", "identity",
+    "linspace", "ones", "ones_like", "zeros", "zeros_like"))
 from ..arrays.indexing import take, take_along_axis
 from ..arrays.linalg import dot, einsum, einsum_path, inner, matmul, outer, tensordot, vdot
 from ..arrays.reductions import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, logsumexp, max,
