@@ -12,6 +12,7 @@ from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path
 from ..core.trace import batch_rules, jvp_rules, lowering_rules
 from ..lowering import portable
 from ..primitives._base import new_primitive
+from ._exported import DisabledSafetyCheck, Exported, default_export_platform
 
 __all__ = ["call", "call_exported_p"]
 
@@ -66,7 +67,6 @@ call_exported_p = new_primitive("call_exported", _impl, _abstract, multiple_resu
 
 
 def _platform_index(exported, platform: str) -> int:
-    from ._exported import DisabledSafetyCheck
     here = ("cpu",) if platform == "cpu" else ("cuda", "rocm")
     for i, p in enumerate(exported.platforms):
         if p in here:
@@ -79,7 +79,6 @@ def _platform_index(exported, platform: str) -> int:
 
 
 def _gpu_name() -> str:
-    from ._exported import default_export_platform
     return default_export_platform() if default_export_platform() != "cpu" else "cuda"
 
 
@@ -140,7 +139,6 @@ def call(exported):
     """A function calling `exported` with arguments of its exported structure; it is
     differentiable in reverse mode when the exported VJP is available."""
     from ..transforms.custom import custom_vjp
-    from ._exported import Exported
     if not isinstance(exported, Exported):
         raise ValueError(f"The exported argument must be an export.Exported. Found {exported}.")
 
@@ -178,3 +176,17 @@ def _register_sparsity() -> None:
 
 
 _register_sparsity()
+
+
+def _call_method(self, *args, **kwargs):
+    """Run the exported function on arguments of the exported structure, shapes and dtypes.
+
+    >>> import funcad, numpy as np
+    >>> exp = funcad.export.export(funcad.jit(lambda x: 2.0 * x))(np.ones(2, np.float32))
+    >>> exp.call(np.arange(2, dtype=np.float32))
+    Array([0., 2.], dtype=float32)
+    """
+    return call(self)(*args, **kwargs)
+
+
+Exported.call = _call_method

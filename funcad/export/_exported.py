@@ -113,30 +113,8 @@ class Exported:
             raise ValueError("No VJP is available")
         return self._get_vjp(self)
 
-    def serialize(self, vjp_order: int = 0) -> bytearray:
-        """jax.export's bytes for this function and `vjp_order` orders of its VJP."""
-        from ._serialization import serialize
-        return serialize(self, vjp_order=vjp_order)
-
-    def call(self, *args, **kwargs):
-        """Run the exported function on arguments of the exported structure, shapes and dtypes.
-
-        >>> import funcad, numpy as np
-        >>> exp = funcad.export.export(funcad.jit(lambda x: 2.0 * x))(np.ones(2, np.float32))
-        >>> exp.call(np.arange(2, dtype=np.float32))
-        Array([0., 2.], dtype=float32)
-        """
-        from ._call import call
-        return call(self)(*args, **kwargs)
-
-
-def deserialize(blob: bytes | bytearray) -> Exported:
-    """The `Exported` in bytes written by `Exported.serialize` (funcad's or JAX's).
-
-    The bytes must be trusted: running the function runs whatever custom calls it names.
-    """
-    from ._serialization import deserialize as _de
-    return _de(blob)
+    # serialize() and call() are installed by _serialization.py and _call.py, which build on
+    # this module.
 
 
 def default_export_platform() -> str:

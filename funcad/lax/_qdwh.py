@@ -23,6 +23,8 @@ from ..arrays.creation import public as _creation
 from ..arrays import manip as Mp
 from ..arrays import reductions as R
 from ..arrays import ufuncs as U
+from ._decompositions import qr
+from ._triangular import cholesky, triangular_solve
 from ._slicing import dynamic_slice_in_dim, dynamic_update_slice_in_dim
 from ..arrays.dtypes import asarray_or_tracer, to_inexact
 from ..transforms.control_flow_api import scan, while_loop
@@ -61,27 +63,25 @@ def _mask(x, m, n, fill):
 
 
 def _qr_step(u, m, n, w):
-    from . import linalg as lla
     a_minus_e_by_sqrt_c, sqrt_c, e = w
     M, N = aval_of(u).shape
     eye = _creation.eye(N, dtype=aval_of(u).dtype)
     y = dynamic_update_slice_in_dim(Mp.pad(sqrt_c * u, ((0, N), (0, 0))), eye, m, 0)
-    q, _ = lla.qr(y, full_matrices=False)
+    q, _ = qr(y, full_matrices=False)
     q1 = _mask(q[:M], m, n, 0)
     q2 = Cx.conj(_mask(dynamic_slice_in_dim(q, m, N, 0), n, n, 0).T)
     return e * u + a_minus_e_by_sqrt_c * (q1 @ q2)
 
 
 def _cholesky_step(u, m, n, w):
-    from . import linalg as lla
     a_minus_e, c, e = w
     N = aval_of(u).shape[1]
     eye = _creation.eye(N, dtype=aval_of(u).dtype)
     x = _mask(c * (Cx.conj(u.T) @ u) + eye, n, n, eye)
-    y = lla.cholesky(x, symmetrize_input=False)
+    y = cholesky(x, symmetrize_input=False)
     # z = u (I + c u^H u)^-1 = u (y y^H)^-1, by two triangular solves
-    z = Cx.conj(lla.triangular_solve(y, u.T, left_side=True, lower=True, conjugate_a=True))
-    z = Cx.conj(lla.triangular_solve(y, z, left_side=True, lower=True, transpose_a=True,
+    z = Cx.conj(triangular_solve(y, u.T, left_side=True, lower=True, conjugate_a=True))
+    z = Cx.conj(triangular_solve(y, z, left_side=True, lower=True, transpose_a=True,
                                       conjugate_a=True).T)
     return e * u + a_minus_e * z
 
