@@ -12,9 +12,10 @@ from ..core.eager import eager_result
 from ..core.trace import Tracer
 from ..primitives import structural as S
 from ..primitives._base import full as _full
-from .dtypes import cast, promote
+from .dtypes import cast, hooks as _dtypes_hooks, promote
 from . import ufuncs as U
 from .placement import place
+from .shape import stack
 
 
 def _has_tracer(x):
@@ -44,7 +45,6 @@ def _ndim(x):
 
 def _array(obj, dtype=None, copy=True):
     if isinstance(obj, (list, tuple)) and _has_tracer(obj):
-        from .shape import stack
         out = stack([_array(e) for e in obj])
         return out if dtype is None else cast(out, x64.explicit_dtype(dtype, "array"))
     if isinstance(obj, Tracer):
@@ -249,6 +249,8 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
 def identity(n, dtype=None):
     return np.identity(n, dtype=_dtype(dtype, "identity"))
 
+
+_dtypes_hooks.array = staticmethod(array)
 
 # funcad.numpy's creation functions: these, with results that are immutable funcad arrays
 # (lax's compositions build with them too, so eager results have one type).

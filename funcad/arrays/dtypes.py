@@ -19,6 +19,11 @@ from ..primitives.elementwise import convert_element_type
 _SCALARS = (int, float, complex, bool)
 
 
+class hooks:
+    """Set by creation.py, which builds on this module: `array(x)`, for nested lists."""
+    array = None
+
+
 def asarray_or_tracer(x):
     """A value funcad's primitives accept: ndarray, NumPy scalar, Python scalar or tracer."""
     t = type(x)
@@ -29,8 +34,7 @@ def asarray_or_tracer(x):
     if hasattr(x, "__funcad_array__"):
         return x.__funcad_array__()
     if isinstance(x, (list, tuple)):
-        from .creation import array
-        return array(x)
+        return hooks.array(x)
     if hasattr(x, "__array__") and not isinstance(x, (str, bytes)):
         return np.asarray(x)
     raise FuncadTypeError(f"expected an array, got a value of type {type(x).__name__}: {x!r:.60}")

@@ -24,9 +24,9 @@ from .reductions import any as _any, cumsum, max as _max, min as _min, sum as _s
 from .shape import (argsort, atleast_1d, broadcast_arrays, concatenate, moveaxis, ravel, reshape,
     shape, stack)
 from .ufuncs import (_as_bool, add, clip, equal, isnan, logical_and, logical_not, logical_or, mod,
-    multiply, not_equal, where)
+    multiply, not_equal, where as _where)
 
-__all__ = ["nonzero", "argwhere", "flatnonzero", "unique", "unique_all", "unique_counts",
+__all__ = ["where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_all", "unique_counts",
            "unique_inverse", "unique_values", "isin", "union1d", "intersect1d", "setdiff1d",
            "setxor1d", "searchsorted", "lexsort", "partition", "argpartition", "top_k",
            "ravel_multi_index", "unravel_index", "extract", "compress"]
@@ -63,6 +63,18 @@ def _flat_nonzero_sized(mask, size):
         np.array(size, _INT), (n,), ()), pos)
     out = I.scatter_add(np.zeros(size, _INT), S.reshape(target, (n, 1)), _iota(n))
     return out, _sum(cast(m, _INT))
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """Elementwise choice: x where condition, else y (both branches are computed).
+    With only the condition it is nonzero(condition, size=, fill_value=)."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise FuncadValueError("where: give both x and y, or neither (then it is nonzero(condition))")
+    if size is not None or fill_value is not None:
+        raise FuncadValueError("where: size= and fill_value= apply only to the one-argument form where(condition)")
+    return _where(condition, x, y)
 
 
 def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:

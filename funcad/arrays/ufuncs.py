@@ -486,25 +486,11 @@ def _logaddexp2_jvp(primals, tangents):
     return [out], [terms[0] if len(terms) == 1 else add(*terms)]
 
 
-def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
-    """Elementwise choice: x where condition, else y (both branches are computed).
-    With only the condition it is nonzero(condition, size=, fill_value=)."""
-    if x is None and y is None:
-        return nonzero(condition, size=size, fill_value=fill_value)
-    if x is None or y is None:
-        from ..core.errors import FuncadValueError
-        raise FuncadValueError("where: give both x and y, or neither (then it is nonzero(condition))")
-    if size is not None or fill_value is not None:
-        from ..core.errors import FuncadValueError
-        raise FuncadValueError("where: size= and fill_value= apply only to the one-argument form where(condition)")
+def where(condition, x, y, /):
+    """Elementwise choice: x where condition, else y (both branches are computed); the
+    public where, with its one-argument form, is in setops.py."""
     x, y = promote(x, y)
     return E.select_n(_as_bool(condition), y, x)
-
-
-def nonzero(x, *, size=None, fill_value=None):
-    """Indices of the non-zero entries; under jit/vmap pass a static size= (see _setops)."""
-    from .setops import nonzero as _nonzero
-    return _nonzero(x, size=size, fill_value=fill_value)
 
 
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):

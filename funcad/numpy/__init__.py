@@ -23,7 +23,7 @@ from ..arrays.reductions import (all, amax, amin, any, argmax, argmin, cumprod, 
                           mean, min, prod, std, sum, var)
 from ..arrays.shape import (argsort, array_split, atleast_1d, atleast_2d, broadcast_arrays, broadcast_to,
                      column_stack, concatenate, diag, diagonal, expand_dims, flip, fliplr, flipud,
-                     hsplit, hstack, matrix_transpose, moveaxis, ndim, ravel, repeat, reshape, roll,
+                     hsplit, hstack, matrix_transpose, moveaxis, ndim, ravel, reshape, roll,
                      shape, size, sort, split, squeeze, stack, swapaxes, tile, trace, transpose, tri,
                      tril, triu, vsplit, vstack)
 from ..arrays.ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
@@ -33,9 +33,10 @@ from ..arrays.ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, a
                       floor, floor_divide, fmod, greater, greater_equal, heaviside, hypot, invert,
                       isfinite, isinf, isnan, less, less_equal, log, log1p, log2, log10, logaddexp,
                       logaddexp2, logical_and, logical_not, logical_or, logical_xor, maximum,
-                      minimum, mod, multiply, negative, nonzero, not_equal, positive, power,
+                      minimum, mod, multiply, negative, not_equal, positive, power,
                       rad2deg, radians, reciprocal, remainder, rint, round, sign, sin, sinc, sinh,
-                      sqrt, square, subtract, tan, tanh, true_divide, trunc, where)
+                      sqrt, square, subtract, tan, tanh, true_divide, trunc)
+from ..arrays.setops import nonzero, where
 from ._ufunc_api import frompyfunc, ufunc
 from ._ufunc_builtins import install as _install_ufuncs
 _install_ufuncs(globals())
