@@ -16,6 +16,8 @@ from .dtypes import cast, hooks as _dtypes_hooks, promote
 from . import ufuncs as U
 from .placement import place
 from .shape import stack
+from ..primitives._base import broadcast_to
+from ..core.errors import ConcretizationError
 
 
 def _has_tracer(x):
@@ -122,7 +124,6 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
 def _fill(shape, fill_value, dtype=None):
     if isinstance(fill_value, Tracer):
         v = fill_value if dtype is None else cast(fill_value, x64.explicit_dtype(dtype, "full"))
-        from ..primitives._base import broadcast_to
         return broadcast_to(v, _shape(shape))
     return x64.canonicalize(np.full(_shape(shape), fill_value, x64.explicit_dtype(dtype, "full")))
 
@@ -165,7 +166,6 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
 def _arange(start, stop=None, step=None, dtype=None):
     for v in (start, stop, step):
         if isinstance(v, Tracer):
-            from ..core.errors import ConcretizationError
             raise ConcretizationError("arange needs concrete bounds: its length must be known. "
                                       "Pass the bounds as static arguments (static_argnums).")
     if not x64.enabled:

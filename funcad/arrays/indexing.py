@@ -17,6 +17,7 @@ from .shape import broadcast_to, concatenate, moveaxis, ravel, reshape, stack
 from .ufuncs import clip, maximum, minimum, power, true_divide, where
 from .reductions import max as _max
 from .creation import ones_like
+from .creation import full
 
 
 def _is_int_scalar(i):
@@ -227,7 +228,6 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indic
     idx = idx + n * (idx < 0)
     ok = (idx >= 0) & (idx < n)
     if n == 0:
-        from .creation import full
         shape = aval_of(a).shape[:axis] + aval_of(idx).shape + aval_of(a).shape[axis + 1:]
         return full(shape, _default_fill(aval_of(a).dtype) if fill_value is None else fill_value,
                     aval_of(a).dtype)
@@ -373,7 +373,6 @@ class _IndexUpdateRef:
         dtype = aval_of(x).dtype
         fill = np.asarray(_default_fill(dtype) if fill_value is None else fill_value).astype(dtype)
         if aval_of(x).size == 0:
-            from .creation import full
             return full(aval_of(pos).shape, fill, dtype)
         ok = E.ge(pos, np.int64(0)) if isinstance(pos, Tracer) else pos >= 0
         safe = E.select_n(ok, np.zeros((), np.int64), pos) if isinstance(pos, Tracer) else np.where(ok, pos, 0)

@@ -15,6 +15,7 @@ from .shape import broadcast_to, diagonal, ndim, ravel, reshape, shape, transpos
 from .complex import conj
 from .placement import place
 from .reductions import sum as _sum
+from .dtypes import cast
 
 
 _MATMUL_2D = (((1,), (0,)), ((), ()))
@@ -158,7 +159,6 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
             return _dot_general(a, b, dn, precision=precision, preferred_element_type=preferred_element_type)
     res = _einsum_str(subscripts, *operands, contract=contract, optimize=optimize)
     if preferred_element_type is not None:
-        from .dtypes import cast
         res = cast(res, np.dtype(preferred_element_type))
     return res if out_sharding is None else place(res, out_sharding=out_sharding, name="einsum")
 

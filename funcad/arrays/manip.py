@@ -25,6 +25,11 @@ from .reductions import cumsum, max as _max, mean as _mean, min as _min
 from .setops import searchsorted
 from .shape import diag, vstack
 from ..transforms.vmap import vmap
+from .ufuncs import floor
+from .stats import median
+from .ufuncs import round as _round
+from .setops import concrete_or_raise
+from .shape import tile
 
 __all__ = ["repeat", "pad", "append", "insert", "delete", "row_stack", "dstack", "dsplit", "concat",
            "permute_dims", "rollaxis", "rot90", "unstack", "resize", "block", "trim_zeros",
@@ -213,7 +218,6 @@ def _ramp(edge, end, k, ax, before):
     end = asarray_or_tracer(end)
     out = add(end, multiply(subtract(fe, end), cast(tb, aval_of(fe).dtype)))
     if dt.kind in "iu":
-        from .ufuncs import floor
         out = cast(floor(out), dt) if dt.kind in "iu" else out
     return cast(out, dt)
 
@@ -229,11 +233,9 @@ def _stat(a, ax, mode, length, before):
     if mode == "mean":
         out = _mean(part, ax, keepdims=True)
     else:
-        from .stats import median
         out = median(part, ax, keepdims=True)
     dt = aval_of(a).dtype
     if dt.kind in "iu":
-        from .ufuncs import round as _round
         out = cast(_round(out), dt)
     return cast(out, dt)
 
@@ -263,7 +265,6 @@ def append(arr, values, axis: int | None = None):
 
 def _concrete_index(obj, fn):
     if isinstance(obj, Tracer):
-        from .setops import concrete_or_raise
         return concrete_or_raise(obj, fn)
     return obj
 
@@ -433,7 +434,6 @@ def resize(a, new_shape):
     if n == 0 or total == 0:
         return np.zeros(new_shape, aval_of(a).dtype)
     reps = -(-total // n)
-    from .shape import tile
     return reshape(S.slice(tile(a, reps), (0,), (total,)), new_shape)
 
 
@@ -467,7 +467,6 @@ def _leaves(x):
 
 def trim_zeros(filt, trim: str = "fb", axis=None):
     """filt without its leading ('f') and/or trailing ('b') zeros (concrete input)."""
-    from .setops import concrete_or_raise
     a = asarray_or_tracer(filt)
     c = concrete_or_raise(a, "trim_zeros") if isinstance(a, Tracer) else np.asarray(a)
     if c.ndim != 1 and axis is None:
@@ -604,7 +603,6 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
     if k == 0:
         return a
     if shape(v)[0] != k:
-        from .shape import tile
         v = S.slice(tile(v, -(-k // max(shape(v)[0], 1))), (0,), (k,)) if shape(v)[0] else v
     if mode == "wrap":
         ind = mod(ind, n)

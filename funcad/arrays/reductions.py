@@ -15,6 +15,7 @@ from .broadcast import broadcast_to
 from .dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
 from .ufuncs import (_as_bool, abs as _abs, exp, isfinite, log, not_equal, sqrt, square, subtract,
     where as _where)
+from ..core.errors import FuncadValueError
 
 _ARRAYS = (np.ndarray, EagerArray)
 _PRIMS = {R.reduce_sum: R.reduce_sum_p, R.reduce_max: R.reduce_max_p, R.reduce_min: R.reduce_min_p,
@@ -27,7 +28,6 @@ def _norm_axes(nd, axis):
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     out = [canonical_axis(a, nd) for a in axes]
     if len(set(out)) != len(out):
-        from ..core.errors import FuncadValueError
         raise FuncadValueError(f"repeated axis in {axis!r}; name each axis once")
     return tuple(sorted(out))
 

@@ -25,6 +25,9 @@ from .shape import (argsort, atleast_1d, broadcast_arrays, concatenate, moveaxis
     shape, stack)
 from .ufuncs import (_as_bool, add, clip, equal, isnan, logical_and, logical_not, logical_or, mod,
     multiply, not_equal, where as _where)
+from .creation import full
+from .shape import sort
+from .reductions import argmax
 
 __all__ = ["where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_all", "unique_counts",
            "unique_inverse", "unique_values", "isin", "union1d", "intersect1d", "setdiff1d",
@@ -216,7 +219,6 @@ def _unique(ar, return_index, return_inverse, return_counts, axis, equal_nan, si
         if m:
             result = where(reshape(valid, (k,) + (1,) * (len(shape(result)) - 1)), result, fill)
         else:
-            from .creation import full
             result = full((k,) + shape(rows)[1:], fill, aval_of(rows).dtype)
     out = [moveaxis(result, 0, axis)]
     if return_index:
@@ -353,7 +355,6 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None, 
         ua, ub = (a, b) if assume_unique else (unique(a), unique(b))
         both = concatenate([getitem(ua, np.nonzero(concrete_or_raise(isin(ua, ub, invert=True), "setxor1d"))[0]),
                             getitem(ub, np.nonzero(concrete_or_raise(isin(ub, ua, invert=True), "setxor1d"))[0])])
-        from .shape import sort
         return sort(both)
     size = int(size)
     parts, keeps = [], []
@@ -411,7 +412,6 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
     k = shape(vals)[0]
     if nb and k:
         hit = equal(S.expand_dims(vals, (1,)), S.broadcast_in_dim(b, (k, nb), (1,)))
-        from .reductions import argmax
         i2 = argmax(hit, axis=1)
         if count is not None:
             i2 = where(E.lt(_iota(k), count), i2, nb)
@@ -481,7 +481,6 @@ def partition(a, kth: int, axis: int = -1):
     >>> fnp.partition(fnp.array([5, 1, 4, 2, 3]), 1)
     Array([1, 2, 5, 4, 3], dtype=int64)
     """
-    from .shape import sort
     a = asarray_or_tracer(a)
     sh = shape(a)
     ax = canonical_axis(axis, len(sh), "partition", a)

@@ -15,6 +15,7 @@ from ..core.eager import EagerArray, plain, wrap
 from ..primitives import elementwise as E
 from .dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
 from ..core.trace import bind_custom_jvp, ctx
+from ..core.errors import FuncadValueError
 
 # The eager fast lane. With no transformation and no debug_nans, an op on real floating
 # NumPy or eager arrays whose dtype the x64 mode keeps, and on Python numbers or arrays of
@@ -495,7 +496,6 @@ def where(condition, x, y, /):
 
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     """arr limited to [min, max]; NumPy's a_min=/a_max= and JAX's min=/max= both work."""
-    from ..core.errors import FuncadValueError
     if arr is None:
         arr = a
     elif a is not None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from .avals import ShapedArray, aval_of
 from .eager import EagerArray, plain_args, wrap, wrap_many
+from .errors import FuncadError
 
 _ndarray, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
 from .errors import (ConcretizationError, MissingRuleError, TracerArrayConversionError,
@@ -130,7 +131,6 @@ class Primitive:
 def _explain_impl_error(prim: Primitive, args, params, err: Exception) -> None:
     """Raise the shape rule's own error (naming the op and the types) for a failed NumPy
     call, so eager code reports a bad call as staged code does; else return."""
-    from .errors import FuncadError
     rule = abstract_eval_rules.get(prim)
     if isinstance(err, FuncadError) or rule is None:
         return

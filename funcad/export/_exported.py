@@ -13,6 +13,13 @@ from ..core.pytree import PyTreeDef, tree_flatten, tree_map
 from ..core.staging import ShapeDtypeStruct
 from ..lowering import portable
 from ..lowering.stablehlo import lower_jaxpr, tensor_type
+from ..lowering import xla
+from ..transforms.passes import optimize
+from ..transforms.jit_spmd import constrains
+from ..core.staging import trace_to_jaxpr
+from ..core.trace import eval_jaxpr
+from ..transforms.api import vjp
+from ..transforms.jit import Jitted
 
 __all__ = ["DisabledSafetyCheck", "Exported", "export", "deserialize", "default_export_platform",
            "minimum_supported_calling_convention_version",
@@ -119,7 +126,6 @@ class Exported:
 
 def default_export_platform() -> str:
     """The platform `export` lowers for by default: 'cpu', or 'cuda'/'rocm' on a GPU."""
-    from ..lowering import xla
     if xla.default_backend() == "cpu":
         return "cpu"
     platform = str(xla.get_device("gpu").client.platform).lower()
@@ -234,8 +240,6 @@ def _canonical_platforms(platforms) -> tuple:
 
 def _exported_from_jaxpr(closed, in_tree, out_tree, name: str, platforms: tuple,
                          disabled: tuple, primal_fun: Callable | None) -> Exported:
-    from ..transforms.passes import optimize
-    from ..transforms.jit_spmd import constrains
     if constrains(closed):
         raise ValueError(f"cannot export {name}: it constrains shardings; funcad.export exports "
                          "single-device programs")
@@ -267,9 +271,6 @@ def _exported_from_jaxpr(closed, in_tree, out_tree, name: str, platforms: tuple,
 def _export_vjp(exp: Exported, closed, disabled: tuple) -> Exported:
     """The VJP of the exported jaxpr, exported: (flat primals, flat output cotangents) ->
     flat input cotangents (JAX's convention)."""
-    from ..core.staging import trace_to_jaxpr
-    from ..core.trace import eval_jaxpr
-    from ..transforms.api import vjp
     n_in = len(exp.in_avals)
 
     def fun_vjp(*args):
@@ -300,7 +301,6 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     >>> rehydrated.call(np.full(3, 0.5, np.float32))
     Array([0.47942555, 0.47942555, 0.47942555], dtype=float32)
     """
-    from ..transforms.jit import Jitted
     if not isinstance(fun_jit, Jitted):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
     if fun_jit.in_shardings is not None or fun_jit.out_shardings is not None:

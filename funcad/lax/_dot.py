@@ -15,6 +15,7 @@ from ..primitives.linalg import dot_general as _dot
 from ..primitives.reductions import cumsum
 from ..arrays.dtypes import asarray_or_tracer as _arr
 from ._slicing import _shape
+from ..arrays.dtypes import promote
 
 __all__ = ['dot', 'batch_matmul', 'dot_general', 'ragged_dot', 'ragged_dot_general']
 
@@ -30,7 +31,6 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
     """
     x, y = _arr(lhs), _arr(rhs)
     if aval_of(x).dtype != aval_of(y).dtype:
-        from ..arrays.dtypes import promote
         x, y = promote(x, y)
     if dimension_numbers is None:
         if not 1 <= len(_shape(x)) <= 2 or not 1 <= len(_shape(y)) <= 2:

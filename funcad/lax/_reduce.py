@@ -18,6 +18,9 @@ from ..core.trace import Tracer, bind_custom_jvp
 from ..transforms.vmap import vmap
 from ..arrays.dtypes import asarray_or_tracer as _arr
 from ._slicing import _shape
+from ..arrays.shape import moveaxis, reshape
+from ..transforms.control_flow_api import scan
+from ..arrays.shape import ravel, reshape
 
 __all__ = ['reduce', 'reduce_and', 'reduce_or', 'reduce_xor', 'reduce_window']
 
@@ -79,8 +82,6 @@ def reduce(operands, init_values, computation, dimensions):
 
 
 def _fold(ops, inits, computation, dims, tree):
-    from ..arrays.shape import moveaxis, reshape
-    from ..transforms.control_flow_api import scan
     nd = len(_shape(ops[0]))
     keep = [d for d in range(nd) if d not in dims]
     out_shape = tuple(_shape(ops[0])[d] for d in keep)
@@ -173,7 +174,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         out = computation(tree_unflatten(tree, list(a)), tree_unflatten(tree, list(b)))
         return [_arr(o) for o in tree_flatten(out)[0]]
     if prim is None:
-        from ..arrays.shape import ravel, reshape
         vc = vmap(lambda a, b: comb(a, b))
         combine = lambda a, b: [reshape(o, out_shape) for o in vc([ravel(x) for x in a], [ravel(x) for x in b])]  # noqa: E731
     else:

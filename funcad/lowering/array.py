@@ -23,6 +23,7 @@ from ..core.avals import ShapedArray
 from ..core import eager, x64
 from ..core.eager import EagerArray
 from ..core.trace import Tracer
+from ..core.sharding import SingleDeviceSharding
 
 
 class _ArrayType(type):
@@ -109,7 +110,6 @@ class Array(metaclass=_ArrayType):
 
     @property
     def sharding(self):
-        from ..core.sharding import SingleDeviceSharding
         return SingleDeviceSharding(self._device)
 
     @property
