@@ -26,6 +26,11 @@ import numpy as _np
 from .core.errors import FuncadValueError as _FuncadValueError
 from .core.sharding import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, Sharding,
                             SingleDeviceSharding, get_abstract_mesh, get_mesh, set_mesh)
+from .core.pytree import tree_flatten as _tree_flatten, tree_unflatten as _tree_unflatten
+from .core.sharding import resolve_spec as _resolve_spec, _axes
+from .lowering.array import Array as _Array
+from .lowering.devices import devices as _all_devices
+from .numpy import asarray as _asarray
 
 __all__ = ["AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
            "SingleDeviceSharding", "get_abstract_mesh", "get_mesh", "make_mesh",
@@ -47,8 +52,7 @@ def make_mesh(axis_sizes: _Sequence[int], axis_names: _Sequence[str], axis_types
     """
     axis_shapes = tuple(int(s) for s in axis_sizes)
     if devices is None:
-        from .lowering.devices import devices as all_devices
-        devices = all_devices()
+        devices = _all_devices()
     devices = list(devices)
     n = _math.prod(axis_shapes)
     if n != len(devices):
@@ -83,22 +87,18 @@ def reshard(xs, out_shardings):
     ...     reshard(np.arange(2.0), P()).tolist()
     [0.0, 1.0]
     """
-    from .core.pytree import tree_flatten, tree_unflatten
-    from .core.sharding import resolve_spec, _axes
-    from .lowering.array import Array
-    from .numpy import asarray
-    leaves, tree = tree_flatten(xs)
+    leaves, tree = _tree_flatten(xs)
     is_leaf = lambda s: isinstance(s, (Sharding, PartitionSpec))  # noqa: E731
     if is_leaf(out_shardings):
         shardings = [out_shardings] * len(leaves)
     else:
-        shardings, s_tree = tree_flatten(out_shardings, is_leaf=is_leaf)
+        shardings, s_tree = _tree_flatten(out_shardings, is_leaf=is_leaf)
         if s_tree != tree:
             raise _FuncadValueError(f"reshard: out_shardings {out_shardings!r} does not match the "
                                     f"structure of the values; pass one sharding or a matching tree")
     out = []
     for x, s in zip(leaves, shardings):
-        s = resolve_spec(s, "reshard")
+        s = _resolve_spec(s, "reshard")
         if isinstance(s, NamedSharding):
             named = [a for p in s.spec for a in _axes(p)]
             if named:
@@ -109,5 +109,5 @@ def reshard(xs, out_shardings):
                     f"funcad.lax.with_sharding_constraint")
         elif not isinstance(s, Sharding):
             raise _FuncadValueError(f"reshard expects Shardings or PartitionSpecs, got {s!r}")
-        out.append(x if isinstance(x, Array) else asarray(x))
-    return tree_unflatten(tree, out)
+        out.append(x if isinstance(x, _Array) else _asarray(x))
+    return _tree_unflatten(tree, out)

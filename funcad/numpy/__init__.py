@@ -12,6 +12,9 @@ import numpy as _np
 from ..core.trace import Tracer as _Tracer
 from ..core.avals import aval_of as _aval_of, float0
 from ..arrays.creation import public as _creation
+from ..core.errors import unsupported_name as _unsupported_name
+from ..core.eager import eager_result as _eager_result
+from ._scalar_types import scalar_type as _scalar_type
 # Creation builds arrays with NumPy directly; its results are immutable funcad arrays too.
 (arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace, ones,
  ones_like, zeros, zeros_like) = (getattr(_creation, n) for n in (
@@ -148,8 +151,7 @@ def __getattr__(name):
     if name in _LAZY_SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
-    from ..core.errors import unsupported_name
-    raise unsupported_name("funcad.numpy", name, globals(), _np)
+    raise _unsupported_name("funcad.numpy", name, globals(), _np)
 
 
 def __dir__():
@@ -190,14 +192,13 @@ def _wrap_results() -> None:
     # in this one place. (Elementwise, reduction, shape, linalg and indexing functions
     # return primitives' results, wrapped by `Primitive.bind`, and stay unwrapped for speed.)
     import types
-    from ..core.eager import eager_result
     modules = ("_calculus", "_complex", "_construct", "_manip", "_setops", "_stats", "_ufuncs_composed",
                "_poly", "_bits", "_floatbits", "_bessel", "_dtype_names")
     g = globals()
     for name in __all__:
         fn = g.get(name)
         if type(fn) is types.FunctionType and fn.__module__.rsplit(".", 1)[-1] in modules:
-            g[name] = eager_result(fn)
+            g[name] = _eager_result(fn)
 
 
 _wrap_results()
@@ -206,7 +207,6 @@ _wrap_results()
 def _scalar_types() -> None:
     # JAX's scalar types convert when called (`fnp.float32(x)`, traced values too) and
     # otherwise stand for NumPy's (equal, hashable alike, valid wherever a dtype is taken).
-    from ._scalar_types import scalar_type
     g = globals()
     for name in ("bool", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                  "float16", "float32", "float64", "complex64", "complex128", "int_", "uint", "float_",
@@ -214,7 +214,7 @@ def _scalar_types() -> None:
                  "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz",
                  "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
                  "int1", "int2", "int4", "uint1", "uint2", "uint4"):
-        g[name] = scalar_type(name, g[name])
+        g[name] = _scalar_type(name, g[name])
 
 
 _scalar_types()

@@ -50,7 +50,7 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
 
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
-    from .reductions import reduce_sum
+    from .reductions import reduce_sum  # rules are mutually recursive: see test_layers
     in_shape = x.aval.shape
     unit = tuple(d for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1)
     new = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
@@ -330,8 +330,8 @@ def pad(x, padding_value, padding_config):
 
 
 def _pad_transpose(ct, x, v, *, padding_config):
-    from .reductions import reduce_sum
-    from .elementwise import sub
+    from .reductions import reduce_sum  # rules are mutually recursive: see test_layers
+    from .elementwise import sub  # rules are mutually recursive: see test_layers
     out = [None, None]
     # Undo the negative low/high padding first, then take the strided interior.
     unpad_cfg = tuple((-lo, -hi, 0) for lo, hi, _ in padding_config)
@@ -350,7 +350,7 @@ deflinear(pad_p, _pad_transpose)
 
 
 def _pad_batch(vals, dims, *, axis_size, padding_config):
-    from .elementwise import select_n
+    from .elementwise import select_n  # rules are mutually recursive: see test_layers
     x, v = vals
     dx, dv = dims
     x = moveaxis0(x, dx, axis_size)

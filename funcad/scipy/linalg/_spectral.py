@@ -107,7 +107,7 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
     if mode == "raw":
         m, n = _aval_of(a).shape[-2:]
         if pivoting:
-            from ...primitives.schur import geqp3
+            from ...primitives.schur import geqp3  # LAPACK primitives load on first use
             h, p, taus = geqp3(a)
             return (h, taus), fnp.triu(h[..., :min(m, n), :]), p
         h, taus = _L.geqrf(a)
@@ -217,7 +217,7 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
     a, c = fnp.broadcast_to(a, batch + sa[-2:]), fnp.broadcast_to(c, batch + sc[-2:])
     p = None
     if pivoting:
-        from ...primitives.schur import geqp3
+        from ...primitives.schur import geqp3  # LAPACK primitives load on first use
         h, p, taus = geqp3(a)
     else:
         h, taus = _L.geqrf(a)
