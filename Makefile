@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make tour   - create .venv, install funcad, run the tour (python -m funcad)
 #   make test   - create .venv, install funcad with test extras, run the tests
+#   make docs   - create .venv-docs, build the documentation site into docs/_build/html
 # jax's newest releases need Python >= 3.12: use it where the machine has one.
 PYTHON ?= $(shell for p in python3.12 $(HOME)/.pyenv/versions/3.12*/bin/python3.12 python3; do \
                     $$p -c '' 2>/dev/null && { echo $$p; break; }; done)
@@ -18,7 +19,7 @@ XLA_TESTS := tests/test_jit.py tests/test_jaxlib_range.py tests/test_dispatch.py
              tests/test_callbacks.py tests/test_callbacks_effects.py \
              tests/test_rng_bits.py tests/test_dot_algorithm.py tests/test_accuracy.py tests/test_rng_impls.py \
              tests/test_toplevel_cfg2.py tests/test_sharding_inspect.py tests/test_profiler.py tests/test_multihost_utils.py \
-             tests/test_misc_options.py tests/test_export.py tests/test_surface2.py
+             tests/test_misc_options.py tests/test_export.py tests/test_surface2.py tests/test_shardy.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,7 +46,16 @@ $(ECO)/.installed: pyproject.toml tests/ecosystem/requirements.txt
 	$(ECO)/bin/python -m pip install -q -e '.[test]' -r tests/ecosystem/requirements.txt absl-py cloudpickle
 	touch $@
 
-.PHONY: tour test test-oldest bench ecosystem
+# The documentation site: Sphinx with its own pinned tools (docs/requirements.txt);
+# warnings (a broken reference, a docstring that is not valid reST) fail the build.
+DOCS := .venv-docs
+$(DOCS)/.installed: pyproject.toml docs/requirements.txt
+	$(PYTHON) -m venv $(DOCS)
+	$(DOCS)/bin/python -m pip install -q --upgrade pip
+	$(DOCS)/bin/python -m pip install -q -e . -r docs/requirements.txt
+	touch $@
+
+.PHONY: tour test test-oldest bench ecosystem docs
 tour: $(VENV)/.installed
 	$(PY) -m funcad
 
@@ -61,3 +71,6 @@ bench: $(VENV)/.installed
 ecosystem: $(ECO)/.installed
 	$(ECO)/bin/python -m pytest -q -n 2 -p no:cacheprovider -m ecosystem tests/ecosystem
 	$(ECO)/bin/python tests/ecosystem/suites.py --jobs 2
+
+docs: $(DOCS)/.installed
+	$(DOCS)/bin/sphinx-build -b html -j 2 -W --keep-going -q docs docs/_build/html

@@ -1,18 +1,25 @@
-"""Data-parallel training step on 8 simulated CPU devices: funcad beside JAX.
+"""Sharded training steps on 8 simulated CPU devices: funcad beside JAX.
 
 Run: .venv/bin/python bench/bench_sharding.py [--quick]
 
-`jit(value_and_grad(loss))` of the 784-512-512-10 MLP at batch 1024, the
-batch split over the devices (`P("data")`) and the parameters replicated,
-with the same shardings in funcad and JAX (goal: funcad <= 1.1x JAX). Then
-the same step over 1, 2, 4 and 8 devices: on a machine with few cores the
-simulated devices share them, so this measures the partitioned program's
-overhead over the single-device one, not a speed-up. Inputs live on the
-devices beforehand; each figure is the best of interleaved timed loops.
+One SGD step, `jit` of value_and_grad of the 784-512-512-10 MLP's loss and the
+parameter update, batch 1024, with the same shardings in funcad and JAX (both
+partitioned by Shardy, JAX 0.12's default and funcad's; goal: funcad <= 1.1x JAX):
+
+1. data-parallel: mesh (8,) "data", the batch split over it, parameters replicated;
+2. 2-D: mesh (4, 2) ("data", "model"), the batch split over "data", the first
+   layer's columns and the second layer's rows over "model" (Megatron's pairing),
+   the last layer replicated.
+
+Then the data-parallel step over 1, 2, 4 and 8 devices: on a machine with few
+cores the simulated devices share them, so this measures the partitioned
+program's overhead over the single-device one, not a speed-up. Inputs live on
+the devices beforehand; each figure is the best of interleaved timed loops.
 """
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
@@ -28,31 +35,52 @@ from _models import mlp_data, mlp_loss  # noqa: E402
 from _timing import best_of  # noqa: E402
 import funcad  # noqa: E402
 import funcad.numpy as fnp  # noqa: E402
-from funcad.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
+import funcad.sharding  # noqa: E402
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 BATCH = 1024
+LR = 0.1
+DATA = {"mesh": (("data",), (8,)), "params": [((), ())] * 3, "batch": ("data",)}
+TWO_D = {"mesh": (("data", "model"), (4, 2)),
+         "params": [((None, "model"), ("model",)), (("model", None), ()), ((), ())],
+         "batch": ("data",)}
+
+LIBS = {"funcad": (funcad, fnp, funcad.sharding), "jax": (jax, jnp, jax.sharding)}
 
 
-def funcad_step(n: int, params, x, y):
-    mesh = Mesh(np.array(funcad.devices()[:n]), ("data",))
-    rep, data = NamedSharding(mesh, P()), NamedSharding(mesh, P("data"))
-    step = funcad.jit(funcad.value_and_grad(mlp_loss(fnp)), in_shardings=(rep, data, data),
-                      out_shardings=rep)
-    args = (funcad.device_put(params, rep), funcad.device_put(x, data), funcad.device_put(y, data))
-    return lambda: step(*args)
+def make_step(name: str, layout: dict, params, x, y, n: int | None = None):
+    """A no-argument callable running one training step of library `name` on its
+    arguments, placed beforehand as `layout` says (over the first `n` devices); its
+    `.compiled_text()` is XLA's partitioned program."""
+    lib, np_, sh = LIBS[name]
+    names, shape = layout["mesh"]
+    if n is not None:
+        shape = (n,)
+    devices = np.array(lib.devices()[:int(np.prod(shape))]).reshape(shape)
+    mesh = sh.Mesh(devices, names) if lib is funcad else \
+        sh.Mesh(devices, names, axis_types=(sh.AxisType.Auto,) * len(names))
+    ns = lambda spec: sh.NamedSharding(mesh, sh.PartitionSpec(*spec))  # noqa: E731
+    p_sh = [(ns(w), ns(b)) for w, b in layout["params"]]
+    batch = ns(layout["batch"])
+    loss = mlp_loss(np_)
+
+    def step(p, x, y):
+        value, grads = lib.value_and_grad(loss)(p, x, y)
+        return value, [(w - LR * gw, b - LR * gb) for (w, b), (gw, gb) in zip(p, grads)]
+    jitted = lib.jit(step, in_shardings=(p_sh, batch, batch), out_shardings=(ns(()), p_sh))
+    args = (lib.device_put([tuple(layer) for layer in params], p_sh), lib.device_put(x, batch),
+            lib.device_put(y, batch))
+    run = lambda: jitted(*args)  # noqa: E731
+    run.compiled_text = lambda: jitted.lower(*args).compile().as_text()
+    return run
 
 
-def jax_step(n: int, params, x, y):
-    js = jax.sharding
-    mesh = js.Mesh(np.array(jax.devices()[:n]), ("data",))
-    rep, data = js.NamedSharding(mesh, js.PartitionSpec()), js.NamedSharding(
-        mesh, js.PartitionSpec("data"))
-    step = jax.jit(jax.value_and_grad(mlp_loss(jnp)), in_shardings=(rep, data, data),
-                   out_shardings=rep)
-    args = (jax.device_put(params, rep), jax.device_put(x, data), jax.device_put(y, data))
-    return lambda: step(*args)
+def collectives(text: str) -> dict:
+    """How many of each collective a partitioned program holds."""
+    found = re.findall(r"\b(all-reduce|all-gather|reduce-scatter|all-to-all|collective-permute)"
+                       r"(?:-start)?\(", text)
+    return {k: found.count(k) for k in sorted(set(found))}
 
 
 def sync(out):
@@ -60,27 +88,40 @@ def sync(out):
         funcad.block_until_ready(out)
 
 
+def same_numbers(f, j):
+    (lf, pf), (lj, pj) = f(), j()
+    assert abs(float(lf) - float(lj)) <= 1e-5 * abs(float(lj)), (float(lf), float(lj))
+    for a, b in zip(jax.tree_util.tree_leaves(pf), jax.tree_util.tree_leaves(pj)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-6)
+
+
 def main(quick: bool = False) -> dict:
     repeat = 3 if quick else 10
     params, x, y = mlp_data(batch=BATCH)
-    f8, j8 = funcad_step(8, params, x, y), jax_step(8, params, x, y)
-    # same numbers first
-    (lf, gf), (lj, gj) = f8(), j8()
-    assert abs(float(lf) - float(lj)) <= 1e-5 * abs(float(lj)), (float(lf), float(lj))
-    t_f, t_j = best_of([f8, j8], repeat=repeat, sync=sync)
-    print(f"data-parallel jit(value_and_grad), MLP 784-512-512-10, batch {BATCH}, 8 CPU devices")
-    print(f"  funcad {t_f * 1e3:8.2f} ms   jax {t_j * 1e3:8.2f} ms   ratio {t_f / t_j:.2f}x")
-    rows = []
-    print("strong scaling (same step over n simulated devices; per-step time and overhead "
-          "over n=1)")
+    results = {}
+    print(f"SGD step (value_and_grad + update), MLP 784-512-512-10, batch {BATCH}, "
+          "8 CPU devices, Shardy")
+    for label, layout in (("data-parallel (8,)", DATA), ("2-D data x model (4, 2)", TWO_D)):
+        f, j = make_step("funcad", layout, params, x, y), make_step("jax", layout, params, x, y)
+        same_numbers(f, j)
+        t_f, t_j = best_of([f, j], repeat=repeat, sync=sync)
+        results[label] = (t_f, t_j)
+        c_f, c_j = collectives(f.compiled_text()), collectives(j.compiled_text())
+        print(f"  {label:<24} funcad {t_f * 1e3:8.2f} ms   jax {t_j * 1e3:8.2f} ms   "
+              f"ratio {t_f / t_j:.2f}x   collectives {c_f}" + ("" if c_f == c_j else f" (jax {c_j})"))
+    print("strong scaling of the data-parallel step (per-step time and overhead over n=1)")
     print(f"  {'n':>2} {'funcad ms':>10} {'jax ms':>8} {'funcad +ms':>11} {'jax +ms':>8}")
-    steps = {n: (funcad_step(n, params, x, y), jax_step(n, params, x, y)) for n in (1, 2, 4, 8)}
+    counts = (1, 8) if quick else (1, 2, 4, 8)
+    steps = {n: (make_step("funcad", DATA, params, x, y, n), make_step("jax", DATA, params, x, y, n))
+             for n in counts}
     times = {n: best_of(list(fs), repeat=repeat, sync=sync) for n, fs in steps.items()}
+    rows = []
     for n, (tf, tj) in times.items():
         rows.append((n, tf, tj, tf - times[1][0], tj - times[1][1]))
         print(f"  {n:>2} {tf * 1e3:10.2f} {tj * 1e3:8.2f} {(tf - times[1][0]) * 1e3:11.2f} "
               f"{(tj - times[1][1]) * 1e3:8.2f}")
-    return {"funcad": t_f, "jax": t_j, "scaling": rows}
+    results["scaling"] = rows
+    return results
 
 
 if __name__ == "__main__":

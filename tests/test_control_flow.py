@@ -480,3 +480,37 @@ def test_cond_takes_the_old_per_branch_operand_form_as_jax():
         assert float(g) == (4.0 if pred else 3.0)
     with pytest.raises(TypeError, match="should be callable"):
         funcad.lax.cond(True, 1.0, 2.0)
+
+
+# ------------------------------------------------------- eager = compiled ----
+# Called eagerly, a cond, while or scan runs as one XLA program, as JAX's: on NumPy op by
+# op, exp, log1p and sums round differently from XLA's and a loop's result drifts.
+
+def _x32_loops(lx, xnp):
+    xs = np.linspace(0.1, 2.0, 50).astype(np.float32)
+    c, ys = lx.scan(lambda c, x: (c + xnp.exp(x) * xnp.log1p(c) / 7.0, xnp.sum(xnp.sin(c * xs))),
+                    np.float32(0.3), xs)
+    w = lx.while_loop(lambda s: s[0] < 40, lambda s: (s[0] + 1, xnp.tanh(s[1]) * 1.7 + xnp.exp(-s[1])),
+                      (0, np.float32(0.2)))
+    k = lx.cond(np.float32(c) > 0, lambda v: xnp.log(v) * xnp.exp(v / 3.0), lambda v: v, xs)
+    return c, ys, w, k
+
+
+def test_eager_control_flow_gives_jaxs_float32_bits():
+    with jax.enable_x64(False), funcad.enable_x64(False):
+        got = _x32_loops(lax, fnp)
+        want = _x32_loops(jax.lax, jnp)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def test_eager_scan_over_a_primitive_without_lowering_runs_on_the_interpreter():
+    from funcad.primitives._base import new_primitive
+    halve_p = new_primitive("halve_host_only", lambda x: np.asarray(x) / 2, lambda x: x)
+    c, ys = lax.scan(lambda c, x: (halve_p.bind(c) + x, c), 8.0, np.arange(3.0))
+    close(c, 3.5)
+    close(ys, [8.0, 4.0, 3.0])
+    with pytest.raises(Exception, match="halve_host_only"):
+        funcad.jit(lambda c: lax.scan(lambda c, x: (halve_p.bind(c) + x, c), c, np.arange(3.0)))(8.0)

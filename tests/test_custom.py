@@ -190,6 +190,26 @@ def test_custom_jvp_with_vmap():
     _close(funcad.grad(lambda x: funcad.vmap(F)(x).sum())(xs), jax.grad(lambda x: jax.vmap(JF)(x).sum())(xs))
 
 
+def test_custom_jvp_under_vmap_keeps_unbatched_inputs_unbatched():
+    # equinox's error_if: a custom_jvp whose body calls back to Python (no vmap_method)
+    # under a cond on an unbatched flag (equinox reduces it over the batch first).
+    def define(m, np_, lax):
+        @m.custom_jvp
+        def f(x, code):
+            def fire():
+                c = m.pure_callback(lambda i: np.asarray(i * 10, np.float64),
+                                    m.ShapeDtypeStruct((), np.float64), code)
+                return c + 0.0 * x
+            return lax.cond(code > 2, fire, lambda: x)
+        f.defjvp(lambda ps, ts: (f(*ps), ts[0] * 2.0))
+        return f
+    f, jf = define(funcad, fnp, funcad.lax), define(jax, jnp, jax.lax)
+    xs, code = np.array([0.1, 0.7, 0.9]), np.int64(3)
+    _close(funcad.vmap(f, in_axes=(0, None))(xs, code), jax.vmap(jf, in_axes=(0, None))(xs, code))
+    _close(funcad.jit(funcad.vmap(funcad.grad(f), in_axes=(0, None)))(xs, code),
+           jax.jit(jax.vmap(jax.grad(jf), in_axes=(0, None)))(xs, code))
+
+
 def test_custom_jvp_errors():
     f = funcad.custom_jvp(fnp.sin)
     with pytest.raises(FuncadTypeError, match="no JVP rule"):
@@ -348,6 +368,30 @@ def test_custom_rules_under_grad_of_jit():
     _close(funcad.vmap(funcad.grad(funcad.jit(G)), in_axes=(0, None))(np.array([0.3, 0.7]), 1.5),
            jax.vmap(jax.grad(JG), in_axes=(0, None))(np.array([0.3, 0.7]), 1.5))
     _close(funcad.hessian(funcad.jit(F))(x), jax.hessian(JF)(x))
+
+
+def test_custom_vjp_constant_residual_reaches_bwd_as_a_value():
+    # equinox's filter_custom_vjp returns Python flags as residuals and branches on them
+    # in bwd; JAX passes a constant residual on as a literal, also under jit.
+    def define(m, np_):
+        @m.custom_vjp
+        def f(x):
+            return np_.sin(x)
+
+        def fwd(x):
+            return np_.sin(x), (np_.cos(x), True, 2)
+
+        def bwd(res, ct):
+            c, flag, k = res
+            return ((k * c * ct) if flag else ct,)
+        f.defvjp(fwd, bwd)
+        return f
+    f, jf = define(funcad, fnp), define(jax, jnp)
+    x = 0.7
+    _close(funcad.grad(f)(x), jax.grad(jf)(x))
+    _close(funcad.grad(funcad.jit(f))(x), jax.grad(jax.jit(jf))(x))
+    _close(funcad.jit(funcad.grad(f))(x), jax.jit(jax.grad(jf))(x))
+    _close(funcad.jit(funcad.grad(funcad.jit(f)))(x), jax.jit(jax.grad(jax.jit(jf)))(x))
 
 
 def test_custom_call_is_one_staged_equation():

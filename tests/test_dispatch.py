@@ -169,3 +169,20 @@ def test_a_thirty_thousand_equation_program_compiles():
     for _ in range(10_000):
         want = np.sin(want) * 1.0001 + 0.001
     np.testing.assert_allclose(np.asarray(funcad.jit(f)(x)), want, rtol=1e-9)
+
+
+def test_device_put_of_traced_values_and_of_non_arrays_as_jax():
+    import jax
+    import jax.numpy as jnp
+    f = lambda x: jax.device_put(x, jax.devices()[0]) * x
+    ff = lambda x: funcad.device_put(x, funcad.devices()[0]) * x
+    for t_jax, t_fc in [(jax.jit, funcad.jit), (jax.grad, funcad.grad)]:
+        np.testing.assert_allclose(float(t_fc(ff)(3.0)), float(t_jax(f)(3.0)))
+    np.testing.assert_allclose(funcad.vmap(ff)(np.arange(3.0)), jax.vmap(f)(jnp.arange(3.0)))
+    for bad in ["abc", float, object()]:
+        with pytest.raises(TypeError) as want:
+            jax.device_put(bad)
+        with pytest.raises(TypeError, match="not a valid JAX type"):
+            funcad.device_put(bad)
+        assert want.type is TypeError
+    assert funcad.device_put({"a": 1.0, "b": None})["b"] is None

@@ -213,12 +213,60 @@ def test_defbilinear_matches_jax():
         np.testing.assert_allclose(g, w, rtol=1e-6)
 
 
-def test_lowering_rule_with_mlir_builders_is_refused():
+def test_lowering_rule_with_mlir_builders_is_refused_when_lowered():
+    # Registering is accepted (libraries do it at import); eager calls use the impl,
+    # and only lowering the primitive with that rule is refused.
     p = f_core.Primitive("builder_rule")
-    with pytest.raises(UnsupportedError, match="lower_fun"):
-        f_mlir.register_lowering(p, lambda ctx, x: [x])
+    p.def_impl(lambda x: x + 1)
+    p.def_abstract_eval(lambda x: x)
+
+    def builder_rule(ctx, x):
+        return [x]
+    assert f_mlir.register_lowering(p, builder_rule) is builder_rule
+    assert float(p.bind(np.float32(1))) == 2.0
+    with pytest.raises(UnsupportedError, match="`builder_rule`.*lower_fun"):
+        funcad.jit(p.bind)(np.float32(1))
     with pytest.raises(AttributeError, match="no MLIR builder API"):
         f_mlir.ir
+
+
+def test_jvp_rule_never_sees_a_float0_tangent():
+    # equinox's rules assert that a tangent's dtype is its primal's: an integer value's
+    # float0 tangent is zero, so (as in JAX) it reaches no rule, also under jit.
+    def define(m):
+        p = m.core.Primitive("keep_first")
+        p.def_impl(lambda x, y: x)
+        p.def_abstract_eval(lambda x, y: x)
+        m.mlir.register_lowering(p, m.mlir.lower_fun(lambda x, y: x, multiple_results=False))
+
+        def jvp(primals, tangents):
+            (x, _), (tx, _) = primals, tangents
+            assert type(tx) is m.ad.Zero or x.dtype == tx.dtype
+            return p.bind(*primals), tx
+        m.ad.primitive_jvps[p] = jvp
+        return p
+    fp, jp = define(FUNCAD), define(JAX)
+    f0 = np.zeros(2, jax.dtypes.float0)
+    xi, xf = np.array([1, 2], np.int32), np.array([1.5, 2.5], np.float32)
+    for api, p in ((funcad, fp), (jax, jp)):
+        # a staged custom_jvp with an integer output, evaluated under jvp (equinox's
+        # filter_closure_convert does this): the output's float0 tangent is zero
+        @api.custom_jvp
+        def split(x):
+            return x * 2, (x > 2).astype(np.int32)
+        split.defjvp(lambda ps, ts: (split(*ps), (ts[0] * 2, np.zeros(2, jax.dtypes.float0))))
+        closed = api.make_jaxpr(split)(xf)
+        def g(x):
+            y, k = api.core.eval_jaxpr(closed.jaxpr, closed.consts, x)
+            return p.bind(y, y), p.bind(k, k)
+        np.testing.assert_array_equal(api.jvp(g, (xf,), (xf,))[1][0], 2 * xf)
+        np.testing.assert_array_equal(api.jvp(lambda x: p.bind(x, x), (xf,), (xf,))[1], xf)
+        np.testing.assert_array_equal(api.jvp(api.jit(lambda x: p.bind(x, x) * 3), (xf,), (xf,))[1], 3 * xf)
+        for f in (lambda x, i: (p.bind(x, x), p.bind(i, i)),
+                  api.jit(lambda x, i: (p.bind(x, x), p.bind(i + 1, i)))):
+            out, t = f(xf, xi), api.jvp(f, (xf, xi), (xf, f0))[1]
+            np.testing.assert_array_equal(t[0], xf)
+            assert t[1].dtype == jax.dtypes.float0 and out[1].dtype == np.int32
 
 
 def test_platform_specific_lowering():
@@ -445,3 +493,13 @@ def test_closed_call_under_jet_and_sparsify():
     dense = np.array([[0, 1], [2, 0]], np.float32)
     out = sparse.sparsify(lambda m: prims.closed_call_p.bind(m, call_jaxpr=body)[0])(sparse.BCOO.fromdense(dense))
     np.testing.assert_allclose(np.asarray(out.todense()), dense * 3.0)
+
+
+def test_tangent_aval_and_array_aval_match_jax():
+    # equinox reads `aval.to_tangent_aval()` and `jax.Array.aval`
+    for dt in (np.float32, np.int32, np.bool_):
+        got = funcad.core.ShapedArray((2, 3), dt, weak_type=True).to_tangent_aval()
+        want = jax.core.ShapedArray((2, 3), dt, weak_type=True).to_tangent_aval()
+        assert (got.shape, got.dtype, got.weak_type) == (want.shape, want.dtype, want.weak_type)
+    got, want = fnp.ones((2,), np.int32).aval, jnp.ones((2,), np.int32).aval
+    assert (got.shape, got.dtype, got.weak_type) == (want.shape, want.dtype, want.weak_type)

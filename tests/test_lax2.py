@@ -1,6 +1,8 @@
 """funcad.lax's additions of issue 17 (engineer lax2) beyond the op rows: option types,
 modes and errors, edge values, implicit-solver derivatives in every mode, the top-level
 closure_convert / custom_gradient / typeof, and numpy.kaiser. Checked against JAX."""
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -372,3 +374,21 @@ def test_typeof_and_kaiser():
     np.testing.assert_allclose(funcad.grad(lambda b: fnp.kaiser(6, b).sum())(2.0),
                                jax.grad(lambda b: jnp.kaiser(6, b).sum())(2.0), rtol=1e-10)
     assert fnp.kaiser(1, 3.0).tolist() == [1.0] and fnp.kaiser(0, 3.0).shape == (0,)
+
+
+def test_stop_gradient_of_a_pytree_and_broadcast_shapes_errors_as_jax():
+    tree = {"w": 3.0, "b": (np.float32(2.0), np.arange(2.0))}
+    f = lambda t, stop: t["w"] * stop(t)["w"] + fnp.sum(t["b"][1] * stop(t)["b"][1])
+    jf = lambda t, stop: t["w"] * stop(t)["w"] + jnp.sum(t["b"][1] * stop(t)["b"][1])
+    got, want = funcad.grad(f)(tree, lax.stop_gradient), jax.grad(jf)(tree, jl.stop_gradient)
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w))
+    assert jax.tree.structure(lax.stop_gradient(tree)) == jax.tree.structure(tree)
+    for ours, theirs in [(lax.broadcast_shapes, jl.broadcast_shapes), (fnp.broadcast_shapes, jnp.broadcast_shapes)]:
+        assert ours((2, 1), (1, 3)) == theirs((2, 1), (1, 3))
+        with pytest.raises(ValueError) as want:
+            theirs((2,), (3,), (1,))
+        with pytest.raises(ValueError, match=re.escape(str(want.value))):
+            ours((2,), (3,), (1,))
+    with pytest.raises(ValueError, match="Incompatible shapes for broadcasting"):
+        fnp.broadcast_arrays(np.ones(2), np.ones(3))

@@ -200,3 +200,12 @@ def test_result_type_of_tracers():
     assert funcad.jit(f)(np.ones(2, np.float32)).dtype == np.float32
     assert funcad.jit(f)(1.0).dtype == np.float32  # a weak Python float does not widen
     assert funcad.jit(lambda x: fnp.zeros(1, np.result_type(x, np.int8)))(np.int16(1)).dtype == np.int16
+
+
+def test_result_type_with_x64_off_is_canonical_as_jax():
+    # equinox's buffers compare result_type(x, buf) with result_type(buf) for a weak buf
+    cases = [(1.0,), (1,), (1j,), (np.float32, 1.0), (np.int8, 2), (np.float64,), (np.array(1.0),)]
+    with funcad.enable_x64(False), jax.enable_x64(False):
+        for args in cases:
+            assert fnp.result_type(*args) == jax.numpy.result_type(*args), args
+        assert funcad.jit(lambda x: fnp.zeros(1, fnp.result_type(x)))(1.0).dtype == np.float32

@@ -340,3 +340,47 @@ def test_program_with_gradients_agrees():
     same(program_loss_grad(fnp, flax, funcad.grad), program_loss_grad(jnp, jax.lax, jax.grad), rtol=1e-9)
     same(funcad.jit(lambda: program_loss_grad(fnp, flax, funcad.grad))(),
          program_loss_grad(jnp, jax.lax, jax.grad), rtol=1e-9)
+
+
+LINSPACES = [((-1.0, 1.0, 20), {}), ((0.3, -2.7, 37), {}), ((0, 10, 8), dict(endpoint=False)),
+             ((np.array([0.0, 5.0]), np.array([5.0, 10.0]), 5), {}), ((1, 4, 7), dict(dtype=np.int32)),
+             ((2.0, 3.0, 1), {}), ((np.zeros((2, 3)), 1.0, 4), dict(axis=-1)), ((0.0, 1.0, 6), dict(retstep=True))]
+
+
+@pytest.mark.parametrize("x64", [False, True])
+def test_linspace_gives_jaxs_bits(x64):
+    # JAX's linspace is jitted: XLA multiplies by 1/div and fuses a multiply-add, so
+    # e.g. linspace(-1, 1, 20)[9] is -0.052631594 in float32, where op-by-op it is -0.05263158.
+    with jax.enable_x64(x64), funcad.enable_x64(x64):
+        for args, kw in LINSPACES:
+            for got, want in zip(jax.tree_util.tree_leaves(fnp.linspace(*args, **kw)),
+                                 jax.tree_util.tree_leaves(jnp.linspace(*args, **kw))):
+                assert got.dtype == want.dtype and got.shape == want.shape, args
+                np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=str(args))
+        f = lambda a, lin: lin(a, 2.0, 7) * 3.0
+        np.testing.assert_array_equal(np.asarray(funcad.jit(lambda a: f(a, fnp.linspace))(0.1)),
+                                      np.asarray(jax.jit(lambda a: f(a, jnp.linspace))(0.1)))
+        np.testing.assert_allclose(np.asarray(funcad.grad(lambda a: f(a, fnp.linspace).sum())(0.1)),
+                                   np.asarray(jax.grad(lambda a: f(a, jnp.linspace).sum())(0.1)), rtol=1e-6)
+        np.testing.assert_array_equal(np.asarray(funcad.vmap(lambda a: fnp.linspace(a, 2.0, 5))(np.arange(3.0))),
+                                      np.asarray(jax.vmap(lambda a: jnp.linspace(a, 2.0, 5))(jnp.arange(3.0))))
+
+
+def test_nanargmin_nanargmax_against_jax():
+    # They passed keepdims where argmin/argmax take out=, so every call raised.
+    x = np.array([[np.nan, 2.0, 1.0], [np.nan, np.nan, np.nan], [3.0, np.nan, 5.0]])
+    for name in ("nanargmin", "nanargmax"):
+        for kw in ({}, {"axis": 1}, {"axis": 0, "keepdims": True}):
+            want = getattr(jnp, name)(x, **kw)
+            got = getattr(fnp, name)(x, **kw)
+            np.testing.assert_array_equal(got, want, err_msg=f"{name}{kw}")
+            np.testing.assert_array_equal(funcad.jit(lambda a: getattr(fnp, name)(a, **kw))(x), want)
+
+
+def test_reshape_size_mismatch_says_what_jax_says():
+    for f in (lambda m: m.reshape(m.arange(2), (3,)), lambda m: m.arange(6).reshape(4, 2)):
+        with pytest.raises(TypeError) as want:
+            f(jnp)
+        with pytest.raises(TypeError) as got:
+            f(fnp)
+        assert str(got.value) == str(want.value)

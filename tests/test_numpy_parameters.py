@@ -202,6 +202,10 @@ def test_scalar_types_convert_traced_values_and_stand_for_numpys():
         np.testing.assert_array_equal(np.asarray(got).astype(np.float64), np.asarray(want).astype(np.float64))
     assert isinstance(np.float32(1), fnp.float32) and np.zeros(2, fnp.float32).dtype == np.float32
     assert {np.float32: "x"}[fnp.float32] == "x"
+    for a, b in [(fnp.float16, fnp.float16), (fnp.float16, np.float16), (fnp.float32, fnp.float16),
+                 (fnp.float32, np.float64), (fnp.int32, "int32")]:
+        ja, jb = [getattr(jnp, t.__name__) if isinstance(t, type) else t for t in (a, b)]
+        assert (a != b, a == b) == (ja != jb, ja == jb), (a, b)
     np.testing.assert_allclose(funcad.grad(lambda x: fnp.float64(x) ** 2)(3.0), 6.0)
 
 
@@ -262,3 +266,15 @@ def test_edges_of_the_reduction_parameters_are_jaxs():
                   lambda m: m.var(np.arange(3.0), ddof=3), lambda m: m.std(np.arange(3.0), ddof=4)):
             _check(f(fnp), f(jnp), True)
         _check(funcad.jit(lambda x: fnp.max(x, initial=1.0))(np.zeros(0)), jnp.max(np.zeros(0), initial=1.0), True)
+
+
+def test_like_functions_take_a_shape_dtype_struct():
+    for name, extra in [("zeros_like", ()), ("ones_like", ()), ("full_like", (3,)), ("empty_like", ())]:
+        for dtype, kw in [(jnp.bfloat16, {}), (np.int32, dict(dtype=np.float32)), (np.float32, dict(shape=(3,)))]:
+            want = getattr(jnp, name)(jax.ShapeDtypeStruct((2,), dtype), *extra, **kw)
+            got = getattr(fnp, name)(funcad.ShapeDtypeStruct((2,), dtype), *extra, **kw)
+            jitted = funcad.jit(lambda: getattr(fnp, name)(funcad.ShapeDtypeStruct((2,), dtype), *extra, **kw))()
+            for g in (got, jitted):
+                assert g.dtype == want.dtype and g.shape == want.shape
+                if name != "empty_like":
+                    np.testing.assert_array_equal(np.asarray(g, np.float32), np.asarray(want, np.float32))

@@ -380,10 +380,21 @@ def test_vmap_and_jvp_of_shard_map_and_the_lowered_program():
     np.testing.assert_allclose(np.asarray(g), xb.sum(0) + np.tile(
         xb.reshape(3, 4, 2, 4).sum(1), (1, 4, 1)), rtol=1e-12)
     text = funcad.jit(f).lower(x).as_text()
-    for piece in ('call_target_name = "SPMDFullToShardShape"', 'call_target_name = "SPMDShardToFullShape"',
-                  'mhlo.sharding = "{manual}"', "stablehlo.all_reduce", "stablehlo.partition_id",
-                  "mhlo.num_partitions = 8"):
+    # sdy.manual_computation, as JAX's (which names its replica groups by mesh axes)
+    head = ('sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}, {"y"}]>] '
+            'out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x", "y"}')
+    assert head in text
+    if jax.config.jax_use_shardy_partitioner:  # (JAX 0.6 lowers for GSPMD by default)
+        assert head in jax.jit(jf).lower(x).as_text()
+    for piece in ('sdy.mesh @mesh = <["x"=4, "y"=2]>', "sdy.return", "stablehlo.all_reduce",
+                  "stablehlo.partition_id", "mhlo.num_partitions = 8"):
         assert piece in text, piece
+    with funcad.config.override(jax_use_shardy_partitioner=False):  # GSPMD's custom calls
+        text = funcad.jit(f).lower(x).as_text()
+        for piece in ('call_target_name = "SPMDFullToShardShape"', 'call_target_name = "SPMDShardToFullShape"',
+                      'mhlo.sharding = "{manual}"', "stablehlo.all_reduce", "stablehlo.partition_id"):
+            assert piece in text, piece
+        np.testing.assert_allclose(np.asarray(funcad.jit(f)(x)), np.asarray(jf(x)), rtol=1e-12)
     out = f(x)
     assert out.sharding.spec == P("x") and out.shape == (8, 2)
 
@@ -442,3 +453,28 @@ def test_pmap_matches_jax():
     assert {sh.device.id for sh in out.addressable_shards} == {4, 5, 6, 7}
     with pytest.raises(ValueError, match="more than the 8 available devices"):
         funcad.pmap(lambda a: a)(np.ones(9))
+
+
+@main
+def test_pmap_maps_keyword_arguments_and_jit_of_it_keeps_the_signature():
+    import inspect
+    def foo(x, y, flag=True):
+        return x * 2 + y if flag else x + y
+    x = np.array([[1.0, 2.0]])
+    want = jax.jit(jax.pmap(foo))(x=jnp.asarray(x), y=jnp.asarray(x) + 1)
+    for f in (funcad.pmap(foo), funcad.jit(funcad.pmap(foo)), funcad.pmap(funcad.jit(foo))):
+        np.testing.assert_allclose(np.asarray(f(x=x, y=x + 1)), np.asarray(want))
+        np.testing.assert_allclose(np.asarray(f(x, y=x + 1)), np.asarray(want))
+    sig = inspect.signature(funcad.jit(foo), follow_wrapped=False)
+    assert sig == inspect.signature(jax.jit(foo), follow_wrapped=False)
+
+
+@main
+def test_pmap_of_a_scalar_mapped_argument_raises_value_error():
+    f = lambda x, k: x * k
+    with pytest.raises(ValueError):
+        jax.pmap(f)(np.ones(1), 100)
+    with pytest.raises(ValueError, match="rank should be at least 1, but is only 0"):
+        funcad.pmap(f)(np.ones(1), 100)
+    np.testing.assert_allclose(np.asarray(funcad.pmap(f, static_broadcasted_argnums=1)(np.ones(1), 100)),
+                               np.asarray(jax.pmap(f, static_broadcasted_argnums=1)(np.ones(1), 100)))

@@ -285,23 +285,38 @@ def test_with_sharding_constraint_under_jit_grad_and_vmap():
     xb = rng.standard_normal((3, 8, 6)).astype(np.float32)
     vb = funcad.jit(funcad.vmap(f, in_axes=(None, 0)))(w, xb)
     np.testing.assert_allclose(np.asarray(vb), [f(w, xi) for xi in xb], rtol=1e-5)
-    # the program carries the annotation and is partitioned over 8 devices
+    # the program carries the annotation (Shardy's, as JAX's) and is partitioned over 8 devices
     jitted = funcad.jit(f)
     jitted(w, x)
     exe = next(iter(next(iter(jitted._cache.values())).executables.values()))
-    assert 'call_target_name = "Sharding"' in exe.text
-    assert "{devices=[4,1,2]0,1,2,3,4,5,6,7 last_tile_dim_replicate}" in exe.text
+    assert '= sdy.sharding_constraint %' in exe.text and '<@mesh, [{"data"}, {}]> :' in exe.text
+    assert 'sdy.mesh @mesh = <["data"=4, "model"=2]>' in exe.text
     assert "mhlo.num_partitions = 8" in exe.text
-    text = funcad.jit(f).lower(w, x).as_text()
-    assert 'call_target_name = "Sharding"' in text and "mhlo.num_partitions = 8" in text
     mm = funcad.jit(lambda a, b: a @ b, in_shardings=(s, None),
                     out_shardings=NamedSharding(mesh, P(None, "model")))
     text = mm.lower(x, w).as_text()
-    assert '%arg0: tensor<8x6xf32> {mhlo.sharding = "{devices=[4,1,2]0,1,2,3,4,5,6,7 ' \
-        'last_tile_dim_replicate}"}' in text
-    assert '%arg1: tensor<6x4xf32> {mhlo.sharding = "{replicated}"}' in text
-    assert '-> (tensor<8x4xf32> {mhlo.sharding = "{devices=[1,2,4]0,2,4,6,1,3,5,7 ' \
-        'last_tile_dim_replicate}"})' in text
+    jtext = jax.jit(lambda a, b: a @ b, in_shardings=(_jax_sharding(s), None),
+                    out_shardings=_jax_sharding(NamedSharding(mesh, P(None, "model")))
+                    ).lower(x, w).as_text()
+    arg0 = '%arg0: tensor<8x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}'
+    out = '-> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>})'
+    assert arg0 in text and out in text
+    if jax.config.jax_use_shardy_partitioner:  # (JAX 0.6 lowers for GSPMD by default)
+        assert arg0 in jtext and out.replace("{sdy", '{jax.result_info = "result", sdy') in jtext
+    assert '%arg1: tensor<6x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}' in text
+    np.testing.assert_allclose(np.asarray(mm.lower(x, w).compile()(x, w)), x @ w, rtol=1e-5)
+    # GSPMD's annotations where Shardy is turned off (as JAX's option)
+    with funcad.config.override(jax_use_shardy_partitioner=False):
+        text = funcad.jit(f).lower(w, x).as_text()
+        assert 'call_target_name = "Sharding"' in text and "mhlo.num_partitions = 8" in text
+        assert "{devices=[4,1,2]0,1,2,3,4,5,6,7 last_tile_dim_replicate}" in text
+        text = mm.lower(x, w).as_text()
+        assert '%arg0: tensor<8x6xf32> {mhlo.sharding = "{devices=[4,1,2]0,1,2,3,4,5,6,7 ' \
+            'last_tile_dim_replicate}"}' in text
+        assert '%arg1: tensor<6x4xf32> {mhlo.sharding = "{replicated}"}' in text
+        assert '-> (tensor<8x4xf32> {mhlo.sharding = "{devices=[1,2,4]0,2,4,6,1,3,5,7 ' \
+            'last_tile_dim_replicate}"})' in text
+        assert "sdy." not in text
     np.testing.assert_allclose(np.asarray(mm.lower(x, w).compile()(x, w)), x @ w, rtol=1e-5)
 
 

@@ -87,6 +87,18 @@ def test_lowered_text_dialects():
         lo.as_text("llvm")
 
 
+def test_lowered_compiler_ir_is_jaxs_kinds_of_object():
+    lo = funcad.jit(lambda x: x * 2.0).lower(np.ones(3, np.float32))
+    want = jax.jit(lambda x: x * 2.0).lower(np.ones(3, np.float32))
+    for dialect in (None, "stablehlo", "hlo"):
+        assert type(lo.compiler_ir(dialect)) is type(want.compiler_ir(dialect))
+    module = lo.compiler_ir()
+    assert [op.operation.name for op in module.body.operations] == ["func.func"]
+    assert "f32[3]" in lo.compiler_ir(dialect="hlo").as_hlo_text()
+    with pytest.raises(ValueError, match="unknown dialect"):
+        lo.compiler_ir("llvm")
+
+
 def test_compiled_introspection():
     c = funcad.jit(_f).lower(np.ones(4)).compile()
     assert c.as_text().startswith("HloModule")

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError
-from ..primitives._base import broadcast_to as _broadcast_to
+from ..primitives._base import broadcast_shapes as broadcast_shapes_of, broadcast_to as _broadcast_to
 from .dtypes import asarray_or_tracer
 from .placement import place
 
@@ -23,5 +23,5 @@ def broadcast_to(array, shape, *, out_sharding=None):
 
 def broadcast_arrays(*args):
     args = [asarray_or_tracer(a) for a in args]
-    s = np.broadcast_shapes(*[aval_of(a).shape for a in args])
+    s = broadcast_shapes_of(*[aval_of(a).shape for a in args])
     return [broadcast_to(a, s) for a in args]

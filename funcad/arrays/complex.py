@@ -28,7 +28,7 @@ def real(val, /):
     Array([1., 3.], dtype=float64)
     """
     val = asarray_or_tracer(val)
-    return E.real(val) if _is_complex(val) else _x64.canonicalize(val)
+    return E.real(val) if _is_complex(val) else _x64.canonicalize_held(val)
 
 
 def imag(val, /):
@@ -53,7 +53,7 @@ def conjugate(x, /):
     Array([1.-2.j], dtype=complex128)
     """
     x = asarray_or_tracer(x)
-    return E.conj(x) if _is_complex(x) else _x64.canonicalize(x)  # 32 bits with x64 off
+    return E.conj(x) if _is_complex(x) else _x64.canonicalize_held(x)  # 32 bits with x64 off
 
 
 conj = conjugate

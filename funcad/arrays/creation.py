@@ -1,6 +1,8 @@
 """Array creation: array, zeros, ones, full, arange, linspace, eye, identity."""
 from __future__ import annotations
 
+import functools
+import operator
 from types import SimpleNamespace
 
 import numpy as np
@@ -9,7 +11,8 @@ from ..core.narrow import kind as _kind
 from ..core import x64
 from ..core.avals import aval_of
 from ..core.eager import eager_result
-from ..core.trace import Tracer
+from ..core.trace import Tracer, ctx
+from ..core.typed_sharding import is_typed_array
 from ..primitives import structural as S
 from ..primitives._base import full as _full
 from .dtypes import cast, hooks as _dtypes_hooks, promote
@@ -50,9 +53,10 @@ def _array(obj, dtype=None, copy=True):
         out = stack([_array(e) for e in obj])
         return out if dtype is None else cast(out, x64.explicit_dtype(dtype, "array"))
     if isinstance(obj, Tracer):
-        return obj if dtype is None else cast(obj, x64.explicit_dtype(dtype, "array"))
+        return x64.canonicalize_held(obj) if dtype is None else cast(obj, x64.explicit_dtype(dtype, "array"))
     if hasattr(obj, "__funcad_array__"):
-        obj = obj.__funcad_array__()
+        if not is_typed_array(obj):  # an array typed on Explicit mesh axes stays on its devices
+            obj = obj.__funcad_array__()
         return obj if dtype is None else astype(obj, dtype)
     if x64.enabled:
         return _numeric(np.array(obj, dtype=dtype, copy=copy), obj)
@@ -83,7 +87,7 @@ def _asarray(obj, dtype=None):
         dtype = x64.explicit_dtype(dtype, "asarray")
         return obj if aval_of(obj).dtype == dtype else cast(obj, dtype)
     if hasattr(obj, "__funcad_array__") and dtype is None:
-        return obj.__funcad_array__()
+        return obj if is_typed_array(obj) else obj.__funcad_array__()
     # copy=None: copy only when needed (NumPy 2's copy=False raises for lists, scalars, casts).
     if isinstance(obj, np.ndarray) and dtype is None:
         return obj if x64.enabled else x64.canonicalize(obj)
@@ -129,9 +133,19 @@ def _fill(shape, fill_value, dtype=None):
 
 
 def _like(x, dtype, shape):
-    a = aval_of(_asarray(x))
-    return ((a.shape if shape is None else _shape(shape)),
-            (a.dtype if dtype is None else x64.explicit_dtype(dtype, "full_like")))
+    if _is_duck_array(x):  # a ShapeDtypeStruct or other duck-typed array: its type only
+        like_shape, like_dtype = tuple(x.shape), x64.explicit_dtype(x.dtype, "full_like")
+    else:
+        a = aval_of(_asarray(x))
+        like_shape, like_dtype = a.shape, a.dtype
+    return ((like_shape if shape is None else _shape(shape)),
+            (like_dtype if dtype is None else x64.explicit_dtype(dtype, "full_like")))
+
+
+def _is_duck_array(x) -> bool:
+    """Whether x has `shape` and `dtype` but no values (JAX's *_like take such an x)."""
+    return (hasattr(x, "shape") and hasattr(x, "dtype") and not hasattr(x, "__array__")
+            and not isinstance(x, (Tracer, np.generic)))
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
@@ -201,45 +215,66 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def _linspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    if not (isinstance(start, Tracer) or isinstance(stop, Tracer)):
-        if not x64.enabled:
-            return _linspace32(start, stop, num, endpoint, x64.explicit_dtype(dtype, "linspace"), axis)
-        return np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis)
-    start, stop = promote(start, stop)
-    div = (num - 1) if endpoint else num
-    t = np.arange(num, dtype=np.float64) / max(div, 1)
-    out = U.add(start, U.multiply(U.subtract(stop, start), cast(t, aval_of(start).dtype)))
-    return out if dtype is None else astype(out, dtype)
+    if dtype is not None:
+        dtype = x64.explicit_dtype(dtype, "linspace")
+    num, endpoint, axis = operator.index(num), bool(endpoint), operator.index(axis)
+    if ctx.trace is not None:  # staged in the caller's program, which XLA compiles
+        return _linspace_program(start, stop, num, endpoint, dtype, axis)
+    # an eager value like other creation functions' (device arrays only come from jit)
+    return np.asarray(_linspace_jit()(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis))
 
 
-def _linspace32(start, stop, num, endpoint, dtype, axis):
-    # JAX's linspace with x64 off, in the 32-bit dtype: start * (1 - i/div) + (stop/div) * i.
-    start, stop = np.asarray(start), np.asarray(stop)
+def _linspace_program(start, stop, num, endpoint, dtype, axis):
+    # JAX's linspace, start * (1 - i/div) + (stop/div) * i, and jitted as JAX's is: XLA turns
+    # the divisions by div into products with 1/div and contracts the sum into a fused
+    # multiply-add, so computing it op by op on NumPy would differ in the last bit.
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    start, stop = promote(start, stop)  # NEP 50: a Python float takes the array's dtype
     if dtype is None:
-        dtype = x64.canonicalize_dtype(np.result_type(start, stop, 0.0))
-    cd = x64.canonicalize_dtype(np.result_type(dtype, np.float16))
-    start, stop = start.astype(cd), stop.astype(cd)
-    shape = list(np.broadcast_shapes(start.shape, stop.shape))
+        dtype = _inexact(aval_of(start).dtype)
+    cd = _inexact(np.dtype(dtype))
+    start, stop = cast(start, cd), cast(stop, cd)
+    shape = list(np.broadcast_shapes(aval_of(start).shape, aval_of(stop).shape))
     axis = len(shape) + axis + 1 if axis < 0 else axis
     bshape = shape[:axis] + [1] + shape[axis:]
-    start, stop = np.broadcast_to(start, shape).reshape(bshape), np.broadcast_to(stop, shape).reshape(bshape)
+    start = S.reshape(_broadcast(start, shape), tuple(bshape))
+    stop = S.reshape(_broadcast(stop, shape), tuple(bshape))
     div = (num - 1) if endpoint else num
     if num > 1:
         real = np.finfo(cd).dtype
         ishape = [1] * len(bshape)
         ishape[axis] = div
-        iota = np.arange(div, dtype=real).reshape(ishape)
-        step = (iota / real.type(div)).astype(cd)
-        out = start * (cd.type(1) - step) + (stop / cd.type(div)) * iota.astype(cd)
+        iota = S.reshape(S.iota(real, (div,)), tuple(ishape))
+        step = cast(U.true_divide(iota, np.array(div, real)), cd)
+        out = U.add(U.multiply(start, U.subtract(np.array(1, cd), step)),
+                    U.multiply(U.true_divide(stop, np.array(div, cd)), cast(iota, cd)))
         if endpoint:
-            out = np.concatenate([out, stop], axis)
+            out = S.concatenate([out, stop], axis)
     elif num == 1:
         out = start
     else:
-        out = np.zeros(shape[:axis] + [0] + shape[axis:], cd)
-    if _kind(dtype) in "iu" and _kind(out.dtype) not in "iu":
-        out = np.floor(out)
-    return out.astype(dtype)
+        out = _full(tuple(shape[:axis] + [0] + shape[axis:]), 0, cd)
+    if _kind(dtype) in "iu" and _kind(cd) not in "iu":
+        out = U.floor(out)
+    return cast(out, dtype)
+
+
+def _inexact(dtype: np.dtype) -> np.dtype:
+    return x64.canonicalize_dtype(dtype if _kind(dtype) in "fc" else np.result_type(dtype, np.float16))
+
+
+def _broadcast(x, shape):
+    s = aval_of(x).shape
+    if tuple(s) == tuple(shape):
+        return x
+    return S.broadcast_in_dim(x, tuple(shape), tuple(range(len(shape) - len(s), len(shape))))
+
+
+@functools.cache
+def _linspace_jit():
+    from ..transforms.jit import jit  # jit's module imports funcad.numpy's methods
+    return jit(_linspace_program, static_argnames=("num", "endpoint", "dtype", "axis"))
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):

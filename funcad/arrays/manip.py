@@ -7,12 +7,14 @@ import builtins
 
 import numpy as np
 
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.errors import ConcretizationError, FuncadValueError
 from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import structural as S
-from ..primitives._base import broadcast_to as _broadcast_to, canonical_axis, canonical_axis as _ax
+from ..primitives._base import (broadcast_shapes as broadcast_shapes_of, broadcast_to as _broadcast_to,
+                               canonical_axis, canonical_axis as _ax)
 from ..primitives.structural import iota
 from .dtypes import asarray_or_tracer, cast, no_out, promote
 from .indexing import _IndexUpdateHelper, getitem, take
@@ -490,7 +492,7 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
 
 def broadcast_shapes(*shapes):
     """The shape that arrays of these shapes broadcast to."""
-    return np.broadcast_shapes(*[tuple(s) if np.ndim(s) else (int(s),) for s in shapes])
+    return broadcast_shapes_of(*[tuple(s) if np.ndim(s) else (int(s),) for s in shapes])
 
 
 # --------------------------------------------------------------- selection ----
@@ -702,7 +704,7 @@ def diagflat(v, k: int = 0):
 def copy(a, order=None):
     """A copy of a (a new array; funcad arrays are never aliased by later updates)."""
     a = asarray_or_tracer(a)
-    return np.array(a, copy=True) if isinstance(a, np.ndarray) else a
+    return np.array(a, copy=True) if isinstance(a, np.ndarray) else _x64.canonicalize_held(a)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):

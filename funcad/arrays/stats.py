@@ -280,9 +280,9 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
 def _nan_arg(a, axis, keepdims, arg, neutral):
     a = asarray_or_tracer(a)
     if aval_of(a).dtype.kind not in "fc":
-        return arg(a, axis, bool(keepdims))
+        return arg(a, axis, keepdims=bool(keepdims))
     nan_mask = isnan(a)
-    res = arg(where(nan_mask, np.array(neutral, aval_of(a).dtype), a), axis, bool(keepdims))
+    res = arg(where(nan_mask, np.array(neutral, aval_of(a).dtype), a), axis, keepdims=bool(keepdims))
     return where(_all(nan_mask, axis, keepdims=bool(keepdims)), np.int64(-1), res)
 
 

@@ -87,6 +87,9 @@ class EagerArray(np.ndarray):
     def weak_type(self) -> bool:
         return False
 
+    # aval (the array's type, as `jax.Array.aval`) is installed by core/avals.py, which
+    # builds on this module.
+
     def copy(self, order="C") -> "EagerArray":
         return wrap(np.array(_view(self, np.ndarray), order=order))
 

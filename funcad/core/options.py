@@ -315,6 +315,11 @@ _declare("debug_key_reuse", False, boolean,
 `bits` consumed it raises funcad.errors.KeyReuseError, eagerly, at jitted calls and inside
 traced programs (see funcad/random/_key_reuse.py).""")
 
+_declare("use_shardy_partitioner", True, boolean,
+         "partition programs over several devices with Shardy (the sdy dialect, JAX's default) "
+         "or, False, with GSPMD (mhlo.sharding; also where jaxlib predates Shardy)",
+         env_aliases=("JAX_USE_SHARDY_PARTITIONER",), jit_key=True)
+
 _declare("log_compiles", False, boolean, "log each jit trace and XLA compilation (logger 'funcad', WARNING)",
          scope=True, scope_doc="""`with funcad.log_compiles(True):` each jit trace and
 XLA compilation is logged at WARNING level on the "funcad" logger.""")

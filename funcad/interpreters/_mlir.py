@@ -2,7 +2,10 @@
 
 funcad writes StableHLO itself, so a library primitive is lowered by tracing a
 funcad function that computes it: `register_lowering(p, lower_fun(fun))`.
-Lowering rules written with JAX's MLIR builders cannot run here.
+A rule written with JAX's MLIR builders cannot run here: registering one is
+accepted (libraries register such rules at import, often for primitives a
+program never jits), and lowering the primitive with it raises an error that
+names the primitive and the alternative.
 
 >>> import numpy as np, funcad, funcad.numpy as jnp
 >>> from funcad.extend.core import Primitive
@@ -53,24 +56,41 @@ def lower_fun(fun: Callable, multiple_results: bool = True) -> LoweringFun:
     return LoweringFun(fun, multiple_results)
 
 
-def register_lowering(prim, rule: LoweringFun, platform: str | None = None, **kwargs) -> LoweringFun:
+def register_lowering(prim, rule: Callable, platform: str | None = None, **kwargs) -> Callable:
     """Lower `prim` with `rule`, made by lower_fun; with `platform` ('cpu', 'cuda',
-    'rocm', 'tpu') only on that platform."""
-    if not isinstance(rule, LoweringFun):
-        raise UnsupportedError(
-            f"register_lowering({prim.name}, {getattr(rule, '__name__', rule)!r}): funcad writes "
-            "StableHLO itself and cannot run a lowering rule written with JAX's MLIR builders. "
-            f"Register `mlir.lower_fun(fun, multiple_results={prim.multiple_results})` instead, where "
-            "`fun(*operands, **params)` computes the primitive with funcad ops.")
+    'rocm', 'tpu') only on that platform. Any other rule (one written with JAX's
+    MLIR builders) is kept and refused when the primitive is lowered with it."""
+    if not callable(rule):
+        raise TypeError(f"register_lowering({prim.name}, ...): the rule must be callable, got {rule!r}")
+    kept = rule if isinstance(rule, LoweringFun) else _ForeignRule(prim, rule)
     if kwargs:
         raise UnsupportedError(f"register_lowering: {sorted(kwargs)} need JAX's MLIR lowering "
                                "context, which funcad lacks; leave them out")
     if platform is not None and platform not in _PLATFORMS:
         raise ValueError(f"register_lowering: unknown platform {platform!r}; use one of "
                          f"{sorted(_PLATFORMS)}")
-    _by_platform.setdefault(prim, {})[_PLATFORMS.get(platform)] = rule
+    _by_platform.setdefault(prim, {})[_PLATFORMS.get(platform)] = kept
     lowering_rules[prim] = _PlatformDispatch(prim)
     return rule
+
+
+class _ForeignRule:
+    """A lowering rule written with JAX's MLIR builders: lowering with it is refused."""
+
+    def __init__(self, prim, rule):
+        self.prim, self.rule = prim, rule
+
+    def __call__(self, ctx, *operands, **params):
+        name = getattr(self.rule, "__name__", repr(self.rule))
+        raise UnsupportedError(
+            f"primitive `{self.prim.name}` is lowered by `{name}`, a rule written with JAX's MLIR "
+            "builders (registered with mlir.register_lowering); funcad writes StableHLO itself and "
+            "cannot run it. Call the function outside jit, or register "
+            f"`mlir.lower_fun(fun, multiple_results={self.prim.multiple_results})`, where "
+            "`fun(*operands, **params)` computes the primitive with funcad ops.")
+
+    def __repr__(self):
+        return f"<rule {getattr(self.rule, '__name__', self.rule)!r} written with JAX's MLIR builders>"
 
 
 _by_platform: dict = {}  # prim -> {funcad backend or None (any): LoweringFun}

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from ..core.errors import FuncadValueError
 from ..primitives import structural as S
-from ..primitives._base import canonical_axis
+from ..primitives._base import broadcast_shapes as _broadcast_shapes, canonical_axis
 from ..arrays.shape import stack as _stack, tile as _tile
 from ..arrays.creation import full as _full, full_like as _full_like
 from ..arrays.manip import unstack as _unstack
@@ -58,7 +58,7 @@ def broadcasted_iota(dtype, shape, dimension: int):
 
 def broadcast_shapes(*shapes):
     """The broadcast of shapes (as tuples)."""
-    return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    return tuple(_broadcast_shapes(*[tuple(s) for s in shapes]))
 
 
 def collapse(operand, start_dimension: int, stop_dimension: int | None = None):

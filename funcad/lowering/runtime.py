@@ -208,8 +208,15 @@ def _device_put(x, device):
             for v, s in zip(leaves, shardings):
                 _guard_put(v, s)
         return tree_unflatten(tree, [device_put_sharded(v, s) for v, s in zip(leaves, shardings)])
+    if isinstance(x, Tracer):
+        # Inside a trace the value stays where the computation runs: on one device JAX's
+        # device_put of a traced value to a device (or to none) is the value itself.
+        return x
     if not isinstance(x, (Array, np.ndarray, np.generic, int, float, complex, bool)):
         leaves, tree = tree_flatten(x)
+        if len(leaves) == 1 and leaves[0] is x:  # a leaf that is no array
+            raise TypeError(f"device_put: argument {x!r} of type {type(x)} is not a valid JAX type; "
+                            "pass arrays, Python scalars or pytrees of them")
         return tree_unflatten(tree, [_device_put(v, device) for v in leaves])
     if hasattr(device, "platform"):
         if _options.transfer_guards:

@@ -1,17 +1,13 @@
 """Device plumbing for programs over several devices (SPMD), through jaxlib.
 
-funcad lowers an SPMD program itself (StableHLO with GSPMD `mhlo.sharding`
-annotations, see `stablehlo.lower_jaxpr(shardings=...)`); this module only
+funcad lowers an SPMD program itself (StableHLO annotated for Shardy or GSPMD,
+see `partitioning.py` and `stablehlo.lower_jaxpr(partitioning=...)`); this module only
 moves data and compiles: it lays a NumPy array out over devices, compiles a
 module for a device assignment with `num_partitions` partitions, and turns
 the per-device results back into arrays. jaxlib's multi-device array needs a
 sharding object its C++ side knows; funcad's shardings are translated to
 jax's public `jax.sharding.NamedSharding` for that, and nothing else of jax's
 is used.
-
-GSPMD annotations, not Shardy's, because every jaxlib of the supported range
-(0.6 .. 0.12) partitions them; newer ones are told not to use Shardy for these
-modules (`use_shardy_partitioner = False`), as they would fall back anyway.
 
 >>> import funcad, numpy as np
 >>> from funcad.sharding import SingleDeviceSharding
@@ -29,8 +25,12 @@ import numpy as np
 from . import xla
 from .array import Array, ShardedArray, is_device_array, shards  # noqa: F401  (spmd.shards)
 from ..core import monitoring
+from ..core.trace import hooks
 from ..core.avals import aval_of, float0
+from ..core.typed_sharding import type_sharding
 from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+from ..core.trace import abstract_eval_rules
+from ..core.typed_sharding import concrete, with_shardings
 
 
 @functools.lru_cache(maxsize=1024)
@@ -71,12 +71,16 @@ def assemble(shape, sharding: Sharding, bufs: list):
 
 
 def compile_spmd(text: str, assignment: Sequence, backend: str, choose_outputs: Sequence[bool],
-                 cache: bool = True):
+                 cache: bool = True, shardy: bool = False, host_callbacks: Sequence = ()):
     """Compile a module of `len(assignment)` partitions, partition i on assignment[i];
     XLA picks the layout of the outputs marked in `choose_outputs`. `cache=False`
-    compiles afresh (a program whose text names Python functions by address)."""
+    compiles afresh (a program whose text names Python functions by address).
+    `shardy`: the text is annotated in Shardy's dialect (else GSPMD's), and
+    partitioned by Shardy. `host_callbacks`: the Python functions its host-callback
+    custom calls name by index (such a program is compiled afresh)."""
+    cache = cache and not host_callbacks
     key = (text, tuple(d.id for d in assignment), assignment[0].platform, tuple(choose_outputs),
-           xla.compiler_overrides)
+           xla.compiler_overrides, shardy)
     exe = xla._exe_cache.get(key) if cache else None
     if exe is not None:
         return exe
@@ -91,9 +95,11 @@ def compile_spmd(text: str, assignment: Sequence, backend: str, choose_outputs: 
     if n > 1 and any(choose_outputs):
         build.allow_spmd_sharding_propagation_to_output = [bool(c) for c in choose_outputs]
     if hasattr(build, "use_shardy_partitioner"):
-        build.use_shardy_partitioner = False
+        build.use_shardy_partitioner = shardy
     with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT):
-        if hasattr(client, "compile_and_load"):
+        if host_callbacks:
+            exe = xla.compile_with_callbacks(client, text, assignment, options, list(host_callbacks))
+        elif hasattr(client, "compile_and_load"):
             exe = client.compile_and_load(text, list(assignment), options)
         else:
             exe = client.compile(text, options)
@@ -190,12 +196,15 @@ def put(x, sharding: Sharding, aval=None):
 def wrap(buf, aval, sharding) -> Array:
     if isinstance(sharding, SingleDeviceSharding):
         return Array(buf, aval, sharding._device)
+    if aval._sharding is not None or sharding.mesh.explicit_axes:
+        # the sharding in the array's type is the layout's over the Explicit axes
+        aval = aval.update(sharding=type_sharding(sharding, len(aval.shape)))
     return ShardedArray(buf, aval, sharding)
 
 
 def device_put_sharded(x, sharding: Sharding) -> Array:
     """x laid out as `sharding` (a device Array on one device for SingleDeviceSharding)."""
-    aval = aval_of(x).update(weak_type=False)
+    aval = aval_of(x).update(weak_type=False, sharding=None)
     if isinstance(sharding, SingleDeviceSharding) and type(x) is Array and \
             x._device is sharding._device:
         return x
@@ -203,3 +212,27 @@ def device_put_sharded(x, sharding: Sharding) -> Array:
         return x
     sharding.devices_indices_map(aval.shape)  # checks rank and divisibility
     return wrap(put(x, sharding, aval), aval, sharding)
+
+
+# ------------------------------------------------------- sharding in types ----
+
+def _typed_eager(prim, args, params):
+    """`prim` on operands some of whose types have shardings (Explicit mesh axes): computed
+    on the host, each result laid out as the sharding its type gets from `prim`'s rule."""
+    in_avals = [aval_of(a) for a in args]
+    out_avals = with_shardings(prim, in_avals, abstract_eval_rules[prim](*in_avals, **params), params)
+    outs = prim.bind(*[a._value() if is_device_array(a) else a for a in args], **params)
+    meshes = [a.sharding.mesh for a in args if type(a) is ShardedArray
+              and isinstance(a.sharding, NamedSharding)]
+
+    def laid_out(o, aval):
+        if getattr(aval, "_sharding", None) is None:
+            return o
+        return wrap(put(o, concrete(aval._sharding, *meshes), aval), aval, concrete(aval._sharding, *meshes))
+    if prim.multiple_results:
+        return [laid_out(o, a) for o, a in zip(outs, out_avals)]
+    return laid_out(outs, out_avals)
+
+
+hooks.typed_eager = _typed_eager
+hooks.typed_types = frozenset({ShardedArray})

@@ -105,6 +105,8 @@ class Module:
         self._const_ids: dict[int, Value] = {}
         self.host_callbacks: list = []   # Python functions the program calls (pure_callback)
         self.functions: list[str] = []   # private functions placed after @main (exported calls)
+        self.partition = None            # an SPMD program's partitioning.Annotator
+        self.isolated: list[Captures] = []  # enclosing regions isolated from the program
 
     def add_host_callback(self, fn) -> int:
         """Register `fn` for the program's host-callback custom call; returns its index."""
@@ -122,7 +124,23 @@ class Module:
             self._const_ids[id(x)] = v
             self.const_args.append(x)
             self.const_vals.append(v)
+        for scope in self.isolated:  # passed into each enclosing isolated region
+            v = scope.capture(v)
         return v
+
+
+class Captures(dict):
+    """The values from outside a region isolated from above (sdy.manual_computation)
+    that its body uses: outer name -> (outer Value, the region's block argument)."""
+
+    def __init__(self, module: Module):
+        super().__init__()
+        self.module = module
+
+    def capture(self, v: "Value") -> "Value":
+        if v.name not in self:
+            self[v.name] = (v, Value(self.module.fresh(), v.aval))
+        return self[v.name][1]
 
 
 class LoweringContext:
@@ -140,8 +158,10 @@ class LoweringContext:
         return self.out_avals[0]
 
     def op(self, name: str, operands: Sequence[Value], out_avals, attrs: str = "",
-           regions: Sequence[str] = ()) -> list[Value]:
-        """Emit `"name"(operands) <{attrs}> (regions) : (types) -> types`; return its results."""
+           regions: Sequence[str] = (), discardable: str = "") -> list[Value]:
+        """Emit `"name"(operands) <{attrs}> (regions) {discardable} : (types) -> types`
+        (`discardable`: attributes outside the op's properties, e.g. a sharding); return
+        its results."""
         out_avals = list(out_avals)
         res = self.module.fresh()
         lhs = res if len(out_avals) == 1 else f"{res}:{len(out_avals)}"
@@ -155,6 +175,8 @@ class LoweringContext:
             text += f" <{{{attrs}}}>"
         if regions:
             text += " (" + ", ".join(regions) + ")"
+        if discardable:
+            text += f" {{{discardable}}}"
         text += f" : ({in_types}) -> {out_types}"
         self.lines.append(" " * self.indent + (f"{lhs} = {text}" if out_avals else text))
         if len(out_avals) == 1:
@@ -247,9 +269,20 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, consts, args: Sequence[
         if inner_effects:  # ... and before later ones
             tie_to_token(ctx, outs)
         for v, o in zip(eqn.outvars, outs):
+            if v.aval._sharding is not None and ctx.module.partition is not None \
+                    and eqn.prim not in unconstrained:
+                # sharding in types: the partitioner keeps the layout each type names
+                from ..core.typed_sharding import concrete
+                o = ctx.module.partition.constrain(ctx, o, concrete(v.aval._sharding),
+                                                   wrt_axis_types=True)
             # Weak types and float0 do not exist in StableHLO; keep the jaxpr's aval.
             env[id(v)] = Value(o.name, v.aval)
     return [read(a) for a in jaxpr.outvars]
+
+
+# Primitives whose results the walker leaves unconstrained even when their types have
+# a sharding: those that constrain themselves (sharding_constraint) or whose bodies do.
+unconstrained: set = set()
 
 
 # ------------------------------------------------------------------ effects ----
@@ -310,9 +343,10 @@ def _symbol(name: str) -> str:
 
 
 class Partitioning(NamedTuple):
-    """An SPMD program's layout: partition i runs on `assignment[i]`; `inputs`
-    and `outputs` hold each value's `mhlo.sharding` string (None: XLA chooses)."""
-    assignment: tuple
+    """An SPMD program's layout: `annotator` (a `partitioning.Annotator`) names its
+    partitions' devices and renders the annotations; `inputs` holds each input's
+    sharding (None: replicated) and `outputs` each output's (None: XLA chooses)."""
+    annotator: object
     inputs: tuple
     outputs: tuple
 
@@ -331,7 +365,9 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = 
     for rules that call a kernel jaxlib ships for one platform (LAPACK's on the CPU).
     """
     module = Module(platform)
-    module.assignment = partitioning.assignment if partitioning else None
+    part = partitioning.annotator if partitioning else None
+    module.partition = part
+    module.assignment = part.assignment if part else None
     ctx = LoweringContext(module)
     jaxpr = closed.jaxpr
     args = [Value(f"%arg{i}", v.aval) for i, v in enumerate(jaxpr.invars)]
@@ -343,26 +379,27 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = 
             args[slot.index] = emit_unpack(ctx, buf, slot)
             in_buffer.add(slot.index)
     outs = lower_jaxpr_body(ctx, jaxpr, closed.consts, args)
-    const_attr = ' {mhlo.sharding = "{replicated}"}' if partitioning else ""
-    params = [f"{v.name}: {tensor_type(v.aval)}{const_attr}" for v in module.const_vals] + packed_params
+    out_types = ", ".join(tensor_type(o.aval) for o in outs)
+    results = out_types
+    if part:  # (first: replicated inputs are placed on the outputs' mesh where they name one)
+        results = ", ".join(tensor_type(o.aval) + (f" {{{part.attr(s, o.aval.ndim)}}}" if s else "")
+                            for o, s in zip(outs, partitioning.outputs))
+    params = [f"{v.name}: {tensor_type(v.aval)}" + (f" {{{part.attr(None, v.aval.ndim)}}}" if part else "")
+              for v in module.const_vals] + packed_params
     for i, a in enumerate(args):
         if i in in_buffer:
             continue
         attrs = ["jax.buffer_donor = true"] if i < len(donated) and donated[i] else []
-        if partitioning and partitioning.inputs[i] is not None:
-            attrs.append(f'mhlo.sharding = "{partitioning.inputs[i]}"')
+        if part:
+            attrs.append(part.attr(partitioning.inputs[i], a.aval.ndim))
         attr = " {" + ", ".join(attrs) + "}" if attrs else ""
         params.append(f"{a.name}: {tensor_type(a.aval)}{attr}")
-    out_types = ", ".join(tensor_type(o.aval) for o in outs)
-    results = out_types
-    if partitioning:
-        results = ", ".join(tensor_type(o.aval) + (f' {{mhlo.sharding = "{s}"}}' if s else "")
-                            for o, s in zip(outs, partitioning.outputs))
     ret = f"    func.return {', '.join(o.name for o in outs)} : {out_types}" if outs else "    func.return"
-    parts = len(partitioning.assignment) if partitioning else 1
+    parts = len(part.assignment) if part else 1
     text = "\n".join([
         f"module @jit_{_symbol(name)} attributes "
         f"{{mhlo.num_partitions = {parts} : i32, mhlo.num_replicas = 1 : i32}} {{",
+        *(part.declarations() if part else ()),
         f"  func.func public @main({', '.join(params)}) -> ({results}) {{",
         *ctx.lines, ret, "  }", *module.functions, "}", ""])
     return Lowered(text, module.const_args, [v.aval for v in jaxpr.invars],

@@ -168,7 +168,7 @@ _ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu"}
 def _canonical(backend: str) -> str:
     name = _ALIASES.get(str(backend).lower())
     if name is None:
-        raise BackendError(f"unknown backend {backend!r}; use 'cpu' or 'gpu'")
+        raise BackendError(f"Unknown backend {backend!r}: funcad runs on 'cpu' or 'gpu'; use one of them")
     return name
 
 
@@ -231,7 +231,7 @@ def get_client(backend: str):
     if backend in installed_clients:
         return installed_clients[backend]
     if backend == "gpu" and not gpu_available():
-        raise BackendError("backend='gpu' was requested, but no CUDA GPU and PJRT plugin are "
+        raise BackendError("Unknown backend: 'gpu' requested, but no CUDA GPU and PJRT plugin are "
                            "available (install jax[cuda12]); use backend='cpu'")
     return _jax.local_devices(backend=backend)[0].client
 
@@ -278,7 +278,7 @@ def compile_text(mlir: str, backend: str | None = None, host_callbacks: tuple = 
     client = get_client(_canonical(device.platform))  # the default device's may differ from backend's
     options = _compile_options(device, client)
     if host_callbacks:
-        compile_ = functools.partial(_compile_with_callbacks, client, mlir, device, options,
+        compile_ = functools.partial(compile_with_callbacks, client, mlir, [device], options,
                                      list(host_callbacks))
     elif hasattr(client, "compile_and_load"):  # jaxlib >= 0.7
         compile_ = functools.partial(client.compile_and_load, mlir, [device], options)
@@ -314,16 +314,16 @@ def _deserialize(client, device, options, data: bytes):
     return client.deserialize_executable(data, options)
 
 
-def _compile_with_callbacks(client, mlir: str, device, options, callbacks: list):
-    """Compile a program that calls Python functions on the host. jaxlib 0.6's `compile`
-    takes the text and the callbacks; later ones take them only with an MLIR module,
-    parsed here in an MLIR context of jaxlib's own bindings."""
+def compile_with_callbacks(client, mlir: str, devices, options, callbacks: list):
+    """Compile a program for `devices` that calls Python functions on the host. jaxlib
+    0.6's `compile` takes the text and the callbacks; later ones take them only with an
+    MLIR module, parsed here in an MLIR context of jaxlib's own bindings."""
     if not hasattr(client, "compile_and_load"):
         return client.compile(mlir, options, host_callbacks=callbacks)
     from jaxlib.mlir import ir
     with _mlir_context():
         module = ir.Module.parse(mlir)
-        return client.compile_and_load(module, executable_devices=_xc.DeviceList((device,)),
+        return client.compile_and_load(module, executable_devices=_xc.DeviceList(tuple(devices)),
                                        compile_options=options, host_callbacks=callbacks)
 
 
@@ -341,15 +341,30 @@ def _mlir_registry():
 
 def _mlir_context():
     """An MLIR context of jaxlib's own bindings that parses funcad's StableHLO text
-    (the upstream dialects plus stablehlo and chlo)."""
+    (the upstream dialects plus stablehlo, chlo and Shardy's sdy)."""
     from jaxlib.mlir import ir
-    from jaxlib.mlir.dialects import chlo, stablehlo
+    from jaxlib.mlir.dialects import chlo, sdy, stablehlo
     ctx = ir.Context()
     ctx.append_dialect_registry(_mlir_registry())
     ctx.load_all_available_dialects()
     stablehlo.register_dialect(ctx)
     chlo.register_dialect(ctx)
+    sdy.register_dialect(ctx)
     return ctx
+
+
+def mlir_module(text: str):
+    """StableHLO text as a module object of jaxlib's MLIR bindings (what JAX's
+    `Lowered.compiler_ir()` gives)."""
+    from jaxlib.mlir import ir
+    with _mlir_context():
+        return ir.Module.parse(text)
+
+
+def hlo_computation(text: str):
+    """StableHLO text converted by jaxlib to an XLA computation (`.as_hlo_text()`)."""
+    return _load()._xla.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False,
+                                                            return_tuple=False)
 
 
 BIG_PROGRAM_LINES = 2000

@@ -65,6 +65,12 @@ def _right_shift(x, y):
     return right_shift(x, y)
 
 
+def _round_method(x, ndigits=None):
+    # Python's round(x): an integer array without ndigits, as JAX's (not a Python int)
+    y = U.round(x, ndigits or 0)
+    return y if ndigits is not None else C.astype(y, int)
+
+
 ARRAY_METHODS = {
     "__add__": _binop(U.add), "__radd__": _swap(U.add),
     "__sub__": _binop(U.subtract), "__rsub__": _swap(U.subtract),
@@ -81,6 +87,7 @@ ARRAY_METHODS = {
     "__lshift__": _binop(_left_shift), "__rlshift__": _swap(_left_shift),
     "__rshift__": _binop(_right_shift), "__rrshift__": _swap(_right_shift),
     "__neg__": U.negative, "__pos__": U.positive, "__abs__": U.absolute, "__invert__": U.invert,
+    "__round__": _round_method,
     "__eq__": _binop(U.equal), "__ne__": _binop(U.not_equal), "__lt__": _binop(U.less),
     "__le__": _binop(U.less_equal), "__gt__": _binop(U.greater), "__ge__": _binop(U.greater_equal),
     "__getitem__": X.getitem,

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import narrow as _narrow
 from ..core import options as _options
+from ..core import x64 as _x64
 from ..core.avals import (ShapedArray, aval_of, check_strict as _check_strict,
                           check_strict_dtypes as _check_strict_dtypes, result_type as _result_type)
 from ..core.trace import Tracer
@@ -73,7 +74,10 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
         _check_strict(avals)
     if any(a.dtype in _narrow.KINDS for a in avals):
         return _result_type(*avals)[0]
-    return np.result_type(*[_STAND_IN[a.dtype.kind] if a.weak_type else a.dtype for a in avals])
+    # With x64 off, a dtype NumPy widens to (a Python float alone: float64) is narrowed
+    # as funcad's operations narrow their results.
+    return _x64.canonicalize_dtype(
+        np.result_type(*[_STAND_IN[a.dtype.kind] if a.weak_type else a.dtype for a in avals]))
 
 
 _ABSTRACT = {"f": (np.floating, np.inexact, np.number, np.generic),

@@ -32,7 +32,7 @@ class _ScalarMeta(type):
         return other is cls or other is cls._scalar or (isinstance(other, type) and other == cls._scalar)
 
     def __ne__(cls, other):
-        return not cls.__eq__(other)
+        return not _ScalarMeta.__eq__(cls, other)
 
     def __hash__(cls):
         return hash(cls._scalar)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray, aval_of, float0, tangent_dtype
-from ..core.errors import AxisError, FuncadTypeError
+from ..core.errors import AxisError, FuncadTypeError, FuncadValueError
 from ..core.trace import (Primitive, abstract_eval_rules, impl_rules, jvp_rules, python_rules,
                           transpose_rules)
 
@@ -26,6 +26,13 @@ class UndefinedPrimal:
 
 
 def is_undefined(x) -> bool:
+    """Whether `x` is an UndefinedPrimal: a linear input that a transpose rule receives in
+    place of a value (JAX's `ad.is_undefined_primal`).
+
+    >>> from funcad.interpreters import ad
+    >>> ad.is_undefined_primal(1.0)
+    False
+    """
     return type(x) is UndefinedPrimal
 
 
@@ -177,13 +184,18 @@ def const(x, value):
 
 
 def broadcast_shapes(*shapes) -> tuple:
-    """np.broadcast_shapes, with the common cases (equal shapes, scalars) kept cheap."""
+    """np.broadcast_shapes, with the common cases (equal shapes, scalars) kept cheap and
+    JAX's ValueError ("Incompatible shapes for broadcasting: shapes=[...]") on a mismatch."""
     big = [s for s in shapes if s]
     if not big:
         return ()
     if all(s == big[0] for s in big[1:]):
         return tuple(big[0])
-    return np.broadcast_shapes(*shapes)
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise FuncadValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}") \
+            from None
 
 
 def unbroadcast(ct, shape):

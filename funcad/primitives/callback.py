@@ -5,6 +5,8 @@ program, see lowering/xla.py); under vmap it follows `vmap_method`; it has no de
 (wrap it in custom_jvp/custom_vjp), as in JAX."""
 from __future__ import annotations
 
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import numpy as np
 
 from ..core.avals import ShapedArray
@@ -57,6 +59,7 @@ def _abstract(*avals, callback, result_avals, vmap_method):
 
 
 pure_callback_p = new_primitive("pure_callback", _impl, _abstract, multiple_results=True)
+_sharding_rules[pure_callback_p] = _BY_SHAPE_RULE  # the user's result types, not split
 
 
 def _no_jvp(primals, tangents, **params):
@@ -116,7 +119,11 @@ def _lower(ctx, *operands, callback, result_avals, vmap_method):
     index = ctx.module.add_host_callback(lambda *args: _checked(callback, result_avals, args))
     fields = ['call_target_name = "xla_ffi_python_cpu_callback"', "api_version = 4 : i32",
               f"backend_config = {{index = {index} : ui64}}", "has_side_effect = false"]
-    return ctx.op("stablehlo.custom_call", operands, ctx.out_avals, ", ".join(fields))
+    part, manual = ctx.module.partition, getattr(ctx.module, "manual", None)
+    placed = part.host_call_attr(manual[-1] if manual else None, ctx.out_avals) \
+        if part is not None and len(part.assignment) > 1 else ""
+    return ctx.op("stablehlo.custom_call", operands, ctx.out_avals, ", ".join(fields),
+                  discardable=placed)
 
 
 lowering_rules[pure_callback_p] = _lower

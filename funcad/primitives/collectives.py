@@ -728,6 +728,21 @@ named_batch_rules[axis_index_p] = _index_batch
 
 def _index_lowering(ctx, *, axes):
     man = _manual(ctx, "axis_index")
+    part, names = ctx.module.partition, man.mesh.axis_names
+    rest = [a for a in names if a not in man.axes]
+    if part is not None and part.shardy and math.prod(man.mesh.shape[a] for a in rest) > 1:
+        # Shardy refuses partition_id where axes are left to it; as JAX, read it in a
+        # region manual over those too
+        from ..core.sharding import PartitionSpec
+        i32 = ShapedArray((), np.int32)
+        return part.manual(ctx, [], man.mesh, (), (PartitionSpec(),), frozenset(rest), [], [i32],
+                           lambda c, consts, locals_: [_partition_index(c, man, axes)],
+                           bound=frozenset(man.axes))[0]
+    return _partition_index(ctx, man, axes)
+
+
+def _partition_index(ctx, man, axes):
+    """The index along `axes` of the partition running, from partition_id."""
     groups = replica_groups(man.mesh, axes, man.assignment)
     table = np.zeros(len(man.assignment), np.int32)
     for g in groups:

@@ -13,7 +13,9 @@ import builtins
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, FuncadValueError
-from ..core.trace import batch_rules, impl_rules, jvp_rules, lowering_rules, transpose_rules
+from ..core.pytree import tree_map
+from ..core.trace import batch_rules, impl_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules
+from ..core.typed_sharding import broadcasting_rule
 from ..lowering.stablehlo import (binary, broadcast_operands, compare, compare_rule, convert,
                                   elementwise_rule, select)
 from .dot_algorithm import AccuracyMode, accuracy_attr, check_accuracy
@@ -83,6 +85,7 @@ def unop(name, impl, kinds="fc", *, hlo, py, aval=None):
     name or a rule) and to_python template (`py`). Add its jvp with `defjvp`."""
     p = new_primitive(name, impl, aval or _unary_aval(name, kinds))
     ELEMENTWISE.append(p)
+    sharding_rules[p] = broadcasting_rule(name)
     batch_rules[p] = _vectorized_batch(p)
     lowering_rules[p] = elementwise_rule(hlo) if isinstance(hlo, str) else hlo
     defpython(p, py)
@@ -270,7 +273,17 @@ ACCURACY_PRIMITIVES = frozenset({exp_p, exp2_p, expm1_p, log_p, log1p_p, tanh_p,
                                  tan_p, sqrt_p, rsqrt_p, cbrt_p})
 
 def _abs_lowering(ctx, x):
-    return x if _kind(x.aval.dtype) == "u" else ctx.op1("stablehlo.abs", [x], ctx.out_aval)
+    if _kind(x.aval.dtype) == "u":
+        return x
+    r = ctx.op1("stablehlo.abs", [x], ctx.out_aval)
+    if _kind(x.aval.dtype) != "c":
+        return r
+    # XLA's complex abs is nan at inf + nan j; C99's hypot (NumPy's and JAX's) is inf
+    # whenever a part is infinite.
+    part = ctx.out_aval
+    inf = ctx.full(np.inf, part.dtype, part.shape)
+    re, im = [ctx.op1("stablehlo.abs", [ctx.op1(f"stablehlo.{k}", [x], part)], part) for k in ("real", "imag")]
+    return select(ctx, binary(ctx, "stablehlo.or", compare(ctx, re, inf, "EQ"), compare(ctx, im, inf, "EQ")), inf, r)
 
 
 def _abs_jvp(t, ans, x):
@@ -542,6 +555,7 @@ def binop(name, impl, kinds="fciub", out_dtype=None, *, hlo, py):
     template (`py`). Add its jvp with `defjvp`."""
     p = new_primitive(name, impl, _binary_aval(name, kinds, out_dtype))
     ELEMENTWISE.append(p)
+    sharding_rules[p] = broadcasting_rule(name)
     batch_rules[p] = _broadcasting_batch(p)
     if isinstance(hlo, str):
         hlo = elementwise_rule(hlo)
@@ -616,7 +630,24 @@ max_p = binop("max", np.maximum, "fciub", hlo=_minmax_lowering("stablehlo.maximu
               py="np.maximum({0}, {1})")
 min_p = binop("min", np.minimum, "fciub", hlo=_minmax_lowering("stablehlo.minimum", "stablehlo.and", "LT"),
               py="np.minimum({0}, {1})")
-atan2_p = binop("atan2", np.arctan2, "f", hlo="stablehlo.atan2", py="np.arctan2({0}, {1})")
+def _atan2(y, x):
+    y, x = np.asarray(y), np.asarray(x)
+    if y.dtype.kind != "c":
+        return np.arctan2(y, x)
+    # XLA's complex atan2 (NumPy has none): -i log((x + iy) / sqrt(x^2 + y^2)); nan where
+    # x^2 + y^2 is 0, as XLA's
+    d, y, x = y.dtype, y.astype(np.complex128), x.astype(np.complex128)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return (-1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y))).astype(d)
+
+
+_ATAN2_HELPER = """def _atan2(y, x):
+    if np.iscomplexobj(y):
+        return (-1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y))).astype(y.dtype)
+    return np.arctan2(y, x)
+"""
+atan2_p = binop("atan2", _atan2, "fc", hlo="stablehlo.atan2", py="np.arctan2({0}, {1})")
+defpython(atan2_p, "_atan2({0}, {1})", _ATAN2_HELPER)
 and_p = binop("and", np.bitwise_and, "biu", hlo="stablehlo.and", py="{0} & {1}")
 or_p = binop("or", np.bitwise_or, "biu", hlo="stablehlo.or", py="{0} | {1}")
 xor_p = binop("xor", np.bitwise_xor, "biu", hlo="stablehlo.xor", py="{0} ^ {1}")
@@ -693,8 +724,10 @@ transpose_rules[mul_p] = lambda ct, x, y: [
     unbroadcast(mul(ct, y), shape_of(x)) if is_undefined(x) else None,
     unbroadcast(mul(x, ct), shape_of(y)) if is_undefined(y) else None]
 
+# JAX's formula for the denominator, -t * x * y**-2: (x / y) / y rounds differently, and an
+# MCMC chain started from a gradient one ulp off goes elsewhere.
 defjvp(div_p, lambda t, ans, x, y: div(t, y),
-       lambda t, ans, x, y: neg(mul(t, div(ans, y))))
+       lambda t, ans, x, y: mul(mul(neg(t), x), integer_pow(y, -2)))
 transpose_rules[div_p] = lambda ct, x, y: [unbroadcast(div(ct, y), shape_of(x)), None]
 
 
@@ -930,8 +963,18 @@ stop_gradient_p = unop("stop_gradient", lambda x: x, hlo=lambda ctx, x: x, py="{
 
 
 def stop_gradient(x):
-    """The identity, with a zero derivative."""
-    return stop_gradient_p.bind(x)
+    """The identity, with a zero derivative; on every leaf of a pytree, as JAX's.
+
+    >>> import funcad
+    >>> funcad.grad(lambda p: p["w"] * funcad.lax.stop_gradient(p)["w"])({"w": 3.0})["w"]
+    Array(3., dtype=float64)
+    """
+    return tree_map(stop_gradient_p.bind, x)
 
 
 defzero(stop_gradient_p)
+
+
+# Elementwise results are split as their operands agree to be (core/typed_sharding.py).
+for _p in [select_n_p, clamp_p, convert_element_type_p, complex_p]:
+    sharding_rules[_p] = broadcasting_rule(_p.name)

@@ -1,16 +1,20 @@
 """with_sharding_constraint: fix a value's layout inside an SPMD program.
 
-The identity on values; under `jit` it becomes GSPMD's `Sharding` custom call,
-which XLA's partitioner honours (resharding as needed). Its derivative and
+The identity on values; under `jit` it becomes `sdy.sharding_constraint` (GSPMD's
+`Sharding` custom call where Shardy is off), which XLA's partitioner honours
+(resharding as needed). Its derivative and
 transpose are the same constraint on the tangent and cotangent, as in JAX.
 """
 from __future__ import annotations
 
 from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.layout import Format, sharding_of_format
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules)
-from ..lowering.stablehlo import tensor_type
-from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, hlo_sharding, resolve_spec
+from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules,
+                          sharding_rules)
+from ..core.typed_sharding import BY_SHAPE_RULE, type_sharding
+from ..lowering.stablehlo import unconstrained
+from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
 from ._base import deflinear, defpython
 from ..core.trace import ctx
 from ..lowering.runtime import device_put
@@ -34,15 +38,18 @@ def with_sharding_constraint(x, shardings):
     Array([2., 2.], dtype=float64)
     """
     leaves, tree = tree_flatten(x)
-    if isinstance(shardings, (Sharding, PartitionSpec)):
+    if isinstance(shardings, (Sharding, PartitionSpec, Format)):
         per_leaf = [shardings] * len(leaves)
     else:
         per_leaf, s_tree = tree_flatten(shardings,
-                                        is_leaf=lambda s: isinstance(s, (Sharding, PartitionSpec)))
+                                        is_leaf=lambda s: isinstance(s, (Sharding, PartitionSpec, Format)))
         if s_tree != tree:
             raise FuncadTypeError(f"with_sharding_constraint: the shardings {shardings!r} do not "
                                   f"match the structure of the values; pass one Sharding or a tree "
                                   f"of Shardings shaped like the values")
+    # A Format (jax.experimental.layout) with the layout funcad's arrays have is its sharding.
+    per_leaf = [sharding_of_format(s, len(getattr(v, "shape", ())), "with_sharding_constraint")
+                if isinstance(s, Format) else s for s, v in zip(per_leaf, leaves)]
     per_leaf = [resolve_spec(s, "with_sharding_constraint") for s in per_leaf]
     for s in per_leaf:
         if not isinstance(s, Sharding):
@@ -112,20 +119,22 @@ def _batch(vals, dims, *, axis_size, sharding):
 
 
 def _lowering(ctx, x, *, sharding):
-    assignment = ctx.module.assignment
-    if assignment is None:  # a one-device program: nothing to partition
+    if ctx.module.partition is None:  # a one-device program: nothing to partition
         return x
-    attr = hlo_sharding(sharding, len(x.aval.shape), assignment)
-    name = ctx.module.fresh()
-    t = tensor_type(x.aval)
-    ctx.lines.append(" " * ctx.indent + f'{name} = "stablehlo.custom_call"({x.name}) '
-                     f'<{{call_target_name = "Sharding"}}> {{mhlo.sharding = "{attr}"}} '
-                     f": ({t}) -> {t}")
-    return type(x)(name, x.aval)
+    return ctx.module.partition.constrain(ctx, x, sharding)
 
 
 impl_rules[sharding_constraint_p] = _impl
-abstract_eval_rules[sharding_constraint_p] = lambda x, *, sharding: x
+
+
+def _abstract_eval(x, *, sharding):
+    # the layout's Explicit axes become the type's (a reshard; none on an Auto mesh)
+    return x.update(sharding=type_sharding(sharding, len(x.shape)))
+
+
+abstract_eval_rules[sharding_constraint_p] = _abstract_eval
+sharding_rules[sharding_constraint_p] = BY_SHAPE_RULE
+unconstrained.add(sharding_constraint_p)  # it lowers to the constraint itself
 deflinear(sharding_constraint_p,
           lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
 batch_rules[sharding_constraint_p] = _batch

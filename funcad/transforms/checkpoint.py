@@ -19,6 +19,9 @@ the name-based policies.
 """
 from __future__ import annotations
 
+
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import functools
 import inspect
 from typing import Callable
@@ -31,6 +34,7 @@ from ..core.ir import ClosedJaxpr, Eqn, Jaxpr
 from ..core.pytree import flatten_fun, tree_flatten, tree_map, tree_unflatten
 from ..core.avals import aval_of
 from ..core import refs as _refs
+from ..core import x64 as _x64
 from ..core.staging import StagingTrace, lift_traced_consts, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr, impl_rules,
                           jvp_rules, python_rules, set_trace, transpose_rules)
@@ -221,6 +225,7 @@ define_call(checkpoint_p, optimizable=False, impl=_impl, jvp=_jvp, partial_eval=
 optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
 impl_rules[optimization_barrier_p] = lambda *xs: list(xs)
 abstract_eval_rules[optimization_barrier_p] = lambda *avals: list(avals)
+_sharding_rules[optimization_barrier_p] = _BY_SHAPE_RULE  # its types are its operands'
 jvp_rules[optimization_barrier_p] = lambda primals, tangents: (
     optimization_barrier_p.bind(*primals), list(tangents))
 transpose_rules[optimization_barrier_p] = lambda cts, *xs: list(cts)
@@ -236,6 +241,7 @@ python_rules[optimization_barrier_p] = (lambda eqn, a: "(" + ", ".join(a) + ",)"
 name_p = Primitive("name")
 impl_rules[name_p] = lambda x, *, name: x
 abstract_eval_rules[name_p] = lambda x, *, name: x
+_sharding_rules[name_p] = _BY_SHAPE_RULE
 jvp_rules[name_p] = lambda primals, tangents, *, name: (name_p.bind(primals[0], name=name), tangents[0])
 batch_rules[name_p] = lambda vals, dims, *, axis_size, name: (name_p.bind(vals[0], name=name), dims[0])
 lowering_rules[name_p] = lambda c, x, *, name: x
@@ -321,6 +327,8 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy:
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
         if ctx.trace is None:
+            if not _x64.enabled:  # NumPy inputs in 32 bits, as under a transformation
+                args, kwargs = tree_map(_x64.canonicalize, (args, kwargs))
             return fun(*args, **kwargs)
         if not all(-len(args) <= i < len(args) for i in static):
             raise FuncadValueError(f"checkpoint: static_argnums={static_argnums} is out of range for "
@@ -328,6 +336,7 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy:
         static_pos, dyn = split_static(args, static + named_pos)
         static_kw = {k: v for k, v in kwargs.items() if k in names}
         flat, in_tree = tree_flatten((dyn, {k: v for k, v in kwargs.items() if k not in names}))
+        flat = _x64.canonicalize_all(flat)
         flat_fun, store = flatten_fun(
             lambda d, kw: fun(*merge_static(args, static_pos, d), **static_kw, **kw), in_tree)
         try:

@@ -26,7 +26,9 @@ from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadError, FuncadTypeError, MissingRuleError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.staging import partial_eval_rules, trace_to_jaxpr
-from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, eval_jaxpr,
+from ..core.typed_sharding import BY_SHAPE_RULE, with_dim, without_dim
+from ..core.trace import (
+                          Primitive, Tracer, abstract_eval_rules, batch_rules, eval_jaxpr, sharding_rules,
                           impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
 from ..lowering.python_source import fresh_name, nested_function, np_dtype
 from ..lowering.stablehlo import compare, convert
@@ -37,7 +39,9 @@ from ..primitives.reductions import reduce_max
 from ..primitives.structural import broadcast_in_dim, moveaxis, moveaxis0
 from .jaxpr_transforms import (backward, batch_jaxpr, jvp_jaxpr, nonzero_tangent, partial_eval_jaxpr,
                                strip_weak)
+from .passes._util import has_subjaxprs, subjaxprs
 from .passes.dce import dce
+from ..lowering.runtime import memo
 from .vmap import batch_call
 
 # ------------------------------------------------------- jaxpr utilities ----
@@ -57,7 +61,7 @@ def _split(xs, *sizes):
 
 
 def _unstack(aval) -> ShapedArray:
-    return ShapedArray(aval.shape[1:], aval.dtype)
+    return ShapedArray(aval.shape[1:], aval.dtype, sharding=without_dim(aval._sharding, 0))
 
 
 def with_outputs(closed: ClosedJaxpr, outvars) -> ClosedJaxpr:
@@ -96,6 +100,39 @@ def _to0(x, d, axis_size):
 def _lane_mask(pred, shape):
     """A batched (n,) predicate broadcast against a value of `shape` = (n, ...)."""
     return broadcast_in_dim(pred, tuple(shape), (0,))
+
+
+
+# ------------------------------------------------------ eager execution ----
+# Called eagerly, JAX runs a cond, while or scan as one compiled XLA program (its
+# primitives are applied through jit). funcad does the same: run op by op on NumPy, a
+# loop's float results would drift from JAX's by a few ulps per step (NumPy's pairwise
+# sums, its dot and transcendental functions round differently from XLA's), which a
+# long chain, such as an MCMC warmup, turns into different numbers. A body holding a
+# primitive without a lowering rule runs on the interpreter instead.
+
+
+def _compiled_impl(prim, interpret):
+    def impl(*args, **params):
+        anchor = params.get("jaxpr") or params.get("body_jaxpr") or params["branches"][0]
+        if not memo(anchor, ("lowerable",), lambda: _lowerable(params)):
+            return interpret(*args, **params)
+        avals = tuple(aval_of(a) for a in args)
+        key = ("eager", prim.name, avals, tuple((k, v) for k, v in params.items()
+                                                if not has_subjaxprs({k: v})))
+        closed = memo(anchor, key, lambda: trace_to_jaxpr(
+            lambda *xs: prim.bind(*xs, **params), list(avals), name=prim.name))
+        from .jit import jit_p  # jit's module imports this one (its rules transform bodies)
+        return jit_p.bind(*args, jaxpr=closed, name=prim.name, backend=None)
+    return impl
+
+
+def _lowerable(params) -> bool:
+    for j in subjaxprs(params):
+        for eqn in j.eqns:
+            if eqn.prim not in lowering_rules or (has_subjaxprs(eqn.params) and not _lowerable(eqn.params)):
+                return False
+    return True
 
 
 # ------------------------------------------------------------------- cond ----
@@ -219,8 +256,9 @@ def _cond_batch(vals, dims, *, axis_size, branches):
     return cond_p.bind(index, *ops, branches=new), [0 if b else None for b in out_b]
 
 
-impl_rules[cond_p] = _cond_impl
+impl_rules[cond_p] = _compiled_impl(cond_p, _cond_impl)
 abstract_eval_rules[cond_p] = _cond_abstract_eval
+sharding_rules[cond_p] = BY_SHAPE_RULE
 jvp_rules[cond_p] = _cond_jvp
 partial_eval_rules[cond_p] = _cond_partial_eval
 transpose_rules[cond_p] = _cond_transpose
@@ -325,12 +363,9 @@ def _while_partial_eval(trace, args, params):
     elif max_steps is not None:
         steps, scan_body, scan_consts = max_steps, _masked_body(cond, body, ncc, nbc), list(cc) + list(bc)
     else:
-        raise FuncadTypeError(
-            "reverse-mode differentiation of while_loop needs its trip count, which is not known "
-            "here (the loop runs under jit or vmap, where its inputs are abstract). Pass "
-            "`max_steps=N` to funcad.lax.while_loop to bound it: it is then differentiated as a "
-            "scan of N steps whose carry stops changing once the condition is false. Or use "
-            "funcad.lax.fori_loop/scan, or forward mode (jvp, jacfwd).")
+        # Staged whole: forward mode (and a loop whose result is unused) still works; only
+        # transposing it fails, with _TRIP_COUNT's explanation.
+        return trace.stage(while_p, args, params)
     scan_params = dict(jaxpr=scan_body, length=int(steps), reverse=False,
                        num_consts=len(scan_consts), num_carry=nk, unroll=1)
     return _scan_partial_eval(trace, scan_consts + list(init), scan_params)
@@ -378,10 +413,23 @@ def _masked_body(cond, body, ncc, nbc) -> ClosedJaxpr:
                           name="masked_step")
 
 
-def _while_transpose(cts, *args, **params):
-    raise MissingRuleError(
-        "while_loop cannot be transposed here: its condition depends on values being "
-        "differentiated. Reverse mode supports loops whose condition reads only primal values.")
+_TRIP_COUNT = (
+    "reverse-mode differentiation of while_loop needs its trip count, which is not known "
+    "here (the loop runs under jit or vmap, where its inputs are abstract). Pass "
+    "`max_steps=N` to funcad.lax.while_loop to bound it: it is then differentiated as a "
+    "scan of N steps whose carry stops changing once the condition is false. Or use "
+    "funcad.lax.fori_loop/scan, or forward mode (jvp, jacfwd).")
+
+
+def _while_transpose(cts, *args, cond_jaxpr, body_nconsts, cond_nconsts, **params):
+    carry = args[cond_nconsts + body_nconsts:]
+    cj = cond_jaxpr.jaxpr
+    if any(is_undefined(x) and id(v) in _reads(cj)
+           for v, x in zip(cj.invars[cond_nconsts:], carry)):
+        raise MissingRuleError(
+            "while_loop cannot be transposed here: its condition depends on values being "
+            "differentiated. Reverse mode supports loops whose condition reads only primal values.")
+    raise FuncadTypeError(_TRIP_COUNT)
 
 
 def _while_batch(vals, dims, *, axis_size, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts,
@@ -428,8 +476,9 @@ def _while_batch(vals, dims, *, axis_size, cond_jaxpr, body_jaxpr, cond_nconsts,
     return outs, [0 if b else None for b in carry_b]
 
 
-impl_rules[while_p] = _while_impl
+impl_rules[while_p] = _compiled_impl(while_p, _while_impl)
 abstract_eval_rules[while_p] = _while_abstract_eval
+sharding_rules[while_p] = BY_SHAPE_RULE
 jvp_rules[while_p] = _while_jvp
 partial_eval_rules[while_p] = _while_partial_eval
 transpose_rules[while_p] = _while_transpose
@@ -478,7 +527,7 @@ def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll):
 
 def _scan_abstract_eval(*avals, jaxpr, length, reverse, num_consts, num_carry, unroll):
     carry = list(jaxpr.in_avals[num_consts:num_consts + num_carry])
-    return carry + [ShapedArray((length,) + a.shape, a.dtype, a.weak_type)
+    return carry + [ShapedArray((length,) + a.shape, a.dtype, a.weak_type, with_dim(a._sharding, 0))
                     for a in jaxpr.out_avals[num_carry:]]
 
 
@@ -658,8 +707,9 @@ def _scan_batch(vals, dims, *, axis_size, jaxpr, length, reverse, num_consts, nu
     return outs, [0 if b else None for b in carry_b] + [1 if b else None for b in out_b[nk:]]
 
 
-impl_rules[scan_p] = _scan_impl
+impl_rules[scan_p] = _compiled_impl(scan_p, _scan_impl)
 abstract_eval_rules[scan_p] = _scan_abstract_eval
+sharding_rules[scan_p] = BY_SHAPE_RULE
 jvp_rules[scan_p] = _scan_jvp
 partial_eval_rules[scan_p] = _scan_partial_eval
 transpose_rules[scan_p] = _scan_transpose

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import ShapedArray, aval_of, float0, tangent_dtype
+from ..core.avals import ShapedArray, aval_of, float0, tangent_dtype, tangent_aval
 from ..core.errors import FuncadTypeError
-from ..core.ir import ClosedJaxpr
+from ..core.ir import ClosedJaxpr, Literal
 from ..core.staging import convert_constvars, trace_to_jaxpr
 from ..core.trace import Primitive, bind_custom_jvp, bind_custom_vjp, eval_jaxpr, hooks
 from ..primitives._base import zeros_tangent
@@ -195,15 +195,21 @@ class _StagedBwd:
         key = (perturbed, ct_zero) if self.fwd.per_pattern else None
         if key not in self._rules:
             in_avals = self.fwd.in_avals
+            # the residual types are those of fwd traced at the same perturbation
+            fwd_jaxpr = self.fwd.at(perturbed).jaxpr()
+            res_avals = fwd_jaxpr.out_avals[len(self.out_avals):]
+            # A residual fwd returned as a constant (a Python flag) reaches bwd as that
+            # value, as JAX passes it on as a literal: bwd may branch on it.
+            literal = {i: v.val for i, v in enumerate(fwd_jaxpr.jaxpr.outvars[len(self.out_avals):])
+                       if isinstance(v, Literal)}
 
             def flat_bwd(*xs):
                 n_res = len(xs) - len(self.out_avals)
+                res = [literal.get(i, x) for i, x in enumerate(xs[:n_res])]
                 with _zeros_info("ct_zero", ct_zero):
-                    got = self.bwd(list(xs[:n_res]), list(xs[n_res:]))
+                    got = self.bwd(res, list(xs[n_res:]))
                 return [zeros_tangent(a) if g is None else g for g, a in zip(got, in_avals)]
-            # the residual types are those of fwd traced at the same perturbation
-            res_avals = self.fwd.at(perturbed).jaxpr().out_avals[len(self.out_avals):]
-            ct = [ShapedArray(a.shape, tangent_dtype(a.dtype)) for a in self.out_avals]
+            ct = [tangent_aval(a) for a in self.out_avals]
             self._rules[key] = LazyRule(flat_bwd, list(res_avals) + ct, f"{self.name} bwd")
         return self._rules[key]
 

@@ -518,6 +518,12 @@ class Jitted:
     def __get__(self, obj, objtype=None):  # jit works on methods too
         return self if obj is None else functools.partial(self, obj)
 
+    @property
+    def __signature__(self) -> inspect.Signature:
+        # inspect takes an object with __get__ for a builtin descriptor and finds no
+        # signature unless it is given here (JAX's jitted functions give the function's).
+        return inspect.signature(self.fun)
+
 
 # ------------------------------------------------------------------ stages ----
 # jit(f).trace(...) -> Traced, .lower() -> Lowered, .compile() -> Compiled: JAX's
@@ -648,10 +654,22 @@ class Lowered(_Stage):
         if dialect is None or dialect == "stablehlo":
             return self._text
         if dialect == "hlo":
-            # jaxlib's converter, reached through the lowering layer's loaded client module
-            comp = xla._load()._xla.mlir.mlir_module_to_xla_computation(self._text, use_tuple_args=False,
-                                                                        return_tuple=False)
-            return comp.as_hlo_text()
+            return xla.hlo_computation(self._text).as_hlo_text()
+        raise ValueError(f"unknown dialect: {dialect}")
+
+    def compiler_ir(self, dialect: str | None = None):
+        """The program as the compiler's object: a module of jaxlib's MLIR bindings
+        (`dialect` None or "stablehlo") or an XLA computation ("hlo"), as JAX's.
+
+        >>> import funcad, numpy as np
+        >>> lo = funcad.jit(lambda x: x * 2.0).lower(np.ones(2))
+        >>> "multiply" in lo.compiler_ir(dialect="hlo").as_hlo_text()
+        True
+        """
+        if dialect is None or dialect == "stablehlo":
+            return xla.mlir_module(self._text)
+        if dialect == "hlo":
+            return xla.hlo_computation(self._text)
         raise ValueError(f"unknown dialect: {dialect}")
 
     def compile(self, compiler_options: dict | None = None) -> "Compiled":

@@ -18,9 +18,11 @@ import numpy as np
 from ..core.avals import ShapedArray, float0
 from ..core.errors import FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.typed_sharding import concrete
 from ..core.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                              context_mesh, hlo_sharding)
 from ..lowering import spmd, xla
+from ..lowering.partitioning import Annotator, use_shardy
 from ..lowering.spmd import put, wrap
 from ..lowering.stablehlo import Partitioning, lower_jaxpr
 from ..primitives.sharding import sharding_constraint_p
@@ -36,9 +38,19 @@ from .passes import optimize
 program_shardings: dict = {}
 
 
-def _constraints(jaxpr: Jaxpr):
-    """The shardings of every with_sharding_constraint in a jaxpr, nested ones included."""
+def _constraints(jaxpr: Jaxpr, seen=None):
+    """The shardings of every with_sharding_constraint in a jaxpr, nested ones included,
+    and those of the types of its values (sharding in types), once each."""
+    seen = set() if seen is None else seen
+    for v in jaxpr.invars:
+        if v.aval._sharding is not None and v.aval._sharding not in seen:
+            seen.add(v.aval._sharding)
+            yield concrete(v.aval._sharding)
     for eqn in jaxpr.eqns:
+        for v in eqn.outvars:
+            if v.aval._sharding is not None and v.aval._sharding not in seen:
+                seen.add(v.aval._sharding)
+                yield concrete(v.aval._sharding)
         if eqn.prim is sharding_constraint_p:
             yield eqn.params["sharding"]
         elif eqn.prim in program_shardings:
@@ -47,9 +59,9 @@ def _constraints(jaxpr: Jaxpr):
         for p in eqn.params.values():
             for sub in (p if isinstance(p, (tuple, list)) else (p,)):
                 if isinstance(sub, ClosedJaxpr):
-                    yield from _constraints(sub.jaxpr)
+                    yield from _constraints(sub.jaxpr, seen)
                 elif isinstance(sub, Jaxpr):
-                    yield from _constraints(sub)
+                    yield from _constraints(sub, seen)
 
 
 def constrains(closed: ClosedJaxpr) -> bool:
@@ -90,6 +102,7 @@ class SpmdLowering(NamedTuple):
     in_shardings: list     # resolved: unspecified inputs replicated
     out_shardings: list    # None where XLA chooses
     candidates: list       # every sharding named by the program, to name XLA's choices
+    shardy: bool           # annotated for (and compiled with) Shardy, else GSPMD
 
 
 def lower_spmd(closed: ClosedJaxpr, name: str, backend: str | None, in_shardings: Sequence,
@@ -99,6 +112,10 @@ def lower_spmd(closed: ClosedJaxpr, name: str, backend: str | None, in_shardings
     closed = optimize(closed)
     n_out = len(closed.out_avals)
     out_shardings = list(out_shardings) + [None] * (n_out - len(out_shardings))
+    meshes = [s.mesh for s in in_shardings if isinstance(s, NamedSharding)]
+    # an output whose type has a sharding is laid out so (sharding in types)
+    out_shardings = [s if s is not None or a._sharding is None else concrete(a._sharding, *meshes)
+                     for s, a in zip(out_shardings, closed.out_avals)]
     constraints = list(_constraints(closed.jaxpr))
     known = list(in_shardings) + out_shardings + constraints
     if not any(s is not None for s in known):
@@ -107,13 +124,13 @@ def lower_spmd(closed: ClosedJaxpr, name: str, backend: str | None, in_shardings
     backend = assignment[0].platform if assignment[0].platform in ("cpu", "gpu") else \
         (backend or xla.default_backend())
     ins = [s or _replicated(assignment) for s in in_shardings]
-    in_hlo = tuple(hlo_sharding(s, len(a.shape), assignment) for s, a in zip(ins, closed.in_avals))
-    out_hlo = tuple(None if s is None else hlo_sharding(s, len(a.shape), assignment)
-                    for s, a in zip(out_shardings, closed.out_avals))
-    lowered = lower_jaxpr(closed, name, donated, partitioning=Partitioning(assignment, in_hlo, out_hlo),
+    annotator = Annotator(assignment, use_shardy())
+    partitioning = Partitioning(annotator, tuple(in_shardings), tuple(out_shardings))
+    lowered = lower_jaxpr(closed, name, donated, partitioning=partitioning,
                           platform="cpu" if assignment[0].platform == "cpu" else "gpu")
     candidates = [s for s in list(in_shardings) + out_shardings + constraints if s is not None]
-    return SpmdLowering(lowered, prints, assignment, backend, ins, out_shardings, candidates)
+    return SpmdLowering(lowered, prints, assignment, backend, ins, out_shardings, candidates,
+                        annotator.shardy)
 
 
 class SpmdExecutable:
@@ -127,12 +144,17 @@ class SpmdExecutable:
             self.assignment, self.in_shardings, self.text = assignment, lo.in_shardings, lowered.text
             self.exe = spmd.compile_spmd(lowered.text, assignment, lo.backend,
                                          [s is None for s in lo.out_shardings],
-                                         cache=not inspected)
+                                         cache=not inspected, shardy=lo.shardy,
+                                         host_callbacks=lowered.host_callbacks)
         self.in_avals, self.out_avals = lowered.in_avals, lowered.out_avals
         chosen = spmd.output_shardings(self.exe, len(self.out_avals), assignment)
         # Where XLA chose a layout the program names, keep that sharding object,
         # so the result flows into the next call without resharding.
-        self.out_shardings = [s or _same_as(c, len(a.shape), lo.candidates, assignment)
+        # (a result whose type has no sharding is named on no mesh with Explicit axes)
+        untyped = [c for c in lo.candidates
+                   if not (isinstance(c, NamedSharding) and c.mesh.explicit_axes)]
+        self.out_shardings = [s or _same_as(c, len(a.shape), untyped if a._sharding is None
+                                            else lo.candidates, assignment)
                               for s, c, a in zip(lo.out_shardings, chosen, self.out_avals)]
         # funcad.debug.inspect_array_sharding: the partitioner's layouts, named as outputs are
         inspect_sharding.fire(inspected, assignment, lambda s, ndim, meshes: _same_as(

@@ -1,7 +1,8 @@
 """Forward mode: the JVP trace. Tangents are `None` when symbolically zero."""
 from __future__ import annotations
 
-from ..core.avals import aval_of
+from ..core import x64 as _x64
+from ..core.avals import aval_of, float0
 from ..core.trace import (Trace, Tracer, bind_custom_jvp, bind_custom_vjp, check_alive, ctx,
                           jvp_rules, rule_for, set_trace)
 from ..primitives._base import zeros_tangent  # noqa: F401  (also used from here by other transforms)
@@ -20,10 +21,23 @@ class JVPTracer(Tracer):
     def aval(self):
         return aval_of(self.primal)
 
+    def canonical32(self):
+        # jvp takes a NumPy input as given (as JAX's); with x64 off it may be 64-bit
+        p, t = _x64.canonicalize_held(self.primal), _x64.canonicalize_held(self.tangent)
+        return self if p is self.primal and t is self.tangent else JVPTracer(self._trace, p, t)
+
     def concrete(self):
         # Under eager differentiation the primal is a real value: `if x > 0` works.
         p = self.primal
         return p.concrete() if isinstance(p, Tracer) else p
+
+
+def _with_tangent(trace, primal, tangent):
+    """`primal` carrying `tangent`; a zero (None) or float0 tangent carries nothing, as
+    in JAX, so no rule ever sees an integer value's float0 tangent as a nonzero one."""
+    if tangent is None or getattr(tangent, "dtype", None) == float0:
+        return primal
+    return JVPTracer(trace, primal, tangent)
 
 
 class JVPTrace(Trace):
@@ -54,12 +68,14 @@ class JVPTrace(Trace):
             if not any_tangent:
                 return prim.bind(*primals, **params)
             rule = jvp_rules.get(prim) or rule_for(jvp_rules, prim, "jvp (differentiation)")
+            if not _x64.enabled:  # bind takes the primals to 32 bits; a rule may pass a tangent on
+                tangents = _x64.canonicalize_all(tangents)
             out, t_out = rule(primals, tangents, **params)
         finally:
             ctx.trace = prev
         if prim.multiple_results:
-            return [o if t is None else JVPTracer(self, o, t) for o, t in zip(out, t_out)]
-        return out if t_out is None else JVPTracer(self, out, t_out)
+            return [_with_tangent(self, o, t) for o, t in zip(out, t_out)]
+        return _with_tangent(self, out, t_out)
 
     def process_custom_jvp(self, fun, jvp, args, symbolic_zeros):
         primals, tangents = zip(*[self.unpack(x) for x in args]) if args else ((), ())
@@ -71,7 +87,7 @@ class JVPTrace(Trace):
             if not symbolic_zeros:
                 tangents = [zeros_tangent(p) if t is None else t for p, t in zip(primals, tangents)]
             outs, t_outs = jvp(list(primals), list(tangents))
-        return [o if t is None else JVPTracer(self, o, t) for o, t in zip(outs, t_outs)]
+        return [_with_tangent(self, o, t) for o, t in zip(outs, t_outs)]
 
     def process_custom_vjp(self, fun, fwd, bwd, args):
         primals, tangents = zip(*[self.unpack(x) for x in args]) if args else ((), ())
@@ -79,7 +95,7 @@ class JVPTrace(Trace):
             if all(t is None for t in tangents):
                 return bind_custom_vjp(fun, fwd, bwd, list(primals))
             outs, t_outs = custom_vjp_jvp(fun, fwd, bwd, list(primals), list(tangents))
-        return [o if t is None else JVPTracer(self, o, t) for o, t in zip(outs, t_outs)]
+        return [_with_tangent(self, o, t) for o, t in zip(outs, t_outs)]
 
 
 def jvp_flat(fun, primals, tangents, instantiate: bool = True):
@@ -89,7 +105,7 @@ def jvp_flat(fun, primals, tangents, instantiate: bool = True):
     with `instantiate`, zero output tangents are materialised.
     """
     trace = JVPTrace(ctx.trace)
-    ins = [p if t is None else JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    ins = [_with_tangent(trace, p, t) for p, t in zip(primals, tangents)]
     try:
         with set_trace(trace):
             outs = fun(*ins)

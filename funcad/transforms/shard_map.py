@@ -6,12 +6,11 @@ joins the local results as `out_specs` says. `f` is traced once, on local
 shapes, into the call primitive `shard_map_p`; inside it the collectives of
 `funcad.lax` (psum, all_gather, ppermute, ...) act over the mesh axes.
 
-Lowering follows what XLA's SPMD partitioner expects of a manual computation
-(GSPMD, as JAX emits it on every jaxlib of the range): each input is annotated
-with its sharding (the `Sharding` custom call) and cut to its local block by
-`SPMDFullToShardShape` (sharding `{manual}`); the body is emitted on local
-shapes with StableHLO collectives; each output goes back through
-`SPMDShardToFullShape`. Eagerly a shard_map call is compiled like `jit`.
+Lowered, as JAX does, to Shardy's `sdy.manual_computation` over the manual axes:
+the inputs' and outputs' shardings are its `in_shardings`/`out_shardings`, and its
+region is the body on local shapes with StableHLO collectives (GSPMD's
+`SPMDFullToShardShape`/`SPMDShardToFullShape` custom calls where Shardy is off;
+see `lowering/partitioning.py`). Eagerly a shard_map call is compiled like `jit`.
 
 Device-varying types (`check_vma=True`, JAX's default, `transforms/vma.py`):
 every value of the body is invariant or varies over a set of mesh axes (its
@@ -35,14 +34,15 @@ import numpy as np
 
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
-from ..core.ir import ClosedJaxpr, Jaxpr, Literal, literal_value
+from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.sharding import (Mesh, NamedSharding, PartitionSpec, batching as sharding_batching,
-                             context_mesh, flatten_prefix, hlo_sharding)
+                             context_mesh, flatten_prefix)
 from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
-from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, call_rules, ctx, eval_jaxpr,
+from ..core.typed_sharding import type_sharding
+from ..core.trace import (Primitive, sharding_rules, abstract_eval_rules, batch_rules, call_rules, ctx, eval_jaxpr,
                           impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
-from ..lowering.stablehlo import lower_jaxpr_body, tensor_type
+from ..lowering.stablehlo import lower_jaxpr_body
 from ..primitives import collectives as C
 from ..primitives._base import is_undefined
 from ..primitives.elementwise import div
@@ -140,6 +140,15 @@ def _params(params, **changes) -> _Params:
 
 def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
     return [_global(mesh, s, a) for s, a in zip(out_specs, jaxpr.out_avals)]
+
+
+def _sharding_rule(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
+    # outside the body the Explicit axes of out_specs split the results' types
+    outs = []
+    for s, a in zip(out_specs, jaxpr.out_avals):
+        typed = type_sharding(NamedSharding(mesh, s), len(a.shape))
+        outs.append((None,) * len(a.shape) if typed is None else tuple(typed.spec))
+    return outs
 
 
 # ---------------------------------------------------------------- eager ----
@@ -308,57 +317,39 @@ def _spmd_split(p: _Params, axis_size: int) -> tuple:
 class _Manual(NamedTuple):
     mesh: Mesh
     assignment: tuple
+    axes: frozenset  # the mesh axes manual here (the others are left to the partitioner)
 
 
 def _lowering(lctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
-    module, out_avals = lctx.module, list(lctx.out_avals)
-    assignment = getattr(module, "assignment", None)
-    devices = tuple(mesh.devices.flat)
+    module = lctx.module
+    part = module.partition
     if not hasattr(module, "manual"):
         module.manual = []
-    if assignment is None or len(assignment) == 1:  # one device: the body is the program
-        module.manual.append(_Manual(mesh, assignment or devices))
+    # a shard_map inside another makes only the axes manual that are not already
+    newly = manual_axes.difference(*(m.axes for m in module.manual))
+    # one device, or (under Shardy, as JAX) new manual axes of one device: the body is the program
+    if part is None or len(part.assignment) == 1 or \
+            (part.shardy and math.prod(mesh.shape[a] for a in newly) == 1):
+        module.manual.append(_Manual(mesh, part.assignment if part else tuple(mesh.devices.flat),
+                                     manual_axes))
         try:
             return lctx.call(jaxpr, args)
         finally:
             module.manual.pop()
-    consts = []
-    for c in jaxpr.consts:  # array constants enter the manual region as replicated inputs
-        v = lctx.const_value(c)
-        consts.append(v if literal_value(c) else _to_manual(lctx, v, "{replicated}", v.aval))
-    locals_ = [_to_manual(lctx, x, hlo_sharding(NamedSharding(mesh, s), x.aval.ndim, assignment),
-                          local)
-               for x, s, local in zip(args, in_specs, jaxpr.in_avals)]
-    module.manual.append(_Manual(mesh, tuple(assignment)))
-    try:
-        outs = lower_jaxpr_body(lctx, jaxpr.jaxpr, consts, locals_)
-    finally:
-        module.manual.pop()
-    return [_from_manual(lctx, o, hlo_sharding(NamedSharding(mesh, s), len(g.shape), assignment), g)
-            for o, s, g in zip(outs, out_specs, out_avals)]
 
-
-def _custom_call(lctx, x, target, sharding, out_aval):
-    t_in, t_out = tensor_type(x.aval), tensor_type(out_aval)
-    name = lctx.module.fresh()
-    lctx.lines.append(" " * lctx.indent + f'{name} = "stablehlo.custom_call"({x.name}) '
-                      f'<{{call_target_name = "{target}"}}> {{mhlo.sharding = "{sharding}"}} '
-                      f": ({t_in}) -> {t_out}")
-    return type(x)(name, ShapedArray(out_aval.shape, out_aval.dtype))
-
-
-def _to_manual(lctx, x, sharding, local):
-    x = _custom_call(lctx, x, "Sharding", sharding, x.aval)
-    return _custom_call(lctx, x, "SPMDFullToShardShape", "{manual}", local)
-
-
-def _from_manual(lctx, x, sharding, global_aval):
-    x = _custom_call(lctx, x, "Sharding", "{manual}", x.aval)
-    return _custom_call(lctx, x, "SPMDShardToFullShape", sharding, global_aval)
+    def body(ctx, consts, locals_):
+        module.manual.append(_Manual(mesh, part.assignment, manual_axes))
+        try:
+            return lower_jaxpr_body(ctx, jaxpr.jaxpr, consts, locals_)
+        finally:
+            module.manual.pop()
+    return part.manual(lctx, args, mesh, in_specs, out_specs, newly, jaxpr.in_avals,
+                       lctx.out_avals, body, jaxpr.consts, bound=manual_axes - newly)
 
 
 impl_rules[shard_map_p] = _impl
 abstract_eval_rules[shard_map_p] = _abstract_eval
+sharding_rules[shard_map_p] = _sharding_rule
 jvp_rules[shard_map_p] = _jvp
 partial_eval_rules[shard_map_p] = _partial_eval
 transpose_rules[shard_map_p] = _transpose

@@ -7,7 +7,11 @@ the real jax and once with `funcad.as_jax.install()` in force, and the pass
 counts are compared. The report lists, for each test that passes under JAX and
 not under funcad, its first error line, grouped by that line.
 
-    python tests/ecosystem/suites.py [library ...] [--jobs N]
+    python tests/ecosystem/suites.py [library ...] [--jobs N] [--side {both,funcad}]
+
+`--side funcad` reuses the JAX-side report of an earlier run
+(.ecosystem-cache/<library>-jax.xml) and runs only funcad's side; `--file` narrows
+a run to one test file of the suite while fixing.
 
 equinox and diffrax ship no tests in their sdists, jraph ships a wheel only, and
 distrax's tests import tensorflow_probability's JAX substrate, which fails to
@@ -74,12 +78,16 @@ def unpack(requirement: str) -> Path:
     return root
 
 
-def run(library: str, side: str, jobs: int) -> dict[str, tuple[str, str]]:
-    """{test id: (outcome, first error line)} for one side ('jax' or 'funcad')."""
-    requirement, files = SUITES[library]
+def run(library: str, side: str, jobs: int, files: list[str] | None = None) -> dict[str, tuple[str, str]]:
+    """Runs one side ('jax' or 'funcad') of a library's suite and reads its report."""
+    requirement, suite = SUITES[library]
+    files = files or suite
     root = unpack(requirement)
     report = CACHE / f"{library}-{side}.xml"
-    args = ["-q", "-p", "no:cacheprovider", f"--junitxml={report}", "-o", "addopts=", *files]
+    # --rootdir: test ids are the library's module paths, wherever the sdist is unpacked
+    # (pytest would otherwise take this repository, whose pyproject.toml it finds above).
+    args = ["-q", "-p", "no:cacheprovider", f"--junitxml={report}", f"--rootdir={root}",
+            "-o", "addopts=", *files]
     if jobs > 1:
         args[:0] = ["-n", str(jobs)]
     cmd = [sys.executable, "-m", "pytest"] if side == "jax" else [sys.executable, "-c", _FUNCAD_PYTEST]
@@ -87,6 +95,13 @@ def run(library: str, side: str, jobs: int) -> dict[str, tuple[str, str]]:
     # The installed library, not the sdist's copy, must be imported: pytest's rootdir
     # insertion would otherwise shadow it with the unpacked sources (they are the same).
     subprocess.run([*cmd, *args], cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return read_report(report)
+
+
+def read_report(report: Path) -> dict[str, tuple[str, str]]:
+    """{test id: (outcome, first error line)} from a pytest junit XML report."""
+    if not report.exists():
+        raise SystemExit(f"{report} is missing: run both sides once (--side both) to write it")
     results = {}
     for case in ET.parse(report).iter("testcase"):
         tid = f"{case.get('classname')}::{case.get('name')}"
@@ -101,14 +116,32 @@ def run(library: str, side: str, jobs: int) -> dict[str, tuple[str, str]]:
     return results
 
 
+def _in_files(test_id: str, files: list[str]) -> bool:
+    """Whether a junit test id (dotted module path as its classname) comes from one of files."""
+    module = test_id.split("::")[0]
+    return any(module.startswith(f.removesuffix(".py").replace("/", ".")) for f in files)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("libraries", nargs="*", default=list(SUITES))
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--side", choices=("both", "funcad"), default="both",
+                        help="funcad: reuse the JAX-side report of an earlier run")
+    parser.add_argument("--file", action="append", help="run only this test file of the suite")
     opts = parser.parse_args()
     table = {}
     for lib in opts.libraries:
-        jax_side, funcad_side = run(lib, "jax", opts.jobs), run(lib, "funcad", opts.jobs)
+        unknown = set(opts.file or ()) - set(SUITES[lib][1])
+        if unknown:
+            raise SystemExit(f"{sorted(unknown)} are not in {lib}'s suite: {SUITES[lib][1]}")
+        if opts.side == "both":
+            jax_side = run(lib, "jax", opts.jobs, opts.file)
+        else:
+            jax_side = read_report(CACHE / f"{lib}-jax.xml")
+        funcad_side = run(lib, "funcad", opts.jobs, opts.file)
+        if opts.file:  # compare the narrowed run with the same files' JAX results only
+            jax_side = {t: r for t, r in jax_side.items() if _in_files(t, opts.file)}
         passed_jax = {t for t, (o, _) in jax_side.items() if o == "passed"}
         passed_both = {t for t in passed_jax if funcad_side.get(t, ("missing",))[0] == "passed"}
         causes = collections.Counter(re.sub(r"0x[0-9a-f]+", "0x…", funcad_side.get(t, ("", "not collected"))[1])

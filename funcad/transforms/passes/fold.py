@@ -13,7 +13,10 @@ its results replace it:
     costs no memory).
 Equations that produce more than MAX_EVAL_SIZE elements or read more than
 four times that (but broadcasts, which are views), that are effectful, or
-that hold nested jaxprs are never run.
+that hold nested jaxprs are never run. Nor is `iota`: XLA keeps it, as it keeps
+broadcasts, out of its own constant folding, so its simplifier turns a float iota's
+`i / n` into `i * (1/n)`; folded here exactly, `jnp.linspace` would differ from JAX's
+in the last bit.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ import numpy as np
 from ...core.avals import float0
 from ...core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from ...core.trace import impl_rules, set_trace
-from ...primitives.structural import broadcast_in_dim_p
+from ...primitives.structural import broadcast_in_dim_p, iota_p
 from ._util import (Env, concrete, has_subjaxprs, is_effectful, literal, map_subjaxprs,
                     uniform_scalar)
 
@@ -98,7 +101,7 @@ def _evaluate(eqn: Eqn, known: dict):
             vals.append(known[id(a)])
         else:
             return None
-    if (has_subjaxprs(eqn.params) or is_effectful(eqn) or eqn.prim not in impl_rules
+    if (has_subjaxprs(eqn.params) or is_effectful(eqn) or eqn.prim not in impl_rules or eqn.prim is iota_p
             or any(v.aval.dtype == float0 for v in eqn.outvars)):
         return None
     if eqn.prim is not broadcast_in_dim_p and (  # a broadcast is a view: free whatever its size
