@@ -20,6 +20,11 @@ from ..primitives.elementwise import convert_element_type
 _SCALARS = (int, float, complex, bool)
 
 
+class hooks:
+    """Set by creation.py, which builds on this module: `array(x)`, for nested lists."""
+    array = None
+
+
 def asarray_or_tracer(x):
     """A value funcad's primitives accept: ndarray, NumPy scalar, Python scalar or tracer."""
     t = type(x)
@@ -32,8 +37,7 @@ def asarray_or_tracer(x):
     if hasattr(x, "__funcad_array__"):  # an array typed on Explicit mesh axes stays on its devices
         return x if is_typed_array(x) else wrap(x.__funcad_array__())
     if isinstance(x, (list, tuple)):
-        from .creation import array
-        return array(x)
+        return hooks.array(x)
     if hasattr(x, "__array__") and not isinstance(x, (str, bytes)):
         return np.asarray(x)
     raise FuncadTypeError(f"expected an array, got a value of type {type(x).__name__}: {x!r:.60}")
@@ -139,3 +143,12 @@ def typeof(x: Any) -> ShapedArray:
     if isinstance(x, Ref):  # a ref's type is Ref{...}, as JAX's
         return x.aval
     return aval_of(asarray_or_tracer(x))
+
+
+def real_args(name, *xs):
+    """The arguments as one float dtype (integers become floats), as JAX's promote_args_inexact."""
+    # A Python int stays weak (as in JAX): 0 as loc must not turn float32 into float64.
+    xs = promote(*[float(x) if type(x) in (int, bool) else to_inexact(asarray_or_tracer(x)) for x in xs])
+    if aval_of(xs[0]).dtype.kind != "f":
+        raise FuncadTypeError(f"{name} needs real inputs, got {aval_of(xs[0]).str_short()}")
+    return xs

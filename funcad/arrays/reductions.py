@@ -12,9 +12,11 @@ from ..primitives import elementwise as E
 from ..primitives import reductions as R
 from ..primitives import structural as S
 from ..primitives._base import broadcast_to as _broadcast, canonical_axis
+from .broadcast import broadcast_to
 from .dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
 from .ufuncs import (_as_bool, abs as _abs, exp, isfinite, log, not_equal, sqrt, square, subtract,
     where as _where)
+from ..core.errors import FuncadValueError
 
 _ARRAYS = (np.ndarray, EagerArray)
 _PRIMS = {R.reduce_sum: R.reduce_sum_p, R.reduce_max: R.reduce_max_p, R.reduce_min: R.reduce_min_p,
@@ -221,7 +223,6 @@ def _where_count(a, axis, keepdims, where, d):
     shape = aval_of(a).shape
     if where is None:
         return np.array(_count(shape, _norm_axes(len(shape), axis)), d)
-    from .shape import broadcast_to
     return sum(broadcast_to(where, shape), axis, d, keepdims=keepdims)
 
 

@@ -9,6 +9,7 @@ from ..arrays import complex as Cx
 from ..arrays import creation as C
 from ..arrays import indexing as X
 from ..arrays import linalg as L
+from ..arrays import manip as Mp
 from ..arrays import reductions as R
 from ..arrays import shape as Sh
 from ..arrays import ufuncs as U
@@ -97,7 +98,7 @@ ARRAY_METHODS = {
     "flatten": Sh.ravel, "squeeze": Sh.squeeze, "swapaxes": Sh.swapaxes,
     "astype": C.astype, "dot": L.dot, "clip": U.clip, "round": U.round,
     "diagonal": Sh.diagonal, "trace": Sh.trace, "sort": Sh.sort, "argsort": Sh.argsort,
-    "take": X.take, "repeat": Sh.repeat,
+    "take": X.take, "repeat": Mp.repeat,
     "T": property(lambda self: Sh.transpose(self)),
     "mT": property(Sh.matrix_transpose),
     "at": property(X._IndexUpdateHelper),

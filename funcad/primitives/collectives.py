@@ -42,6 +42,8 @@ from .elementwise import add, convert_element_type, div, eq, mul
 from .reductions import reduce_max, reduce_min, reduce_sum
 from .structural import concatenate, expand_dims, iota, moveaxis, moveaxis0, reshape, squeeze
 from .structural import slice as slice_
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.avals import aval_of
 
 __all__ = ["all_gather", "all_to_all", "axis_index", "axis_size", "pmax", "pmean", "pmin",
            "ppermute", "pshuffle", "psum", "psum_scatter", "pswapaxes", "pvary"]
@@ -252,7 +254,6 @@ def _in_shard_map_vma(frames) -> bool:
 
 
 def _leaves(x):
-    from ..core.pytree import tree_flatten, tree_unflatten
     leaves, tree = tree_flatten(x)
     return leaves, lambda outs: tree_unflatten(tree, outs)
 
@@ -309,7 +310,6 @@ def psum(x, axis_name, *, axis_index_groups=None):
 
 
 def _dtype(v):
-    from ..core.avals import aval_of
     return aval_of(v).dtype
 
 
@@ -485,7 +485,6 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bo
 
 
 def _ndim(v):
-    from ..core.avals import aval_of
     return aval_of(v).ndim
 
 
@@ -517,7 +516,6 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
 
 
 def _shape(v):
-    from ..core.avals import aval_of
     return aval_of(v).shape
 
 

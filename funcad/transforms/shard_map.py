@@ -50,6 +50,8 @@ from ..primitives.structural import expand_dims, moveaxis0, squeeze
 from .vma import live_typing, with_vma
 from .jaxpr_transforms import (batch_jaxpr, jvp_jaxpr, nonzero_tangent, partial_eval_jaxpr,
                                transpose_jaxpr)
+from .jit_spmd import SpmdExecutable
+from .jit_spmd import program_shardings
 
 __all__ = ["shard_map"]
 
@@ -153,7 +155,6 @@ def _sharding_rule(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, manual_a
 
 @functools.lru_cache(maxsize=256)
 def _executable(jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes, in_avals):
-    from .jit_spmd import SpmdExecutable
     params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
                   check_vma=check_vma, manual_axes=manual_axes)
     closed = trace_to_jaxpr(lambda *xs: shard_map_p.bind(*xs, **params), list(in_avals),
@@ -361,7 +362,6 @@ def _program_shardings(params):
 
 
 def _register_with_jit():
-    from .jit_spmd import program_shardings
     program_shardings[shard_map_p] = _program_shardings
 
 
