@@ -315,7 +315,7 @@ def logical_xor(x, y, /, out=None, where=None):
 def power(x1, x2):
     """x ** y; an integer Python exponent becomes integer_pow (exact, as in JAX)."""
     if type(x2) is int and not isinstance(x1, bool):
-        x1 = asarray_or_tracer(x1)
+        x1 = _bool_as_int(asarray_or_tracer(x1))  # bool ** 2 is an int, as JAX's
         if _kind(aval_of(x1).dtype) in "fc" or x2 >= 0:
             return E.integer_pow(x1, x2)
     x1, x2 = map(_bool_as_int, promote(x1, x2))  # bool ** bool is an int, as NumPy's and JAX's
