@@ -5,6 +5,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from ..core.typed_sharding import is_typed_array
 from ..core.narrow import KINDS as _NARROW, kind as _kind
 
 from ..core import options as _options
@@ -26,8 +27,8 @@ def asarray_or_tracer(x):
         return x
     if isinstance(x, np.ndarray):
         return np.asarray(x)
-    if hasattr(x, "__funcad_array__"):
-        return x.__funcad_array__()
+    if hasattr(x, "__funcad_array__"):  # an array typed on Explicit mesh axes stays on its devices
+        return x if is_typed_array(x) else x.__funcad_array__()
     if isinstance(x, (list, tuple)):
         from .creation import array
         return array(x)
@@ -126,7 +127,8 @@ def no_out(out, fn: str) -> None:
 
 
 def typeof(x: Any) -> ShapedArray:
-    """The abstract value of `x`: its shape, dtype and weak type (a tracer's too).
+    """The abstract value of `x`: its shape, dtype, weak type and the sharding in its
+    type (`.sharding`, over Explicit mesh axes); a tracer's too.
 
     >>> import numpy as np
     >>> typeof(np.ones((2, 3), np.float32)).str_short()

@@ -45,11 +45,12 @@ def reshape(a, shape=None, order="C", *, copy=None, out_sharding=None):
     results are new immutable arrays whether or not a buffer is copied."""
     if shape is None:
         raise TypeError("reshape() missing required argument: 'shape'")
-    out = _reshape(a, shape, order)
-    return out if out_sharding is None else place(out, out_sharding=out_sharding, name="reshape")
+    return _reshape(a, shape, order, out_sharding)
 
 
-def _reshape(a, newshape, order="C"):
+def _reshape(a, newshape, order="C", out_sharding=None):
+    if out_sharding is not None and order != "C":
+        return place(_reshape(a, newshape, order), out_sharding=out_sharding, name="reshape")
     if order == "F":  # column-major: reverse the axes, reshape row-major, reverse back
         a = transpose(asarray_or_tracer(a))
         rev = (newshape,) if np.ndim(newshape) == 0 else tuple(newshape)[::-1]
@@ -69,14 +70,18 @@ def _reshape(a, newshape, order="C"):
             raise FuncadValueError(f"reshape: cannot reshape {aval_of(a).str_short()} ({n} elements) "
                                   f"into shape {newshape}; the sizes must multiply to {n}")
         newshape = tuple(n // known if s == -1 else s for s in newshape)
-    if newshape == _shape_of(a):
+    elif int(np.prod(newshape, dtype=np.int64)) != n:  # JAX's words (libraries match on them)
+        raise FuncadTypeError(f"cannot reshape array of shape {_shape_of(a)} (size {n}) into shape "
+                              f"{newshape} (size {int(np.prod(newshape, dtype=np.int64))})")
+    if newshape == _shape_of(a) and out_sharding is None:
         return a
-    return S.reshape(a, newshape)
+    return S.reshape(a, newshape, out_sharding)
 
 
 def ravel(a, order="C", *, out_sharding=None):
-    out = _x64.canonicalize_held(_reshape(a, (-1,), order))  # a new array, as JAX's
-    return out if out_sharding is None else place(out, out_sharding=out_sharding, name="ravel")
+    if out_sharding is not None:
+        return _reshape(a, (-1,), order, out_sharding)
+    return _x64.canonicalize_held(_reshape(a, (-1,), order))  # a new array, as JAX's
 
 
 def transpose(a, axes=None):

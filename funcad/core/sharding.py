@@ -78,10 +78,10 @@ class AxisType(enum.Enum):
     """How a mesh axis shards values, as JAX's `jax.sharding.AxisType`.
 
     `Auto`: XLA's partitioner propagates shardings (from the inputs, outputs and
-    `with_sharding_constraint`). funcad supports only Auto meshes: `Explicit`
-    (shardings as part of the types, JAX's "sharding in types") and `Manual`
-    (inside shard_map) are not modelled, and a mesh naming them is an
-    UnsupportedError.
+    `with_sharding_constraint`). `Explicit`: an array's sharding over the axis is
+    part of its type (`funcad.typeof(x).sharding`), propagated by each operation
+    at trace time (JAX's "sharding in types"). `Manual`: per-device code (inside
+    `shard_map`), where values are the local pieces.
     """
     Auto = enum.auto()
     Explicit = enum.auto()
@@ -100,18 +100,51 @@ def _axis_types(axis_types, n: int, what: str) -> tuple:
     if len(types) != n or not all(isinstance(t, AxisType) for t in types):
         raise FuncadValueError(f"{what}: axis_types must be one AxisType per axis ({n}), got "
                                f"{axis_types!r}")
-    other = [t for t in types if t is not AxisType.Auto]
-    if other:
-        raise UnsupportedError(
-            f"{what}: axis_types {types} names AxisType.{other[0].name}, but funcad supports only "
-            f"AxisType.Auto meshes: shardings as part of array types (JAX's Explicit axes and "
-            f"sharding-in-types propagation) are not implemented. Use AxisType.Auto (the "
-            f"default) with in_shardings/out_shardings and with_sharding_constraint")
     return types
 
 
-class AbstractMesh:
-    """A mesh's axis names and sizes without its devices, as JAX's `AbstractMesh`.
+class _MeshAxes:
+    """What a Mesh and an AbstractMesh share: names, sizes and the axes of each type."""
+
+    @property
+    def shape(self) -> dict:
+        return dict(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def shape_tuple(self) -> tuple:
+        return tuple(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def empty(self) -> bool:
+        return not self.axis_names
+
+    def _axes_of(self, kind) -> tuple:
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is kind)
+
+    explicit_axes = property(lambda self: self._axes_of(AxisType.Explicit))
+    auto_axes = property(lambda self: self._axes_of(AxisType.Auto))
+    manual_axes = property(lambda self: self._axes_of(AxisType.Manual))
+
+    @property
+    def axis_types_dict(self) -> dict:
+        """AxisType -> the names of the axes of that type (as JAX's `_axis_types_dict`)."""
+        out: dict = {}
+        for n, t in zip(self.axis_names, self.axis_types):
+            out[t] = out.get(t, ()) + (n,)
+        return out
+
+    def update_axis_types(self, name_to_type: dict):
+        """This mesh with the axes named in `name_to_type` of the given types."""
+        for n in name_to_type:
+            if n not in self.axis_names:
+                raise FuncadValueError(f"update_axis_types: {n!r} is not an axis of {self}")
+        types = tuple(name_to_type.get(n, t) for n, t in zip(self.axis_names, self.axis_types))
+        return self._with_types(types)
+
+
+class AbstractMesh(_MeshAxes):
+    """A mesh's axis names, sizes and types without its devices, as JAX's `AbstractMesh`
+    (the mesh in a type's sharding).
 
     >>> AbstractMesh((4, 2), ("data", "model")).shape
     {'data': 4, 'model': 2}
@@ -126,35 +159,33 @@ class AbstractMesh:
         self.axis_types = _axis_types(axis_types, len(self.axis_names), "AbstractMesh")
 
     @property
-    def shape(self) -> dict:
-        return dict(zip(self.axis_names, self.axis_sizes))
-
-    @property
-    def shape_tuple(self) -> tuple:
-        return tuple(zip(self.axis_names, self.axis_sizes))
-
-    @property
     def size(self) -> int:
         return math.prod(self.axis_sizes)
 
     @property
-    def empty(self) -> bool:
-        return not self.axis_names
+    def abstract_mesh(self) -> "AbstractMesh":
+        return self
+
+    def _with_types(self, types) -> "AbstractMesh":
+        return AbstractMesh(self.axis_sizes, self.axis_names, types)
 
     def __eq__(self, other):
-        return isinstance(other, AbstractMesh) and \
-            (self.axis_sizes, self.axis_names) == (other.axis_sizes, other.axis_names)
+        return isinstance(other, AbstractMesh) and (self.axis_sizes, self.axis_names, self.axis_types) \
+            == (other.axis_sizes, other.axis_names, other.axis_types)
 
     def __hash__(self):
-        return hash((self.axis_sizes, self.axis_names))
+        return hash((self.axis_sizes, self.axis_names, self.axis_types))
 
     def __repr__(self):
+        if self.empty:
+            return "AbstractMesh((), axis_types=())"
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
-        return f"AbstractMesh({axes}{', ' if axes else ''}axis_types={self.axis_types})"
+        return f"AbstractMesh({axes}, axis_types=({', '.join(t.name for t in self.axis_types)}))"
 
 
-class Mesh:
-    """An n-d array of devices with a name per axis.
+class Mesh(_MeshAxes):
+    """An n-d array of devices with a name and an `AxisType` per axis (Auto unless
+    `axis_types` says otherwise, as JAX's `Mesh`).
 
     >>> import funcad, numpy as np
     >>> Mesh(np.array(funcad.devices()[:1]), ("x",)).shape
@@ -174,11 +205,9 @@ class Mesh:
             raise FuncadValueError("a Mesh lists each device at most once")
         self.devices, self.axis_names = devices, axis_names
         self._hash_key = (axis_names, devices.shape, tuple(d.id for d in devices.flat),
-                          devices.flat[0].platform)
-
-    @property
-    def shape(self) -> dict:
-        return dict(zip(self.axis_names, self.devices.shape))
+                          devices.flat[0].platform, self.axis_types)
+        self._abstract = None
+        _meshes[self.abstract_mesh] = self
 
     @property
     def size(self) -> int:
@@ -193,16 +222,13 @@ class Mesh:
         return tuple(self.devices.shape)
 
     @property
-    def shape_tuple(self) -> tuple:
-        return tuple(zip(self.axis_names, self.axis_sizes))
-
-    @property
-    def empty(self) -> bool:
-        return not self.axis_names
-
-    @property
     def abstract_mesh(self) -> AbstractMesh:
-        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+        if self._abstract is None:
+            self._abstract = AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+        return self._abstract
+
+    def _with_types(self, types) -> "Mesh":
+        return Mesh(self.devices, self.axis_names, types)
 
     @property
     def local_devices(self) -> list:
@@ -238,7 +264,26 @@ class Mesh:
         return hash(self._hash_key)
 
     def __repr__(self):
-        return "Mesh(" + ", ".join(f"{n!r}: {s}" for n, s in self.shape.items()) + ")"
+        axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
+        return f"Mesh({axes}, axis_types=({', '.join(t.name for t in self.axis_types)}))"
+
+
+# The last concrete Mesh made for each abstract one: where a type's sharding (which
+# names an AbstractMesh) is laid out on devices when no argument or context mesh says.
+_meshes: dict = {}
+
+
+def concrete_mesh(abstract: AbstractMesh, *candidates) -> Mesh:
+    """The devices for `abstract`: the first of `candidates` (meshes), the context
+    mesh, or the last Mesh made, whose abstract mesh it is."""
+    for m in (*candidates, _context.mesh):
+        if m is not None and m.abstract_mesh == abstract:
+            return m
+    m = _meshes.get(abstract)
+    if m is None:
+        raise FuncadValueError(f"no Mesh with devices is known for {abstract}; enter one with "
+                               f"funcad.sharding.set_mesh(mesh)")
+    return m
 
 
 class Sharding:
@@ -322,9 +367,11 @@ class NamedSharding(Sharding):
     True
     """
 
-    def __init__(self, mesh: Mesh, spec: PartitionSpec = PartitionSpec()):
-        if not isinstance(mesh, Mesh):
-            raise FuncadTypeError(f"NamedSharding expects a funcad.sharding.Mesh, got {mesh!r}")
+    def __init__(self, mesh: Mesh | AbstractMesh, spec: PartitionSpec = PartitionSpec()):
+        # an AbstractMesh's NamedSharding is a type's sharding: it names no devices
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
+            raise FuncadTypeError(f"NamedSharding expects a funcad.sharding.Mesh or AbstractMesh, "
+                                  f"got {mesh!r}")
         spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
         used = [a for p in spec for a in _axes(p)]
         for a in used:
@@ -337,6 +384,9 @@ class NamedSharding(Sharding):
 
     @property
     def _device_assignment(self) -> tuple:
+        if isinstance(self.mesh, AbstractMesh):
+            raise FuncadValueError(f"{self!r} is on an AbstractMesh, which has no devices; use "
+                                   f"NamedSharding(mesh, spec) with a funcad.sharding.Mesh")
         return tuple(self.mesh.devices.flat)
 
     @property
@@ -444,6 +494,7 @@ def context_mesh() -> Mesh | None:
 def _empty_mesh() -> Mesh:
     m = object.__new__(Mesh)
     m.devices, m.axis_names, m.axis_types, m._hash_key = np.empty((0,), object), (), (), ()
+    m._abstract = None
     return m
 
 

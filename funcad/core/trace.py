@@ -28,6 +28,9 @@ abstract_eval_rules: dict = {}   # prim -> f(*avals, **params) -> aval | list[av
 jvp_rules: dict = {}             # prim -> f(primals, tangents, **params) -> (out, tangent_out)
 transpose_rules: dict = {}       # prim -> f(ct, *args, **params) -> list of cts
 batch_rules: dict = {}           # prim -> f(args, dims, **params) -> (out, out_dim)
+# prim -> f(*avals, **params) -> the result's spec (or a list): sharding in types
+# (Explicit mesh axes; see core/typed_sharding.py), or typed_sharding.FROM_BODY
+sharding_rules: dict = {}
 # The backends' tables live here too, so a primitive registers every rule beside
 # its definition (see funcad/lowering for how they are read).
 lowering_rules: dict = {}        # prim -> f(ctx, *operand Values, **params) -> Value | list[Value]
@@ -72,6 +75,11 @@ class _Hooks:
     # (installed by funcad/random/_key_reuse.py, read when debug_key_reuse is on).
     key_reuse_trace: Callable = staticmethod(lambda trace, *args, **kw: trace(*args, **kw))
     key_reuse_boundary: Callable = staticmethod(lambda fun, args: fun(*args))
+    # typed_eager(prim, args, params): an eager operation on device arrays whose types have
+    # shardings (Explicit mesh axes), its results laid out as their types say (installed
+    # by funcad/lowering/spmd.py, which adds its array type to `typed_types`).
+    typed_eager: Callable
+    typed_types: frozenset = frozenset()
 
 
 hooks = _Hooks()
@@ -102,6 +110,9 @@ class Primitive:
                 raise MissingRuleError(f"primitive `{self.name}` has no NumPy implementation"
                                        + (f"; register one with {self.rule_hint(impl_rules)}"
                                           if self.rule_hint(impl_rules) else ""))
+            for a in args:  # sharding in types: an operand typed on an Explicit mesh
+                if type(a) in hooks.typed_types and a.aval._sharding is not None:
+                    return hooks.typed_eager(self, args, params)
             for a in args:  # impl rules run on plain ndarrays (no subclass dispatch in NumPy)
                 if type(a) is EagerArray:
                     args = plain_args(args)

@@ -14,12 +14,15 @@ value. Staged without checkify (jit, scan bodies) it cannot be compiled and says
 """
 from __future__ import annotations
 
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 from typing import Any
 
 import numpy as np
 
 from .. import numpy as _fnp
 from ..core.avals import aval_of
+from ..core.eager import wrap
 from ..core.errors import FuncadError, FuncadValueError
 from ..core.pytree import register_pytree_node, tree_flatten, tree_unflatten
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, jvp_rules,
@@ -111,8 +114,9 @@ class _Spec(tuple):
 
 
 def _formattable(x):
-    x = np.asarray(x)
-    return x[()] if x.ndim == 0 else x  # a 0-d value formats as its scalar, as JAX's arrays do
+    # an array, as JAX hands its format arguments: str() and format specs give the
+    # values, repr() (a dict or list of them in the message) gives Array(...)
+    return wrap(np.asarray(x))
 
 
 class ErrorEffect:
@@ -311,6 +315,7 @@ def _refuse_python(eqn, args):
 
 impl_rules[check_p] = _check_impl
 abstract_eval_rules[check_p] = lambda *avals, err_tree, debug: []
+_sharding_rules[check_p] = _BY_SHAPE_RULE  # no results
 jvp_rules[check_p] = _check_jvp
 batch_rules[check_p] = _check_batch
 lowering_rules[check_p] = lambda ctx, *args, err_tree, debug: _refuse(debug=debug)

@@ -19,9 +19,10 @@ from ._slicing import _shape
 __all__ = ['dot', 'batch_matmul', 'dot_general', 'ragged_dot', 'ragged_dot_general']
 
 
-def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None):
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
+        out_sharding=None):
     """Vector/matrix products (lhs's last axis against rhs's first); with
-    dimension_numbers it is dot_general. `precision` as in dot_general.
+    dimension_numbers it is dot_general. `precision` and `out_sharding` as in dot_general.
 
     >>> import numpy as np
     >>> from funcad.lax import dot
@@ -37,7 +38,8 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
             raise FuncadValueError(f"dot: expected 1-d or 2-d operands, got {aval_of(x).str_short()} and "
                                    f"{aval_of(y).str_short()}; use dot_general for higher ranks")
         dimension_numbers = (((len(_shape(x)) - 1,), (0,)), ((), ()))
-    return dot_general(x, y, dimension_numbers, precision, preferred_element_type)
+    return dot_general(x, y, dimension_numbers, precision, preferred_element_type,
+                       out_sharding=out_sharding)
 
 
 def batch_matmul(lhs, rhs, precision=None):
@@ -65,14 +67,11 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     """
     from ._conv import _preferred, canonical_precision
     precision = canonical_precision(precision)
-    if out_sharding is not None:
-        raise FuncadValueError("dot_general: out_sharding is for explicit-sharding meshes, which funcad "
-                               "does not have; use lax.with_sharding_constraint on the result")
     x, y = _arr(lhs), _arr(rhs)
     if preferred_element_type is not None:
         x, y = _preferred(_algorithm_cast(x, precision, preferred_element_type),
                           _algorithm_cast(y, precision, preferred_element_type), preferred_element_type)
-    return _dot(x, y, dimension_numbers, precision)
+    return _dot(x, y, dimension_numbers, precision, out_sharding)
 
 
 def _algorithm_cast(x, precision, preferred_element_type):

@@ -25,7 +25,9 @@ import numpy as np
 from . import xla
 from .array import Array, ShardedArray, is_device_array
 from ..core import monitoring
+from ..core.trace import hooks
 from ..core.avals import aval_of, float0
+from ..core.typed_sharding import type_sharding
 from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 
 
@@ -197,12 +199,15 @@ def put(x, sharding: Sharding, aval=None):
 def wrap(buf, aval, sharding) -> Array:
     if isinstance(sharding, SingleDeviceSharding):
         return Array(buf, aval, sharding._device)
+    if aval._sharding is not None or sharding.mesh.explicit_axes:
+        # the sharding in the array's type is the layout's over the Explicit axes
+        aval = aval.update(sharding=type_sharding(sharding, len(aval.shape)))
     return ShardedArray(buf, aval, sharding)
 
 
 def device_put_sharded(x, sharding: Sharding) -> Array:
     """x laid out as `sharding` (a device Array on one device for SingleDeviceSharding)."""
-    aval = aval_of(x).update(weak_type=False)
+    aval = aval_of(x).update(weak_type=False, sharding=None)
     if isinstance(sharding, SingleDeviceSharding) and type(x) is Array and \
             x._device is sharding._device:
         return x
@@ -210,3 +215,29 @@ def device_put_sharded(x, sharding: Sharding) -> Array:
         return x
     sharding.devices_indices_map(aval.shape)  # checks rank and divisibility
     return wrap(put(x, sharding, aval), aval, sharding)
+
+
+# ------------------------------------------------------- sharding in types ----
+
+def _typed_eager(prim, args, params):
+    """`prim` on operands some of whose types have shardings (Explicit mesh axes): computed
+    on the host, each result laid out as the sharding its type gets from `prim`'s rule."""
+    from ..core.trace import abstract_eval_rules
+    from ..core.typed_sharding import concrete, with_shardings
+    in_avals = [aval_of(a) for a in args]
+    out_avals = with_shardings(prim, in_avals, abstract_eval_rules[prim](*in_avals, **params), params)
+    outs = prim.bind(*[a._value() if is_device_array(a) else a for a in args], **params)
+    meshes = [a.sharding.mesh for a in args if type(a) is ShardedArray
+              and isinstance(a.sharding, NamedSharding)]
+
+    def laid_out(o, aval):
+        if getattr(aval, "_sharding", None) is None:
+            return o
+        return wrap(put(o, concrete(aval._sharding, *meshes), aval), aval, concrete(aval._sharding, *meshes))
+    if prim.multiple_results:
+        return [laid_out(o, a) for o, a in zip(outs, out_avals)]
+    return laid_out(outs, out_avals)
+
+
+hooks.typed_eager = _typed_eager
+hooks.typed_types = frozenset({ShardedArray})

@@ -269,9 +269,20 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, consts, args: Sequence[
         if inner_effects:  # ... and before later ones
             tie_to_token(ctx, outs)
         for v, o in zip(eqn.outvars, outs):
+            if v.aval._sharding is not None and ctx.module.partition is not None \
+                    and eqn.prim not in unconstrained:
+                # sharding in types: the partitioner keeps the layout each type names
+                from ..core.typed_sharding import concrete
+                o = ctx.module.partition.constrain(ctx, o, concrete(v.aval._sharding),
+                                                   wrt_axis_types=True)
             # Weak types and float0 do not exist in StableHLO; keep the jaxpr's aval.
             env[id(v)] = Value(o.name, v.aval)
     return [read(a) for a in jaxpr.outvars]
+
+
+# Primitives whose results the walker leaves unconstrained even when their types have
+# a sharding: those that constrain themselves (sharding_constraint) or whose bodies do.
+unconstrained: set = set()
 
 
 # ------------------------------------------------------------------ effects ----

@@ -5,6 +5,8 @@ program, see lowering/xla.py); under vmap it follows `vmap_method`; it has no de
 (wrap it in custom_jvp/custom_vjp), as in JAX."""
 from __future__ import annotations
 
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import numpy as np
 
 from ..core.avals import ShapedArray
@@ -55,6 +57,7 @@ def _abstract(*avals, callback, result_avals, vmap_method):
 
 
 pure_callback_p = new_primitive("pure_callback", _impl, _abstract, multiple_results=True)
+_sharding_rules[pure_callback_p] = _BY_SHAPE_RULE  # the user's result types, not split
 
 
 def _no_jvp(primals, tangents, **params):

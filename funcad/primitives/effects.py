@@ -14,6 +14,9 @@ callback has no derivative.
 """
 from __future__ import annotations
 
+
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import numpy as np
 
 from ..core.avals import ShapedArray
@@ -146,6 +149,7 @@ def _debug_lower(ctx, *args, callback, ordered, partitioned):
 
 impl_rules[debug_callback_p] = _debug_impl
 abstract_eval_rules[debug_callback_p] = lambda *avals, **params: []
+_sharding_rules[debug_callback_p] = _BY_SHAPE_RULE  # no results
 jvp_rules[debug_callback_p] = _debug_jvp
 transpose_rules[debug_callback_p] = lambda cts, *args, **params: [None] * len(args)
 batch_rules[debug_callback_p] = _debug_batch
@@ -186,6 +190,7 @@ def _io_lower(ctx, *args, callback, result_avals, sharding, ordered):
 
 impl_rules[io_callback_p] = _io_impl
 abstract_eval_rules[io_callback_p] = lambda *avals, result_avals, **params: list(result_avals)
+_sharding_rules[io_callback_p] = _BY_SHAPE_RULE  # the user's result types, not split
 jvp_rules[io_callback_p] = _io_jvp
 batch_rules[io_callback_p] = _io_batch
 lowering_rules[io_callback_p] = _io_lower

@@ -14,7 +14,8 @@ import builtins
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import tree_map
-from ..core.trace import batch_rules, impl_rules, jvp_rules, lowering_rules, transpose_rules
+from ..core.trace import batch_rules, impl_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules
+from ..core.typed_sharding import broadcasting_rule
 from ..lowering.stablehlo import (binary, broadcast_operands, compare, compare_rule, convert,
                                   elementwise_rule, select)
 from .dot_algorithm import AccuracyMode, accuracy_attr, check_accuracy
@@ -84,6 +85,7 @@ def unop(name, impl, kinds="fc", *, hlo, py, aval=None):
     name or a rule) and to_python template (`py`). Add its jvp with `defjvp`."""
     p = new_primitive(name, impl, aval or _unary_aval(name, kinds))
     ELEMENTWISE.append(p)
+    sharding_rules[p] = broadcasting_rule(name)
     batch_rules[p] = _vectorized_batch(p)
     lowering_rules[p] = elementwise_rule(hlo) if isinstance(hlo, str) else hlo
     defpython(p, py)
@@ -553,6 +555,7 @@ def binop(name, impl, kinds="fciub", out_dtype=None, *, hlo, py):
     template (`py`). Add its jvp with `defjvp`."""
     p = new_primitive(name, impl, _binary_aval(name, kinds, out_dtype))
     ELEMENTWISE.append(p)
+    sharding_rules[p] = broadcasting_rule(name)
     batch_rules[p] = _broadcasting_batch(p)
     if isinstance(hlo, str):
         hlo = elementwise_rule(hlo)
@@ -721,8 +724,10 @@ transpose_rules[mul_p] = lambda ct, x, y: [
     unbroadcast(mul(ct, y), shape_of(x)) if is_undefined(x) else None,
     unbroadcast(mul(x, ct), shape_of(y)) if is_undefined(y) else None]
 
+# JAX's formula for the denominator, -t * x * y**-2: (x / y) / y rounds differently, and an
+# MCMC chain started from a gradient one ulp off goes elsewhere.
 defjvp(div_p, lambda t, ans, x, y: div(t, y),
-       lambda t, ans, x, y: neg(mul(t, div(ans, y))))
+       lambda t, ans, x, y: mul(mul(neg(t), x), integer_pow(y, -2)))
 transpose_rules[div_p] = lambda ct, x, y: [unbroadcast(div(ct, y), shape_of(x)), None]
 
 
@@ -968,3 +973,8 @@ def stop_gradient(x):
 
 
 defzero(stop_gradient_p)
+
+
+# Elementwise results are split as their operands agree to be (core/typed_sharding.py).
+for _p in [select_n_p, clamp_p, convert_element_type_p, complex_p]:
+    sharding_rules[_p] = broadcasting_rule(_p.name)

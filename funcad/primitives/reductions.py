@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.trace import batch_rules, jvp_rules, lowering_rules
+from ..core.trace import batch_rules, jvp_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import dropping, unsplit_along
 from ..lowering.python_source import np_dtype
 from ..lowering.stablehlo import (binary, compare, i64_array, ints, reducer_region, reduction_identity,
                                   scalar_aval, select)
@@ -27,9 +28,12 @@ def _reduce_aval(name):
     return rule
 
 
-def _np_reduce(f, bool_f=None):
+def _np_reduce(f, bool_f=None, kind=None):
     def impl(x, *, axes):
         x = np.asarray(x)
+        if kind is not None and x.size == 0 and axes:  # XLA's identity (NumPy raises)
+            shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+            return np.full(shape, reduction_identity(kind, x.dtype), x.dtype)
         g = bool_f if bool_f is not None and x.dtype == np.bool_ else f
         return np.asarray(g(x, axis=axes), dtype=x.dtype) if axes else x
     return impl
@@ -58,6 +62,7 @@ def reducer(name, impl, kind, np_name):
     template (`np.<np_name>`). Add its jvp."""
     p = new_primitive(name, impl, _reduce_aval(name))
     batch_rules[p] = _reduce_batch(p)
+    sharding_rules[p] = dropping("axes")  # the reduced dimensions leave the spec
     lowering_rules[p] = _reduce_lowering(kind)
     defpython(p, lambda eqn, a: f"np.asarray(np.{np_name}({a[0]}, axis={eqn.params['axes']}), "
                                 f"{np_dtype(eqn.outvars[0].aval.dtype)})")
@@ -67,8 +72,8 @@ def reducer(name, impl, kind, np_name):
 # ufunc.reduce is what np.sum/np.max call, minus their Python wrapper.
 reduce_sum_p = reducer("reduce_sum", _np_reduce(np.add.reduce), "add", "sum")
 # On booleans (all/any) max and min are or/and, whose identities make empty inputs work.
-reduce_max_p = reducer("reduce_max", _np_reduce(np.maximum.reduce, np.logical_or.reduce), "max", "max")
-reduce_min_p = reducer("reduce_min", _np_reduce(np.minimum.reduce, np.logical_and.reduce), "min", "min")
+reduce_max_p = reducer("reduce_max", _np_reduce(np.maximum.reduce, np.logical_or.reduce, "max"), "max", "max")
+reduce_min_p = reducer("reduce_min", _np_reduce(np.minimum.reduce, np.logical_and.reduce, "min"), "min", "min")
 reduce_prod_p = reducer("reduce_prod", _np_reduce(np.multiply.reduce), "mul", "prod")
 
 
@@ -224,6 +229,7 @@ def _arg_primitive(name, impl, direction):
         x = moveaxis0(vals[0], dims[0], axis_size)
         return p.bind(x, axis=axis + 1, index_dtype=index_dtype), 0
     batch_rules[p] = batch
+    sharding_rules[p] = dropping("axis")
     lowering_rules[p] = _arg_lowering(direction)
     defpython(p, lambda eqn, a: f"np.{name}({a[0]}, axis={eqn.params['axis']})"
                                 f".astype({np_dtype(eqn.params['index_dtype'])})")
@@ -265,6 +271,8 @@ def _cum_impl(f):
 def _cum_lowering(kind):
     def rule(ctx, x, *, axis, reverse):
         shape, nd = x.aval.shape, len(x.aval.shape)
+        if 0 in shape:  # an empty result (XLA refuses a window of size 0)
+            return x
         n = shape[axis]
         window = [n if d == axis else 1 for d in range(nd)]
         pad_cfg = [[0, 0] for _ in range(nd)]
@@ -296,6 +304,7 @@ def _cumulative(name, impl, kind, np_fn):
         x = moveaxis0(vals[0], dims[0], axis_size)
         return p.bind(x, axis=axis + 1, reverse=reverse), 0
     batch_rules[p] = batch
+    sharding_rules[p] = unsplit_along("axis", "Input should be unsharded over the axis being reduced")
     lowering_rules[p] = _cum_lowering(kind)
     defpython(p, _cum_source(np_fn))
     return p

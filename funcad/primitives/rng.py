@@ -19,7 +19,8 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadValueError
-from ..core.trace import batch_rules, jvp_rules, lowering_rules
+from ..core.trace import batch_rules, jvp_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import spec_of
 from ..lowering.stablehlo import Value, tensor_type
 from ._base import check_eagerly, defpython, defzero, new_primitive, type_error
 from ._xla_rng import xla_rng_bits
@@ -170,3 +171,8 @@ batch_rules[rng_uniform_p] = _uniform_batch
 lowering_rules[rng_uniform_p] = _uniform_lowering
 defpython(rng_uniform_p, "_rng_uniform({0}, {1}, {shape})", _UNIFORM_HELPER)
 check_eagerly(rng_bit_generator_p, rng_uniform_p)  # NumPy would accept a bad key or bounds
+
+# Sharding in types (core/typed_sharding.py): the key keeps its own; the bits are not split.
+sharding_rules[rng_bit_generator_p] = lambda key, *, shape, dtype, algorithm: [
+    spec_of(key), (None,) * len(shape)]
+sharding_rules[rng_uniform_p] = lambda a, b, *, shape: (None,) * len(shape)

@@ -13,6 +13,9 @@ side-effecting `dce_sink` custom call, so XLA keeps the computation too, as JAX 
 """
 from __future__ import annotations
 
+
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import functools
 
 import numpy as np
@@ -91,6 +94,7 @@ def _empty_token(ctx, *args, **params):
 
 create_token_p = new_primitive("create_token", lambda: Token(), lambda: abstract_token)
 after_all_p = new_primitive("after_all", lambda *toks: Token(), _check_tokens)
+_sharding_rules[create_token_p] = _sharding_rules[after_all_p] = _BY_SHAPE_RULE  # tokens
 for _p in (create_token_p, after_all_p):
     defzero(_p)
     lowering_rules[_p] = _empty_token
@@ -106,6 +110,7 @@ batch_rules[after_all_p] = lambda vals, dims, *, axis_size: (create_token_p.bind
 dce_sink_p = Primitive("dce_sink", multiple_results=True)
 impl_rules[dce_sink_p] = lambda x, *, prevent_mlir_dce: []
 abstract_eval_rules[dce_sink_p] = lambda x, *, prevent_mlir_dce: []
+_sharding_rules[dce_sink_p] = _BY_SHAPE_RULE  # no results
 
 
 def _dce_sink_jvp(primals, tangents, *, prevent_mlir_dce):

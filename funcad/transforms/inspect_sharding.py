@@ -18,6 +18,8 @@ nothing: its values are on that device (`SingleDeviceSharding`).
 """
 from __future__ import annotations
 
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import contextlib
 import threading
 from typing import Callable, Sequence
@@ -56,6 +58,7 @@ def _batch(vals, dims, *, axis_size, callback):
 
 impl_rules[inspect_sharding_p] = _impl
 abstract_eval_rules[inspect_sharding_p] = lambda x, *, callback: []
+_sharding_rules[inspect_sharding_p] = _BY_SHAPE_RULE  # no results
 jvp_rules[inspect_sharding_p] = lambda primals, tangents, **p: (inspect_sharding_p.bind(*primals, **p), [])
 batch_rules[inspect_sharding_p] = _batch
 register_effect(inspect_sharding_p)  # no outputs: the passes must keep it

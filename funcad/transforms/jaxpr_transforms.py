@@ -44,7 +44,7 @@ def _inexact(aval) -> bool:
 
 def strip_weak(aval) -> ShapedArray:
     """The input type of a derived jaxpr: the same, without a weak type."""
-    return ShapedArray(aval.shape, aval.dtype)
+    return ShapedArray(aval.shape, aval.dtype, False, aval._sharding)
 
 
 def _input(aval, keep_weak: bool):

@@ -18,6 +18,7 @@ import numpy as np
 from ..core.avals import ShapedArray, float0
 from ..core.errors import FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr
+from ..core.typed_sharding import concrete
 from ..core.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                              context_mesh, hlo_sharding)
 from ..lowering import spmd, xla
@@ -37,9 +38,19 @@ from .passes import optimize
 program_shardings: dict = {}
 
 
-def _constraints(jaxpr: Jaxpr):
-    """The shardings of every with_sharding_constraint in a jaxpr, nested ones included."""
+def _constraints(jaxpr: Jaxpr, seen=None):
+    """The shardings of every with_sharding_constraint in a jaxpr, nested ones included,
+    and those of the types of its values (sharding in types), once each."""
+    seen = set() if seen is None else seen
+    for v in jaxpr.invars:
+        if v.aval._sharding is not None and v.aval._sharding not in seen:
+            seen.add(v.aval._sharding)
+            yield concrete(v.aval._sharding)
     for eqn in jaxpr.eqns:
+        for v in eqn.outvars:
+            if v.aval._sharding is not None and v.aval._sharding not in seen:
+                seen.add(v.aval._sharding)
+                yield concrete(v.aval._sharding)
         if eqn.prim is sharding_constraint_p:
             yield eqn.params["sharding"]
         elif eqn.prim in program_shardings:
@@ -48,9 +59,9 @@ def _constraints(jaxpr: Jaxpr):
         for p in eqn.params.values():
             for sub in (p if isinstance(p, (tuple, list)) else (p,)):
                 if isinstance(sub, ClosedJaxpr):
-                    yield from _constraints(sub.jaxpr)
+                    yield from _constraints(sub.jaxpr, seen)
                 elif isinstance(sub, Jaxpr):
-                    yield from _constraints(sub)
+                    yield from _constraints(sub, seen)
 
 
 def constrains(closed: ClosedJaxpr) -> bool:
@@ -101,6 +112,10 @@ def lower_spmd(closed: ClosedJaxpr, name: str, backend: str | None, in_shardings
     closed = optimize(closed)
     n_out = len(closed.out_avals)
     out_shardings = list(out_shardings) + [None] * (n_out - len(out_shardings))
+    meshes = [s.mesh for s in in_shardings if isinstance(s, NamedSharding)]
+    # an output whose type has a sharding is laid out so (sharding in types)
+    out_shardings = [s if s is not None or a._sharding is None else concrete(a._sharding, *meshes)
+                     for s, a in zip(out_shardings, closed.out_avals)]
     constraints = list(_constraints(closed.jaxpr))
     known = list(in_shardings) + out_shardings + constraints
     if not any(s is not None for s in known):
@@ -135,7 +150,11 @@ class SpmdExecutable:
         chosen = spmd.output_shardings(self.exe, len(self.out_avals), assignment)
         # Where XLA chose a layout the program names, keep that sharding object,
         # so the result flows into the next call without resharding.
-        self.out_shardings = [s or _same_as(c, len(a.shape), lo.candidates, assignment)
+        # (a result whose type has no sharding is named on no mesh with Explicit axes)
+        untyped = [c for c in lo.candidates
+                   if not (isinstance(c, NamedSharding) and c.mesh.explicit_axes)]
+        self.out_shardings = [s or _same_as(c, len(a.shape), untyped if a._sharding is None
+                                            else lo.candidates, assignment)
                               for s, c, a in zip(lo.out_shardings, chosen, self.out_avals)]
         # funcad.debug.inspect_array_sharding: the partitioner's layouts, named as outputs are
         inspect_sharding.fire(inspected, assignment, lambda s, ndim, meshes: _same_as(

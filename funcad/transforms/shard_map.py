@@ -39,7 +39,8 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.sharding import (Mesh, NamedSharding, PartitionSpec, batching as sharding_batching,
                              context_mesh, flatten_prefix)
 from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
-from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, call_rules, ctx, eval_jaxpr,
+from ..core.typed_sharding import type_sharding
+from ..core.trace import (Primitive, sharding_rules, abstract_eval_rules, batch_rules, call_rules, ctx, eval_jaxpr,
                           impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
 from ..lowering.stablehlo import lower_jaxpr_body
 from ..primitives import collectives as C
@@ -137,6 +138,15 @@ def _params(params, **changes) -> _Params:
 
 def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
     return [_global(mesh, s, a) for s, a in zip(out_specs, jaxpr.out_avals)]
+
+
+def _sharding_rule(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
+    # outside the body the Explicit axes of out_specs split the results' types
+    outs = []
+    for s, a in zip(out_specs, jaxpr.out_avals):
+        typed = type_sharding(NamedSharding(mesh, s), len(a.shape))
+        outs.append((None,) * len(a.shape) if typed is None else tuple(typed.spec))
+    return outs
 
 
 # ---------------------------------------------------------------- eager ----
@@ -338,6 +348,7 @@ def _lowering(lctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma, manual_a
 
 impl_rules[shard_map_p] = _impl
 abstract_eval_rules[shard_map_p] = _abstract_eval
+sharding_rules[shard_map_p] = _sharding_rule
 jvp_rules[shard_map_p] = _jvp
 partial_eval_rules[shard_map_p] = _partial_eval
 transpose_rules[shard_map_p] = _transpose
