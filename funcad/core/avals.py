@@ -101,7 +101,7 @@ class ShapedArray(AbstractValue):
         return hash((self.shape, self.dtype, self.weak_type, self._sharding))
 
     def __repr__(self):
-        return f"ShapedArray({self.str_short()}{', weak' if self.weak_type else ''})"
+        return f"ShapedArray({self}{', weak_type=True' if self.weak_type else ''})"  # JAX's
 
 
 def _at(part) -> str:

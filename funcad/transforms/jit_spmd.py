@@ -22,7 +22,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.trace import hooks
 from ..lowering.array import ShardedArray, is_device_array
 from ..core.typed_sharding import concrete
-from ..core.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
+from ..core.sharding import (_trimmed, Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                              context_mesh, hlo_sharding)
 from ..lowering import spmd, xla
 from ..lowering.partitioning import Annotator, use_shardy
@@ -45,7 +45,7 @@ def _constraints(jaxpr: Jaxpr, seen=None):
     """The shardings of every with_sharding_constraint in a jaxpr, nested ones included,
     and those of the types of its values (sharding in types), once each."""
     seen = set() if seen is None else seen
-    for v in jaxpr.invars:
+    for v in [*jaxpr.invars, *jaxpr.constvars, *jaxpr.outvars]:
         if v.aval._sharding is not None and v.aval._sharding not in seen:
             seen.add(v.aval._sharding)
             yield concrete(v.aval._sharding)
@@ -185,6 +185,9 @@ def _same_as(chosen: Sharding, ndim: int, candidates, assignment, meshes=()) -> 
     for c in candidates:
         try:
             if hlo_sharding(c, ndim, assignment) == text:
+                if isinstance(c, NamedSharding) and c.spec and c.spec[-1] is None:
+                    # (equal to c; JAX names XLA's choice without trailing Nones)
+                    return NamedSharding(c.mesh, PartitionSpec(*_trimmed(c.spec)))
                 return c
         except FuncadValueError:  # a candidate of another rank
             continue
