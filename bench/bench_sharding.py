@@ -19,6 +19,7 @@ the devices beforehand; each figure is the best of interleaved timed loops.
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
@@ -50,7 +51,8 @@ LIBS = {"funcad": (funcad, fnp, funcad.sharding), "jax": (jax, jnp, jax.sharding
 
 def make_step(name: str, layout: dict, params, x, y, n: int | None = None):
     """A no-argument callable running one training step of library `name` on its
-    arguments, placed beforehand as `layout` says (over the first `n` devices)."""
+    arguments, placed beforehand as `layout` says (over the first `n` devices); its
+    `.compiled_text()` is XLA's partitioned program."""
     lib, np_, sh = LIBS[name]
     names, shape = layout["mesh"]
     if n is not None:
@@ -69,7 +71,16 @@ def make_step(name: str, layout: dict, params, x, y, n: int | None = None):
     jitted = lib.jit(step, in_shardings=(p_sh, batch, batch), out_shardings=(ns(()), p_sh))
     args = (lib.device_put([tuple(layer) for layer in params], p_sh), lib.device_put(x, batch),
             lib.device_put(y, batch))
-    return lambda: jitted(*args)
+    run = lambda: jitted(*args)  # noqa: E731
+    run.compiled_text = lambda: jitted.lower(*args).compile().as_text()
+    return run
+
+
+def collectives(text: str) -> dict:
+    """How many of each collective a partitioned program holds."""
+    found = re.findall(r"\b(all-reduce|all-gather|reduce-scatter|all-to-all|collective-permute)"
+                       r"(?:-start)?\(", text)
+    return {k: found.count(k) for k in sorted(set(found))}
 
 
 def sync(out):
@@ -95,8 +106,9 @@ def main(quick: bool = False) -> dict:
         same_numbers(f, j)
         t_f, t_j = best_of([f, j], repeat=repeat, sync=sync)
         results[label] = (t_f, t_j)
+        c_f, c_j = collectives(f.compiled_text()), collectives(j.compiled_text())
         print(f"  {label:<24} funcad {t_f * 1e3:8.2f} ms   jax {t_j * 1e3:8.2f} ms   "
-              f"ratio {t_f / t_j:.2f}x")
+              f"ratio {t_f / t_j:.2f}x   collectives {c_f}" + ("" if c_f == c_j else f" (jax {c_j})"))
     print("strong scaling of the data-parallel step (per-step time and overhead over n=1)")
     print(f"  {'n':>2} {'funcad ms':>10} {'jax ms':>8} {'funcad +ms':>11} {'jax +ms':>8}")
     counts = (1, 8) if quick else (1, 2, 4, 8)

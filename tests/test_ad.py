@@ -245,6 +245,17 @@ def test_stop_gradient():
     np.testing.assert_array_equal(pullback(np.ones(2))[0], np.zeros(2))
 
 
+def test_stop_gradient_of_a_pytree_matches_jax():
+    # diffrax passes a tuple (a flag and an array) to lax.stop_gradient
+    tree = {"a": 2.0, "b": (np.array([True]), None)}
+    got = funcad.lax.stop_gradient(tree)
+    want = jax.lax.stop_gradient(tree)
+    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want)
+    f = lambda m, lax: lambda x: lax.stop_gradient({"a": x, "b": (x > 0, None)})["a"] * x  # noqa: E731
+    assert funcad.grad(f(funcad, funcad.lax))(3.0) == jax.grad(f(jax, jax.lax))(3.0) == 3.0
+    assert funcad.jit(funcad.grad(f(funcad, funcad.lax)))(3.0) == 3.0
+
+
 def test_grad_of_closure_over_outer_tracer():
     # The inner function closes over x, a value traced by the outer grad.
     f = lambda x: funcad.grad(lambda y: fnp.sin(x * y))(1.0)  # noqa: E731
@@ -433,3 +444,17 @@ def test_vjp_cotangent_shape_error():
     _, pullback = funcad.vjp(fnp.sin, np.ones(3))
     with pytest.raises(FuncadTypeError, match=r"f64\[3\].*f64\[2\]"):
         pullback(np.ones(2))
+
+
+def test_div_denominator_tangent_rounds_as_jaxs():
+    # JAX's rule is -t * x * y**-2; (x / y) / y differs in the last bit, which an MCMC
+    # chain started from that gradient (numpyro's NUTS init) turns into other samples.
+    x = np.linspace(-3.0, 5.0, 41).astype(np.float32)
+    y = np.linspace(0.3, 7.0, 41).astype(np.float32)
+    f = lambda m: lambda y: m.sum(x / y)
+    with jax.enable_x64(False), funcad.enable_x64(False):
+        want = np.asarray(jax.grad(f(jnp))(y))
+        for got in (funcad.grad(f(fnp))(y), funcad.jit(funcad.grad(f(fnp)))(y)):
+            np.testing.assert_array_equal(np.asarray(got), want)
+        np.testing.assert_array_equal(np.asarray(funcad.jvp(lambda y: x / y, (y,), (np.ones_like(y),))[1]),
+                                      np.asarray(jax.jvp(lambda y: x / y, (y,), (jnp.ones_like(y),))[1]))

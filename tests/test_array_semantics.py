@@ -156,3 +156,26 @@ def test_python_round_of_arrays_as_jax():
                     funcad.jit(lambda v: round(v, *args))(x)):
             assert got.dtype == want.dtype and isinstance(got, funcad.Array)
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+@pytest.mark.parametrize("idx", [np.array(True), np.array(False), (0, np.array(True)),
+                                 (Ellipsis, np.array(False)), (slice(None), np.array(True), 1)],
+                         ids=["true", "false", "int-true", "ellipsis-false", "slice-true-int"])
+def test_zero_d_boolean_index_adds_an_axis_as_jax(idx):
+    # JAX (and NumPy) read a 0-d boolean index as a new axis of size 1 (True) or 0 (False).
+    x = np.arange(6.0).reshape(2, 3)
+    want = jnp.asarray(x)[idx]
+    for got in (fnp.asarray(x)[idx], funcad.jit(lambda v: v[idx])(x)):
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_numpy_scalar_boolean_index_as_numpy():
+    # NumPy's own code indexes eager arrays with the np.bool_ its ufuncs return for 0-d
+    # inputs (numpy.testing.assert_allclose: error[invalids]); JAX's jnp has no rule for it.
+    e = abs(fnp.asarray(1.0) - 2.0)
+    np.testing.assert_array_equal(e[np.True_], np.asarray(1.0)[np.True_])
+    assert e[np.False_].shape == (0,)
+    np.testing.assert_allclose(fnp.asarray(1.0), 1.0)
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose(fnp.asarray(1.0), 2.0)

@@ -234,3 +234,36 @@ def test_bad_arguments():
         fc.check_error("not an error")
     with pytest.raises(TypeError, match="error categories"):
         fc.checkify(lambda x: x, errors={"nan"})
+
+
+def test_check_message_formats_its_arguments_as_jax_arrays():
+    msg = "bad {x} {y} {y:.2f} {d}"
+    f = lambda x: (fc.check(fnp.all(x > 0), msg, x=x, y=x[0], d={"b": x[0]}), x)[1]
+    jf = lambda x: (jc.check(jnp.all(x > 0), msg, x=x, y=x[0], d={"b": x[0]}), x)[1]
+    x = np.array([-1.0, 2.0], np.float32)
+    want = jc.checkify(jf)(jnp.asarray(x))[0].get()
+    assert "Array(-1., dtype=float32)" in want
+    assert fc.checkify(f)(x)[0].get() == want
+    assert funcad.jit(fc.checkify(f))(x)[0].get() == want
+
+
+def test_checkify_of_shard_map_and_pmap_reports_a_device_error():
+    from funcad.sharding import PartitionSpec as P
+    mesh = funcad.make_mesh((1,), ("i",))
+    f = lambda x: (fc.check(fnp.all(x > 0), "neg {x}", x=x), fnp.log(x) * 2)[1]
+    jf = lambda x: (jc.check(jnp.all(x > 0), "neg {x}", x=x), jnp.log(x) * 2)[1]
+    good, bad = np.ones((1, 3), np.float32), -np.ones((1, 3), np.float32)
+    sm = fc.checkify(funcad.shard_map(f, mesh=mesh, in_specs=P("i"), out_specs=P("i")),
+                     errors=fc.all_checks)
+    pm = fc.checkify(funcad.pmap(f), errors=fc.all_checks)
+    jmesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("i",))
+    jsm = jc.checkify(jax.shard_map(jf, mesh=jmesh, in_specs=jax.P("i"),
+                                    out_specs=jax.P("i")), errors=jc.all_checks)
+    jpm = jc.checkify(jax.pmap(jf), errors=jc.all_checks)
+    for run, want in ((sm, jsm), (pm, jpm), (funcad.jit(pm), jpm)):
+        err, out = run(good)
+        assert err.get() is None
+        np.testing.assert_allclose(np.asarray(out), np.asarray(want(good)[1]))
+        err, out = run(bad)
+        # JAX's pmap prefixes "at mapped index 0: "; funcad's pmap is a shard_map
+        assert err.get() == want(bad)[0].get().removeprefix("at mapped index 0: ")

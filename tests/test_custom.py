@@ -190,6 +190,26 @@ def test_custom_jvp_with_vmap():
     _close(funcad.grad(lambda x: funcad.vmap(F)(x).sum())(xs), jax.grad(lambda x: jax.vmap(JF)(x).sum())(xs))
 
 
+def test_custom_jvp_under_vmap_keeps_unbatched_inputs_unbatched():
+    # equinox's error_if: a custom_jvp whose body calls back to Python (no vmap_method)
+    # under a cond on an unbatched flag (equinox reduces it over the batch first).
+    def define(m, np_, lax):
+        @m.custom_jvp
+        def f(x, code):
+            def fire():
+                c = m.pure_callback(lambda i: np.asarray(i * 10, np.float64),
+                                    m.ShapeDtypeStruct((), np.float64), code)
+                return c + 0.0 * x
+            return lax.cond(code > 2, fire, lambda: x)
+        f.defjvp(lambda ps, ts: (f(*ps), ts[0] * 2.0))
+        return f
+    f, jf = define(funcad, fnp, funcad.lax), define(jax, jnp, jax.lax)
+    xs, code = np.array([0.1, 0.7, 0.9]), np.int64(3)
+    _close(funcad.vmap(f, in_axes=(0, None))(xs, code), jax.vmap(jf, in_axes=(0, None))(xs, code))
+    _close(funcad.jit(funcad.vmap(funcad.grad(f), in_axes=(0, None)))(xs, code),
+           jax.jit(jax.vmap(jax.grad(jf), in_axes=(0, None)))(xs, code))
+
+
 def test_custom_jvp_errors():
     f = funcad.custom_jvp(fnp.sin)
     with pytest.raises(FuncadTypeError, match="no JVP rule"):

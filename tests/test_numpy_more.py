@@ -375,3 +375,12 @@ def test_nanargmin_nanargmax_against_jax():
             got = getattr(fnp, name)(x, **kw)
             np.testing.assert_array_equal(got, want, err_msg=f"{name}{kw}")
             np.testing.assert_array_equal(funcad.jit(lambda a: getattr(fnp, name)(a, **kw))(x), want)
+
+
+def test_reshape_size_mismatch_says_what_jax_says():
+    for f in (lambda m: m.reshape(m.arange(2), (3,)), lambda m: m.arange(6).reshape(4, 2)):
+        with pytest.raises(TypeError) as want:
+            f(jnp)
+        with pytest.raises(TypeError) as got:
+            f(fnp)
+        assert str(got.value) == str(want.value)

@@ -185,7 +185,7 @@ def test_device_memory_profile(tmp_path):
     profiler.save_device_memory_profile(tmp_path / "mem.prof")
     saved = (tmp_path / "mem.prof").read_bytes()
     assert saved[:2] == b"\x1f\x8b" and len(gzip.decompress(saved)) > 0
-    with pytest.raises(funcad.BackendError, match="unknown backend"):
+    with pytest.raises(funcad.BackendError, match="Unknown backend"):
         profiler.device_memory_profile("nosuch")
     del keep
 

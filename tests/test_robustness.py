@@ -288,7 +288,7 @@ def test_config_default_backend_is_wired_to_xla():
         funcad.config.update("default_backend", "cpu")
         assert xla.default_backend() == "cpu" and funcad.config.default_backend == "cpu"
         assert float(funcad.jit(lambda x: x + 1.0)(1.0)) == 2.0
-        with pytest.raises(FuncadError, match="unknown backend 'tpu'"):
+        with pytest.raises(FuncadError, match="Unknown backend 'tpu'"):
             funcad.config.update("default_backend", "tpu")
     finally:
         funcad.config.update("default_backend", before)

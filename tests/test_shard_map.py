@@ -469,3 +469,14 @@ def test_pmap_maps_keyword_arguments_and_jit_of_it_keeps_the_signature():
         np.testing.assert_allclose(np.asarray(f(x, y=x + 1)), np.asarray(want))
     sig = inspect.signature(funcad.jit(foo), follow_wrapped=False)
     assert sig == inspect.signature(jax.jit(foo), follow_wrapped=False)
+
+
+@main
+def test_pmap_of_a_scalar_mapped_argument_raises_value_error():
+    f = lambda x, k: x * k
+    with pytest.raises(ValueError):
+        jax.pmap(f)(np.ones(1), 100)
+    with pytest.raises(ValueError, match="rank should be at least 1, but is only 0"):
+        funcad.pmap(f)(np.ones(1), 100)
+    np.testing.assert_allclose(np.asarray(funcad.pmap(f, static_broadcasted_argnums=1)(np.ones(1), 100)),
+                               np.asarray(jax.pmap(f, static_broadcasted_argnums=1)(np.ones(1), 100)))

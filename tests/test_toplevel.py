@@ -64,7 +64,7 @@ def test_device_queries_match_jax():
         assert [d.id for d in funcad.local_devices(backend=b)] == [d.id for d in jax.local_devices(backend=b)]
     assert funcad.process_index() == jax.process_index() and funcad.process_count() == jax.process_count()
     assert [d.id for d in funcad.local_devices(process_index=0)] == [d.id for d in jax.local_devices(0)]
-    with pytest.raises(funcad.BackendError, match="unknown backend"):
+    with pytest.raises(funcad.BackendError, match="Unknown backend"):
         funcad.devices("tpu9")
 
 

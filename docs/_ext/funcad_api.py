@@ -25,7 +25,7 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
-INTERNAL = {"core", "primitives", "transforms", "lowering"}  # implementation, not namespaces
+INTERNAL = {"core", "primitives", "transforms", "lowering", "arrays"}  # implementation, not namespaces
 JAX_DOCS = "https://docs.jax.dev/en/latest/_autosummary/{}.html"
 
 
@@ -95,9 +95,11 @@ def _directive(obj) -> str | None:
     if isinstance(obj, type):
         return "autoclass" if obj.__module__.split(".")[0] == "funcad" else None
     if inspect.isroutine(obj):
-        return "autofunction"
+        module = getattr(obj, "__module__", None) or ""
+        return "autofunction" if module.split(".")[0] == "funcad" else None
     own = getattr(obj, "__doc__", None)
-    if own and own is not getattr(type(obj), "__doc__", None):
+    borrowed = {getattr(type(obj), "__doc__", None), getattr(getattr(obj, "__origin__", None), "__doc__", None)}
+    if own and own not in borrowed:
         return "autodata"   # an instance with its own docstring (an option scope, custom_jvp)
     return None
 
@@ -109,6 +111,9 @@ def _described(entry: Entry) -> list[str]:
         what = f"The class ``{obj.__module__}.{obj.__qualname__}``, as in JAX."
         return [f".. py:class:: {entry.name}", "", f"   {what}"]
     kind = type(obj).__name__
+    if inspect.isroutine(obj):
+        what = f"``{obj.__module__}.{obj.__qualname__}``, the same function as in JAX."
+        return [f".. py:function:: {entry.name}", "", f"   {what}"]
     if kind == "Primitive":
         what = f"The primitive ``{obj}``: equations of a jaxpr that apply it have it as ``eqn.primitive``."
     else:
@@ -149,7 +154,7 @@ def entry_page(entry: Entry, first: str | None = None) -> str:
 def namespace_page(namespace: str, children: list[str]) -> str:
     entries = public_entries(namespace)
     doc = inspect.getdoc(importlib.import_module(namespace)) or ""
-    summary = doc.split("\n\n")[0].replace("\n", " ")
+    summary = " ".join(escape_docstring(doc.split("\n\n")[0].splitlines())).strip()
     lines = [_title(namespace), f".. module:: {namespace}\n"]
     if summary:
         lines.append(f"{summary}\n")
@@ -161,7 +166,7 @@ def namespace_page(namespace: str, children: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def index_page(groups: dict[str, list[str]]) -> str:
+def index_page(groups: list[str]) -> str:
     lines = [_title("API reference"),
              "One page per public name, generated from funcad's code: its signature, its",
              "docstring and a link to JAX's function of the same name where there is one.",
@@ -176,8 +181,24 @@ def index_page(groups: dict[str, list[str]]) -> str:
 
 # -- coverage against the installed jax -------------------------------------------------
 
+_HELPERS = {"typing", "functools", "collections", "weakref", "__future__", "dataclasses",
+            "jax._src.util", "jaxlib.utils"}
+
+
+def _jax_own(obj) -> bool:
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str):   # a constant (pi, newaxis) or an instance
+        return True
+    return module not in _HELPERS and module.split(".")[0] not in _HELPERS
+
+
 def _jax_public(mod) -> list[str]:
-    names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
+    """A jax module's public names: its `__all__`, or where it has none (most of them) the
+    names of jax's own objects there, not the helpers a module imports from other packages
+    (typing's Any, functools' partial) or from jax's internal utilities (safe_map, unzip2)."""
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n, v in vars(mod).items() if _jax_own(v)]
     return sorted(n for n in set(names) if not n.startswith("_")
                   and not isinstance(getattr(mod, n, None), types.ModuleType))
 
@@ -241,8 +262,8 @@ def coverage_page(groups: list[str], total_pages: int) -> str:
         if cov is None or not cov.jax_names:
             continue
         jname = "jax" + ns[len("funcad"):]
-        rows.append(f"| `{jname}` | {cov.present} of {len(cov.jax_names)} | "
-                    f"{cov.present - len(cov.param_gaps)} | [{ns}]({ns}.rst) |")
+        rows.append(f"| [`{jname}`]({ns}.rst) | {cov.present} of {len(cov.jax_names)} | "
+                    f"{cov.present - len(cov.param_gaps)} |")
         if cov.missing or cov.param_gaps:
             body = [f"### `{jname}`\n"]
             if cov.missing:
@@ -258,8 +279,11 @@ def coverage_page(groups: list[str], total_pages: int) -> str:
         "takes (a funcad function that takes `**kwargs` counts as taking them). Names that "
         "raise `funcad.UnsupportedError` on access count as missing. The API reference has "
         f"{total_pages} pages, one per public name of funcad.\n",
-        "| JAX namespace | names funcad has | with all of JAX's parameters | funcad's |",
-        "| --- | --- | --- | --- |",
+        "Each namespace links to funcad's page for it. A jax module without `__all__` counts "
+        "jax's own objects in it, which can include helpers JAX does not document (such as "
+        "`jax.experimental.ode.runge_kutta_step`).\n",
+        "| JAX namespace | names funcad has | with all of JAX's parameters |",
+        "| --- | --- | --- |",
     ]
     tail = ["", "## What is missing\n",
             "Each name or parameter below is a gap the for-JAX-users guide explains where it "
@@ -275,77 +299,123 @@ def _write(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def generate(outdir: Path) -> int:
-    """Write the reference under `outdir`; returns the number of per-name pages."""
+def write_pages(outdir: Path) -> set[str]:
+    """Write a page per public name and per namespace, and the index; returns the file names."""
     outdir.mkdir(parents=True, exist_ok=True)
     groups = namespaces()
-    wanted = {"index.rst", "coverage.md"}
-    pages = 0
+    written = {"index.rst"}
     classes: dict[int, str] = {}   # id of a class -> the first full name documenting it
     for ns in groups:
         children = [g for g in groups if g.rpartition(".")[0] == ns]
         _write(outdir / f"{ns}.rst", namespace_page(ns, children))
-        wanted.add(f"{ns}.rst")
+        written.add(f"{ns}.rst")
         for entry in public_entries(ns):
             first = None
             if isinstance(entry.obj, type) and _directive(entry.obj) == "autoclass":
                 first = classes.setdefault(id(entry.obj), entry.fullname)
                 first = None if first == entry.fullname else first
             _write(outdir / f"{entry.fullname}.rst", entry_page(entry, first))
-            wanted.add(f"{entry.fullname}.rst")
-            pages += 1
-    _write(outdir / "index.rst", index_page({ns: [] for ns in groups}))
-    _write(outdir / "coverage.md", coverage_page(groups, pages))
-    for stale in outdir.iterdir():  # a name removed from funcad loses its page
-        if stale.name not in wanted:
+            written.add(f"{entry.fullname}.rst")
+    _write(outdir / "index.rst", index_page(groups))
+    return written
+
+
+def generate(outdir: Path) -> None:
+    """The reference and the coverage page under `outdir`; pages of removed names go."""
+    written = write_pages(outdir) | {"coverage.md"}
+    pages = sum(len(public_entries(ns)) for ns in namespaces())
+    _write(outdir / "coverage.md", coverage_page(namespaces(), pages))
+    for stale in outdir.iterdir():
+        if stale.name not in written:
             stale.unlink()
-    return pages
 
 
 # -- docstrings as reStructuredText ---------------------------------------------------------
 
-# funcad's docstrings are reStructuredText with three plain-text habits of math and Python
-# prose that reST would read as markup: |x| (absolute value, not a substitution),
-# f(*args) / **kwargs (not emphasis), and numpy.r_ (not a link target). Outside code
-# (``...``, `...`, doctest blocks) they are escaped; every other reST error still fails
-# the build.
-_CODE = re.compile(r"(``.*?``|`[^`]*`)")
+# funcad's docstrings are reStructuredText written with the habits of Python prose:
+# `name` in single backticks means code (as in Markdown; reST would set it in italics and
+# reject `name`s), |x| is an absolute value (not a substitution), f(*args) and **kwargs
+# are calls (not emphasis), numpy.r_ a name (not a link target). Outside doctest and
+# literal blocks these are rewritten to the reST that says so; every other reST error
+# still fails the build.
+_TICKS = re.compile(r"(?<!`)`([^`]+)`(?!`)")
+_LITERAL = re.compile(r"(``.+?``)", re.S)
 _STAR = re.compile(r"(?<![\\\w*])(\*\*?)(?=[A-Za-z_(])(?![A-Za-z_]+\*)")
 _BAR = re.compile(r"(?<!\\)\|")
-_TARGET = re.compile(r"(?<=[A-Za-z0-9])_(?=[\s.,;:)]|$)")
+_TARGET = re.compile(r"(?<=[A-Za-z0-9])_(?![A-Za-z0-9_])")
 
 
-def _escape_prose(line: str) -> str:
-    parts = _CODE.split(line)
-    for i in range(0, len(parts), 2):  # even parts are outside code spans
-        text = _STAR.sub(lambda m: "\\" + "\\".join(m.group(1)), parts[i])
-        parts[i] = _TARGET.sub(r"\\_", _BAR.sub(r"\\|", text))
+def _literal(m: re.Match) -> str:
+    # an inline literal must stand apart from the words around it: `x`s -> ``x``\ s
+    before = m.string[m.start() - 1] if m.start() else " "
+    after = m.string[m.end()] if m.end() < len(m.string) else " "
+    text = m.group(1).replace("\n", " ")
+    return ("\\ " if before.isalnum() or before in ")_" else "") + f"``{text}``" \
+        + ("\\ " if after.isalnum() or after in "(_" else "")
+
+
+def _escape_prose(text: str) -> str:
+    text = _TICKS.sub(_literal, text)
+    parts = _LITERAL.split(text)
+    for i in range(0, len(parts), 2):  # even parts are outside literals
+        t = _STAR.sub(lambda m: "\\" + "\\".join(m.group(1)), parts[i])
+        parts[i] = _TARGET.sub(r"\\_", _BAR.sub(r"\\|", t))
     return "".join(parts)
 
 
 def escape_docstring(lines: list[str]) -> list[str]:
-    out, in_doctest = [], False
+    """The docstring's lines with its prose habits written as reST (see above)."""
+    blocks: list[list[str]] = [[]]
     for line in lines:
-        stripped = line.lstrip()
-        if stripped.startswith(">>>"):
-            in_doctest = True
-        elif not stripped:
-            in_doctest = False
-        out.append(line if in_doctest else _escape_prose(line))
+        if line.strip():
+            blocks[-1].append(line)
+        elif blocks[-1]:
+            blocks.append([])
+    out: list[str] = []
+    literal_next = False
+    for block in blocks:
+        if not block:
+            continue
+        indent = min(len(b) - len(b.lstrip()) for b in block)
+        code = block[0].lstrip().startswith(">>>") or (literal_next and indent > 0)
+        out += block if code else _escape_prose("\n".join(block)).split("\n")
+        out.append("")
+        literal_next = block[-1].rstrip().endswith("::") or (literal_next and code)
     return out
 
 
 def _process_docstring(app, what, name, obj, options, lines):
-    if name.startswith("funcad"):
-        lines[:] = escape_docstring(lines)
+    if not name.startswith("funcad"):
+        return
+    if what in ("data", "attribute", "class", "function") and _directive(obj) is None \
+            and name.count(".") >= 1:
+        # autosummary reads the docstring of NumPy's types, a dict's, a primitive's class:
+        # its table shows what the page says instead
+        ns, _, short = name.rpartition(".")
+        body = _described(Entry(ns, short, obj))
+        lines[:] = [body[-1].strip()]
+        return
+    lines[:] = escape_docstring(lines)
+
+
+def _check_pages(app, exception) -> None:
+    """The built reference has a page for every public name (and says how many)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    built = Path(app.outdir) / "api"
+    names = [e.fullname for ns in namespaces() for e in public_entries(ns)]
+    missing = [n for n in names if not (built / f"{n}.html").exists()]
+    if missing:
+        raise RuntimeError(f"the API reference lacks pages for {len(missing)} public names: {missing[:10]}")
+    print(f"funcad API reference: a page for each of the {len(names)} public names")
 
 
 def setup(app):
-    app.connect("autodoc-process-docstring", _process_docstring)
+    # before napoleon (priority 500), which reads `a: b` in a first line as a type
+    app.connect("autodoc-process-docstring", _process_docstring, priority=400)
+    app.connect("build-finished", _check_pages)
     def on_init(app):
-        count = generate(Path(app.srcdir) / "api")
-        app.env.funcad_api_pages = count  # noqa: attribute for the build log
-        print(f"funcad API reference: {count} pages")
+        generate(Path(app.srcdir) / "api")
 
     app.connect("builder-inited", on_init)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

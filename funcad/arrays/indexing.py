@@ -32,6 +32,10 @@ def _is_array_index(i):
     return isinstance(i, (list, np.ndarray)) or hasattr(i, "__funcad_array__")
 
 
+# A 0-d boolean index (x[np.True_], x[np.array(False)]) adds an axis of size 1 or 0.
+_NEW_AXIS_KEPT, _NEW_AXIS_EMPTIED = object(), object()
+
+
 def _expand(x, idx):
     """Normalise an index into one entry per dimension of x (None inserted as new axes)."""
     if not isinstance(idx, tuple):
@@ -41,9 +45,12 @@ def _expand(x, idx):
     for i in idx:
         if _is_array_index(i) and not isinstance(i, Tracer):
             i = np.asarray(i.__funcad_array__() if hasattr(i, "__funcad_array__") else i)
+        if isinstance(i, np.bool_):
+            i = np.asarray(i)
         if isinstance(i, np.ndarray) and i.dtype == np.bool_:
-            if i.ndim == 0:
-                raise FuncadIndexError("0-d boolean indices are not supported; use funcad.numpy.where")
+            if i.ndim == 0:  # NumPy's rule: a new axis, kept (True) or emptied (False)
+                out.append(_NEW_AXIS_KEPT if i else _NEW_AXIS_EMPTIED)
+                continue
             out.extend(np.nonzero(i))
             continue
         if isinstance(i, Tracer) and i.dtype == np.bool_:
@@ -52,7 +59,8 @@ def _expand(x, idx):
                 "Use funcad.numpy.where(mask, x, 0) instead, or pass the mask as a NumPy array.")
         out.append(i)
     idx = tuple(out)
-    consumed = sum(1 for i in idx if i is not None and i is not Ellipsis)
+    consumed = sum(1 for i in idx if i is not None and i is not Ellipsis
+                   and i is not _NEW_AXIS_KEPT and i is not _NEW_AXIS_EMPTIED)
     if sum(1 for i in idx if i is Ellipsis) > 1:
         raise FuncadIndexError("an index can only have a single ellipsis ('...')")
     nd = aval_of(x).ndim
@@ -70,9 +78,9 @@ def _expand(x, idx):
     # Insert the new axes into x itself, indexed by full slices.
     shape, k, entries = [], 0, []
     for i in full:
-        if i is None:
+        if i is None or i is _NEW_AXIS_KEPT or i is _NEW_AXIS_EMPTIED:
             shape.append(1)
-            entries.append(slice(None))
+            entries.append(slice(0, 0) if i is _NEW_AXIS_EMPTIED else slice(None))
         else:
             shape.append(aval_of(x).shape[k])
             entries.append(i)

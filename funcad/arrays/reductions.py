@@ -6,6 +6,7 @@ import numpy as np
 from ..core.narrow import kind as _kind
 
 from ..core.avals import aval_of
+from ..core.errors import FuncadValueError
 from ..core.eager import EagerArray, wrap
 from ..primitives import elementwise as E
 from ..primitives import reductions as R
@@ -26,7 +27,6 @@ def _norm_axes(nd, axis):
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     out = [canonical_axis(a, nd) for a in axes]
     if len(set(out)) != len(out):
-        from ..core.errors import FuncadValueError
         raise FuncadValueError(f"repeated axis in {axis!r}; name each axis once")
     return tuple(sorted(out))
 
@@ -154,12 +154,22 @@ def _extreme(name, prim_fn, a, axis, out, keepdims, initial, where):
     # max and min have no identity: a where mask needs `initial`, and an empty axis gives it.
     no_out(out, name)
     if where is None and initial is None:
+        a = asarray_or_tracer(a)
+        shape = a.shape if type(a) in _ARRAYS else aval_of(a).shape
+        if 0 in shape and 0 in [shape[i] for i in _norm_axes(len(shape), axis)]:
+            raise FuncadValueError(f"zero-size array to reduction operation {name} which has no "
+                                   "identity; pass initial= (the value for an empty axis)")
         return _reduce(prim_fn, a, axis, keepdims)
     a = asarray_or_tracer(a)
     empty = _initial_only(a, axis, keepdims, initial)
     if empty is not None:
         return empty
     return _finish(name, lambda a: _reduce(prim_fn, a, axis, keepdims), a, where, initial, has_identity=False)
+
+
+def max_or_identity(a, axis):
+    """max over `axis` (kept), -inf over an empty one (max with initial=-inf, cheaper)."""
+    return _reduce(R.reduce_max, a, axis, True)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
@@ -344,7 +354,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         a = to_inexact(a)
     complex_ = _kind(aval_of(a).dtype) == "c"  # the principal log of the complex sum, as JAX's
     masked = a if where is None else _where(where, a, -np.inf)
-    amax = max(E.real(masked) if complex_ else masked, axis, keepdims=True)
+    amax = max_or_identity(E.real(masked) if complex_ else masked, axis)
     amax = E.stop_gradient(_where(isfinite(amax), amax, 0))
     terms = exp(E.sub(a, cast(amax, aval_of(a).dtype)))
     if b is not None:

@@ -25,11 +25,12 @@ installed = None  # the filter list the filter was last put in
 
 
 def install() -> None:
-    """Put the filter in the current filter list (once per list)."""
+    """Put the filter first in the current filter list (once per list): a list copied by
+    `catch_warnings` and then given an "error" filter in front (pytest's
+    `filterwarnings = error`, per test) must not turn funcad's IEEE results into errors.
+    `filterwarnings` moves an existing equal filter to the front."""
     global installed
-    if not any(f[0] == "ignore" and f[2] is RuntimeWarning and f[3] is not None
-               and f[3].pattern == _MODULES for f in warnings.filters):
-        warnings.filterwarnings("ignore", category=RuntimeWarning, module=_MODULES)
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=_MODULES)
     installed = warnings.filters
 
 

@@ -70,18 +70,67 @@ def timed(event: str, **kwargs) -> Iterator[None]:
 
 
 def register_event_listener(callback: Callable[..., None]) -> None:
+    """Call `callback(event, **kwargs)` for each recorded event.
+
+    >>> from funcad import monitoring
+    >>> seen = []
+    >>> def listener(event, **kwargs):
+    ...     seen.append(event)
+    >>> monitoring.register_event_listener(listener)
+    >>> monitoring.record_event("/my/event")
+    >>> seen
+    ['/my/event']
+    >>> monitoring.unregister_event_listener(listener)
+    """
     _event.append(callback)
 
 
 def register_event_duration_secs_listener(callback: Callable[..., None]) -> None:
+    """Call `callback(event, duration_secs, **kwargs)` for each recorded duration (jit
+    reports JAX's three compile durations).
+
+    >>> from funcad import monitoring
+    >>> seen = []
+    >>> def listener(event, duration, **kwargs):
+    ...     seen.append((event, duration))
+    >>> monitoring.register_event_duration_secs_listener(listener)
+    >>> monitoring.record_event_duration_secs("/my/step", 0.5)
+    >>> seen
+    [('/my/step', 0.5)]
+    >>> monitoring.unregister_event_duration_listener(listener)
+    """
     _duration.append(callback)
 
 
 def register_event_time_span_listener(callback: Callable[..., None]) -> None:
+    """Call `callback(event, start_time, end_time, **kwargs)` for each recorded time span.
+
+    >>> from funcad import monitoring
+    >>> seen = []
+    >>> def listener(event, start, end, **kwargs):
+    ...     seen.append(end - start)
+    >>> monitoring.register_event_time_span_listener(listener)
+    >>> monitoring.record_event_time_span("/my/span", 1.0, 3.5)
+    >>> seen
+    [2.5]
+    >>> monitoring.unregister_event_time_span_listener(listener)
+    """
     _time_span.append(callback)
 
 
 def register_scalar_listener(callback: Callable[..., None]) -> None:
+    """Call `callback(event, value, **kwargs)` for each recorded scalar.
+
+    >>> from funcad import monitoring
+    >>> seen = []
+    >>> def listener(event, value, **kwargs):
+    ...     seen.append((event, value, kwargs))
+    >>> monitoring.register_scalar_listener(listener)
+    >>> monitoring.record_scalar("/my/loss", 0.25, step=3)
+    >>> seen
+    [('/my/loss', 0.25, {'step': 3})]
+    >>> monitoring.unregister_scalar_listener(listener)
+    """
     _scalar.append(callback)
 
 
@@ -93,18 +142,22 @@ def _unregister(listeners: list, callback, kind: str) -> None:
 
 
 def unregister_event_listener(callback: Callable[..., None]) -> None:
+    """Stop calling an event listener; AssertionError if it is not registered, as JAX's."""
     _unregister(_event, callback, "event")
 
 
 def unregister_event_duration_listener(callback: Callable[..., None]) -> None:
+    """Stop calling a duration listener; AssertionError if it is not registered, as JAX's."""
     _unregister(_duration, callback, "event_duration_secs")
 
 
 def unregister_event_time_span_listener(callback: Callable[..., None]) -> None:
+    """Stop calling a time-span listener; AssertionError if it is not registered, as JAX's."""
     _unregister(_time_span, callback, "event_time_span")
 
 
 def unregister_scalar_listener(callback: Callable[..., None]) -> None:
+    """Stop calling a scalar listener; AssertionError if it is not registered, as JAX's."""
     _unregister(_scalar, callback, "scalar")
 
 

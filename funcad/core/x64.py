@@ -64,15 +64,16 @@ def canonicalize_dtype(dtype) -> np.dtype:
 
 def explicit_dtype(dtype, fun_name: str = ""):
     """A dtype the user asked for (`None` stays `None`). With x64 off a 64-bit one is
-    truncated to 32 bits with JAX's warning (shown once per calling line, as JAX's)."""
+    truncated to 32 bits with JAX's warning (shown once per calling line, as JAX's); Python's
+    `int`, `float` and `complex` silently mean the default 32-bit types, as in JAX."""
     if dtype is None:
         return None
     d = np.dtype(dtype)
     if enabled:
         return d
     c = _TO_32.get(d)
-    if c is None:
-        return d
+    if c is None or dtype is int or dtype is float or dtype is complex:
+        return d if c is None else c  # Python's types name the default width: no warning, as JAX
     where = f" requested in {fun_name}" if fun_name else ""
     warnings.warn(f"Explicitly requested dtype {d}{where} is not available, and will be "
                   f"truncated to dtype {c}. To enable more dtypes, set the enable_x64 "
@@ -137,7 +138,11 @@ def canonicalize_all(leaves: list) -> list:
 # -- the 32-bit versions of the choke points -----------------------------------
 
 def _value32(x):
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, np.ndarray):
+        c = _TO_32.get(x.dtype)
+        if c is not None:  # NumPy's astype: an eager array's own method would come back here
+            return np.ndarray.astype(x, c)
+    elif isinstance(x, np.generic):
         c = _TO_32.get(x.dtype)
         if c is not None:
             return x.astype(c)

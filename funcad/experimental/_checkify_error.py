@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import numpy as _fnp
 from ..core.avals import aval_of
+from ..core.eager import wrap
 from ..core.errors import FuncadError, FuncadValueError
 from ..core.pytree import register_pytree_node, tree_flatten, tree_unflatten
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, jvp_rules,
@@ -113,8 +114,9 @@ class _Spec(tuple):
 
 
 def _formattable(x):
-    x = np.asarray(x)
-    return x[()] if x.ndim == 0 else x  # a 0-d value formats as its scalar, as JAX's arrays do
+    # an array, as JAX hands its format arguments: str() and format specs give the
+    # values, repr() (a dict or list of them in the message) gives Array(...)
+    return wrap(np.asarray(x))
 
 
 class ErrorEffect:

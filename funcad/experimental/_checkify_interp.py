@@ -37,9 +37,11 @@ from ..primitives import indexing as _indexing, linalg as _linalg, reductions as
 from ..primitives import special as _special, structural as _structural
 from ..transforms.linear_solve import linear_solve_p
 from ..transforms.control_flow import cond_p, scan_p, while_p
+from ..core.sharding import PartitionSpec
 from ..transforms.jit import jit_p
-from ._checkify_error import (DivisionByZeroError, Error, NaNError, OOBError, _Spec, _effect_of, check_p,
-                              update_error)
+from ..transforms.shard_map import _bind as _bind_shard_map, _params as _shard_map_params, shard_map_p
+from ._checkify_error import (DivisionByZeroError, Error, NaNError, OOBError, _Spec, _effect_of,
+                              _reduce_any, check_p, update_error)
 
 __all__ = ["Context", "checkify_jaxpr", "checkify_rules", "NAN_PRIMITIVES"]
 
@@ -183,9 +185,11 @@ def _leaf_avals(leaves):
     return [ShapedArray(np.shape(x), aval_of(x).dtype) for x in leaves]
 
 
-def _checkify_body(start: int, body: ClosedJaxpr, enabled, err_tree, err_avals, in_avals, wrap=None):
+def _checkify_body(start: int, body: ClosedJaxpr, enabled, err_tree, err_avals, in_avals, wrap=None,
+                   stacked=False):
     """`body` rewritten as (error leaves, inputs) -> (error leaves, outputs), checking
-    from code `start`. Returns (jaxpr, output error tree, codes used)."""
+    from code `start` (`stacked`: each error leaf out with a new leading axis of 1).
+    Returns (jaxpr, output error tree, codes used)."""
     ctx, box = Context(start), []
 
     def fun(*flat):
@@ -196,6 +200,8 @@ def _checkify_body(start: int, body: ClosedJaxpr, enabled, err_tree, err_avals, 
         box.append(tree)
         # a loop carry keeps its types: no weak types in the error leaves
         leaves = [_lax.convert_element_type(x, aval_of(x).dtype) for x in leaves]
+        if stacked:
+            leaves = [_lax.expand_dims(x, (0,)) for x in leaves]
         return leaves + list(outs)
 
     closed = trace_to_jaxpr(fun, list(err_avals) + list(in_avals), name="checkify")
@@ -288,6 +294,23 @@ def _while_rule(ctx, error, enabled, eqn, ins):
     return tree_unflatten(out_tree, list(outs[:ne])), list(outs[ne:])
 
 
+def _shard_map_rule(ctx, error, enabled, eqn, ins):
+    """Each device checks its shard: its error leaves come out stacked over the manual
+    mesh axes, and the stack is cut down to one error (a device that found one)."""
+    p = eqn.params
+    body = p["jaxpr"]
+    leaves, tree = tree_flatten(error)
+    new, out_tree, used = _checkify_body(ctx.code, body, enabled, tree, _leaf_avals(leaves),
+                                         body.in_avals, stacked=True)
+    ctx.code += used
+    axes = tuple(a for a in p["mesh"].axis_names if a in p["manual_axes"])
+    n_out = out_tree.num_leaves
+    sm = _shard_map_params(p, in_specs=(PartitionSpec(),) * len(leaves) + tuple(p["in_specs"]),
+                           out_specs=(PartitionSpec(axes),) * n_out + tuple(p["out_specs"]))
+    outs = _bind_shard_map([*leaves, *ins], new, sm)
+    return _reduce_any(tree_unflatten(out_tree, list(outs[:n_out]))), list(outs[n_out:])
+
+
 def _other_call(ctx, error, enabled, eqn, ins):
     """A call that must stay itself (its derivative or batching rule is the user's): run
     it, and find its errors by checkifying its body on inputs cut from differentiation."""
@@ -317,4 +340,4 @@ checkify_rules.update({
     _indexing.dynamic_slice_p: _window_rule(1), _indexing.dynamic_update_slice_p: _window_rule(2),
     _indexing.gather_p: _point_rule, _indexing.scatter_add_p: _point_rule, _E.div_p: _div_rule,
     check_p: _check_rule, jit_p: _jit_rule, cond_p: _cond_rule, scan_p: _scan_rule,
-    while_p: _while_rule})
+    while_p: _while_rule, shard_map_p: _shard_map_rule})

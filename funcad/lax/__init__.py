@@ -181,3 +181,7 @@ for _name in _jax_names.CHECKED:
     globals()[_name] = _checked(getattr(_jax_names, _name))
 for _name in _jax_names.PLAIN:
     globals()[_name] = getattr(_jax_names, _name)
+
+from ._docstrings import attach as _attach_docstrings  # noqa: E402 (after every name is bound)
+
+_attach_docstrings(globals())

@@ -168,7 +168,7 @@ _ALIASES = {"cuda": "gpu", "rocm": "gpu", "gpu": "gpu", "cpu": "cpu"}
 def _canonical(backend: str) -> str:
     name = _ALIASES.get(str(backend).lower())
     if name is None:
-        raise BackendError(f"unknown backend {backend!r}; use 'cpu' or 'gpu'")
+        raise BackendError(f"Unknown backend {backend!r}: funcad runs on 'cpu' or 'gpu'; use one of them")
     return name
 
 
@@ -231,7 +231,7 @@ def get_client(backend: str):
     if backend in installed_clients:
         return installed_clients[backend]
     if backend == "gpu" and not gpu_available():
-        raise BackendError("backend='gpu' was requested, but no CUDA GPU and PJRT plugin are "
+        raise BackendError("Unknown backend: 'gpu' requested, but no CUDA GPU and PJRT plugin are "
                            "available (install jax[cuda12]); use backend='cpu'")
     return _jax.local_devices(backend=backend)[0].client
 

@@ -12,7 +12,7 @@ from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.trace import Tracer, bind_custom_jvp
 from ..arrays.dtypes import asarray_or_tracer, to_inexact
-from ..arrays.reductions import _norm_axes, logsumexp
+from ..arrays.reductions import _norm_axes, logsumexp, max_or_identity
 from ..primitives import elementwise as E
 
 __all__ = ["log_softmax", "logmeanexp", "logsumexp", "one_hot", "softmax", "standardize"]
@@ -20,7 +20,7 @@ __all__ = ["log_softmax", "logmeanexp", "logsumexp", "one_hot", "softmax", "stan
 
 def _masked_max(x, axis, where):
     """max over `axis` (kept) of the entries `where` selects; -inf where none is."""
-    return fnp.max(x if where is None else fnp.where(where, x, -np.inf), axis, keepdims=True)
+    return max_or_identity(x if where is None else fnp.where(where, x, -np.inf), axis)
 
 
 def _masked_sum(x, axis, where):

@@ -219,3 +219,7 @@ def _scalar_types() -> None:
 
 
 _scalar_types()
+
+from ._docstrings import attach as _attach_docstrings  # noqa: E402 (after every name is bound)
+
+_attach_docstrings(globals())

@@ -26,6 +26,13 @@ class UndefinedPrimal:
 
 
 def is_undefined(x) -> bool:
+    """Whether `x` is an UndefinedPrimal: a linear input that a transpose rule receives in
+    place of a value (JAX's `ad.is_undefined_primal`).
+
+    >>> from funcad.interpreters import ad
+    >>> ad.is_undefined_primal(1.0)
+    False
+    """
     return type(x) is UndefinedPrimal
 
 

@@ -724,8 +724,10 @@ transpose_rules[mul_p] = lambda ct, x, y: [
     unbroadcast(mul(ct, y), shape_of(x)) if is_undefined(x) else None,
     unbroadcast(mul(x, ct), shape_of(y)) if is_undefined(y) else None]
 
+# JAX's formula for the denominator, -t * x * y**-2: (x / y) / y rounds differently, and an
+# MCMC chain started from a gradient one ulp off goes elsewhere.
 defjvp(div_p, lambda t, ans, x, y: div(t, y),
-       lambda t, ans, x, y: neg(mul(t, div(ans, y))))
+       lambda t, ans, x, y: mul(mul(neg(t), x), integer_pow(y, -2)))
 transpose_rules[div_p] = lambda ct, x, y: [unbroadcast(div(ct, y), shape_of(x)), None]
 
 

@@ -313,6 +313,8 @@ def _scatter_add_batch(vals, dims, *, axis_size):
 
 
 def _gather_lowering(ctx, x, idx):
+    if 0 in ctx.out_aval.shape:  # empty (XLA refuses a slice of size 1 from an empty axis)
+        return ctx.full(0, ctx.out_aval.dtype, ctx.out_aval.shape)
     k = idx.aval.shape[-1]
     nb = len(idx.aval.shape) - 1
     offset = list(range(nb, nb + len(x.aval.shape) - k))
@@ -324,6 +326,8 @@ def _gather_lowering(ctx, x, idx):
 
 
 def _scatter_add_lowering(ctx, x, idx, u):
+    if 0 in x.aval.shape or 0 in u.aval.shape:  # nothing to add
+        return x
     k = idx.aval.shape[-1]
     nb = len(idx.aval.shape) - 1
     window = list(range(nb, nb + len(x.aval.shape) - k))

@@ -28,9 +28,12 @@ def _reduce_aval(name):
     return rule
 
 
-def _np_reduce(f, bool_f=None):
+def _np_reduce(f, bool_f=None, kind=None):
     def impl(x, *, axes):
         x = np.asarray(x)
+        if kind is not None and x.size == 0 and axes:  # XLA's identity (NumPy raises)
+            shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+            return np.full(shape, reduction_identity(kind, x.dtype), x.dtype)
         g = bool_f if bool_f is not None and x.dtype == np.bool_ else f
         return np.asarray(g(x, axis=axes), dtype=x.dtype) if axes else x
     return impl
@@ -69,8 +72,8 @@ def reducer(name, impl, kind, np_name):
 # ufunc.reduce is what np.sum/np.max call, minus their Python wrapper.
 reduce_sum_p = reducer("reduce_sum", _np_reduce(np.add.reduce), "add", "sum")
 # On booleans (all/any) max and min are or/and, whose identities make empty inputs work.
-reduce_max_p = reducer("reduce_max", _np_reduce(np.maximum.reduce, np.logical_or.reduce), "max", "max")
-reduce_min_p = reducer("reduce_min", _np_reduce(np.minimum.reduce, np.logical_and.reduce), "min", "min")
+reduce_max_p = reducer("reduce_max", _np_reduce(np.maximum.reduce, np.logical_or.reduce, "max"), "max", "max")
+reduce_min_p = reducer("reduce_min", _np_reduce(np.minimum.reduce, np.logical_and.reduce, "min"), "min", "min")
 reduce_prod_p = reducer("reduce_prod", _np_reduce(np.multiply.reduce), "mul", "prod")
 
 
@@ -268,6 +271,8 @@ def _cum_impl(f):
 def _cum_lowering(kind):
     def rule(ctx, x, *, axis, reverse):
         shape, nd = x.aval.shape, len(x.aval.shape)
+        if 0 in shape:  # an empty result (XLA refuses a window of size 0)
+            return x
         n = shape[axis]
         window = [n if d == axis else 1 for d in range(nd)]
         pad_cfg = [[0, 0] for _ in range(nd)]

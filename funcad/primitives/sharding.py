@@ -8,6 +8,7 @@ transpose are the same constraint on the tangent and cotangent, as in JAX.
 from __future__ import annotations
 
 from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.layout import Format, sharding_of_format
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules,
                           sharding_rules)
@@ -33,15 +34,18 @@ def with_sharding_constraint(x, shardings):
     Array([2., 2.], dtype=float64)
     """
     leaves, tree = tree_flatten(x)
-    if isinstance(shardings, (Sharding, PartitionSpec)):
+    if isinstance(shardings, (Sharding, PartitionSpec, Format)):
         per_leaf = [shardings] * len(leaves)
     else:
         per_leaf, s_tree = tree_flatten(shardings,
-                                        is_leaf=lambda s: isinstance(s, (Sharding, PartitionSpec)))
+                                        is_leaf=lambda s: isinstance(s, (Sharding, PartitionSpec, Format)))
         if s_tree != tree:
             raise FuncadTypeError(f"with_sharding_constraint: the shardings {shardings!r} do not "
                                   f"match the structure of the values; pass one Sharding or a tree "
                                   f"of Shardings shaped like the values")
+    # A Format (jax.experimental.layout) with the layout funcad's arrays have is its sharding.
+    per_leaf = [sharding_of_format(s, len(getattr(v, "shape", ())), "with_sharding_constraint")
+                if isinstance(s, Format) else s for s, v in zip(per_leaf, leaves)]
     per_leaf = [resolve_spec(s, "with_sharding_constraint") for s in per_leaf]
     for s in per_leaf:
         if not isinstance(s, Sharding):

@@ -343,8 +343,9 @@ def pivots_to_permutation(piv, m):
     """The row permutation that LAPACK's successive row swaps `piv` (0-based) make."""
     piv = np.asarray(piv)
     perm = np.broadcast_to(np.arange(m, dtype=np.int32), piv.shape[:-1] + (m,)).copy()
-    flat_perm = perm.reshape(-1, m)
-    flat_piv = piv.reshape(-1, piv.shape[-1])
+    count = int(np.prod(piv.shape[:-1], dtype=np.int64))  # -1 is ambiguous at size 0
+    flat_perm = perm.reshape(count, m)
+    flat_piv = piv.reshape(count, piv.shape[-1])
     for i in range(piv.shape[-1]):
         j = flat_piv[:, i]
         r = np.arange(len(flat_perm))
@@ -358,10 +359,10 @@ def _lu_impl(x):
     *batch, m, n = x.shape
     from scipy.linalg import get_lapack_funcs  # loads on first use, as in _solve_one
     getrf, = get_lapack_funcs(("getrf",), (x,))
-    flat = x.reshape((-1, m, n))
+    flat = x.reshape((int(np.prod(batch, dtype=np.int64)), m, n))  # -1 is ambiguous at size 0
     lu = np.empty_like(flat)
     piv = np.empty((len(flat), min(m, n)), np.int32)
-    for i, a in enumerate(flat):
+    for i, a in enumerate(flat if m and n else ()):  # LAPACK refuses an empty matrix
         lu[i], p, _ = getrf(a)  # info > 0 (a zero pivot) still gives the factors, as in XLA
         piv[i] = p[:min(m, n)]
     piv = piv.reshape((*batch, min(m, n)))
@@ -429,6 +430,10 @@ def _lu_lowering(ctx, x):
     *batch, m, n = aval.shape
     k = min(m, n)
     piv_aval = ShapedArray((*batch, k), np.int32)
+    if 0 in aval.shape:  # nothing to factor (the swap loop's slices need k >= 1)
+        perm = ctx.op1("stablehlo.iota", [], ShapedArray((*batch, m), np.int32),
+                       f"iota_dimension = {len(batch)} : i64")
+        return [x, ctx.full(0, np.int32, piv_aval.shape), perm]
     lu_, piv, _info = lapack.ffi_call(ctx, lapack.lapack_target("getrf", aval.dtype), [x],
                                       [aval, piv_aval, ShapedArray(tuple(batch), np.int32)],
                                       aliases={0: 0})
@@ -486,7 +491,7 @@ _LU_HELPER = '''def _lu(x):
     getrf, = get_lapack_funcs(("getrf",), (x,))
     flat = x.reshape((-1, m, n))
     lu, piv = np.empty_like(flat), np.empty((len(flat), min(m, n)), np.int32)
-    for i, a in enumerate(flat):
+    for i, a in enumerate(flat if m and n else ()):  # LAPACK refuses an empty matrix
         lu[i], p, _ = getrf(a)
         piv[i] = p[:min(m, n)]
     perm = np.tile(np.arange(m, dtype=np.int32), (len(flat), 1))

@@ -66,6 +66,14 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
             dyn_axes = in_axes
         flat, tree = tree_flatten((dyn, kwargs))
         axes = _expand_axes((dyn_axes, 0), (dyn, kwargs), "in_axes")
+        for x, d in zip(flat, axes):
+            nd = aval_of(x).ndim
+            if d is not None and not -nd <= d < nd:
+                raise FuncadValueError(
+                    f"pmap was requested to map its argument along axis {d}, which implies that its "
+                    f"rank should be at least {d + 1 if d >= 0 else -d}, but is only {nd} (its shape "
+                    f"is {aval_of(x).shape}); pass it with in_axes None or as a static argument "
+                    f"(static_broadcasted_argnums)")
         axes = [None if d is None else d % aval_of(x).ndim for x, d in zip(flat, axes)]
         sizes = {aval_of(x).shape[d] for x, d in zip(flat, axes) if d is not None}
         if len(sizes) > 1:
@@ -110,6 +118,9 @@ def _compiled(fun, key, args, static_pos, out_axes, name, mesh, backend, donate)
         return hit
     tree, axes, _, _ = key
     n = mesh.size
+    # Only the static arguments are kept (the compiled function is cached): the others
+    # may be tracers of the caller's trace.
+    statics, n_args = {i: args[i] for i in static_pos}, len(args)
     spec_in = [PartitionSpec() if d is None else PartitionSpec(name) for d in axes]
     out_dims: list = []
 
@@ -117,7 +128,7 @@ def _compiled(fun, key, args, static_pos, out_axes, name, mesh, backend, donate)
         xs = [x if d is None else squeeze(x, (0,)) for x, d in zip(xs, axes)]
         dyn, kwargs = tree_unflatten(tree, xs)
         dyn = iter(dyn)
-        full = [args[i] if i in static_pos else next(dyn) for i in range(len(args))]
+        full = [statics[i] if i in statics else next(dyn) for i in range(n_args)]
         outs = fun(*full, **kwargs)
         leaves, out_tree = tree_flatten(outs)
         dims = _expand_axes(out_axes, outs, "out_axes")

@@ -7,6 +7,7 @@ three axes per primitive (XLA's limit), scale for `norm`, move the axes back.
 """
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 from typing import Sequence
@@ -15,6 +16,7 @@ import numpy as np
 
 from ...core.avals import aval_of
 from ...core.errors import AxisError, FuncadTypeError, FuncadValueError
+from ...primitives._base import full
 from ...primitives.elementwise import convert_element_type, mul
 from ...primitives.fft import FftType, fft_input_dtype, fft_p, reflect
 from ...primitives.structural import pad, slice as _slice, transpose
@@ -42,7 +44,7 @@ def _check_norm(norm, fn: str) -> str:
 
 def _norm_factor(norm: str, inverse: bool, n: int) -> float:
     """The extra scale on top of the primitive (FFT/RFFT unscaled, IFFT/IRFFT by 1/n)."""
-    if norm == "backward":
+    if norm == "backward" or n == 0:  # n == 0: an empty result
         return 1.0
     if norm == "ortho":
         return math.sqrt(n) if inverse else 1.0 / math.sqrt(n)
@@ -99,6 +101,13 @@ def _crop_or_pad(x, axis: int, n: int):
 
 def _apply(x, typ: FftType, lengths: tuple):
     """The transform over the trailing len(lengths) axes, at most three per primitive."""
+    if 0 in lengths:  # an empty result (JAX's; XLA and NumPy have no 0-point transform)
+        a = aval_of(x)
+        if typ == IRFFT:
+            return full(a.shape[:-1] + (lengths[-1],), 0, np.finfo(a.dtype).dtype)
+        if typ == RFFT:
+            return full(a.shape[:-1] + (lengths[-1] // 2 + 1,), 0, np.result_type(a.dtype, np.complex64))
+        return x
     if len(lengths) <= 3:
         return fft_p.bind(x, fft_type=typ, fft_lengths=lengths)
     # Leading transformed axes go last for a complex transform, then come back:
@@ -131,13 +140,17 @@ def _prepare(fn: str, typ: FftType, a, s, axes):
     axes, s = _plan(fn, x, s, axes)
     shape = aval_of(x).shape
     if s is None:
+        # A length 0 from the input's shape gives an empty result, as JAX's
         s = tuple(shape[a] for a in axes)
         if typ == IRFFT and axes:
-            s = s[:-1] + (2 * (s[-1] - 1),)
-    for n in s:
-        if n < 1:
-            raise FuncadValueError(f"{fn}: Invalid number of FFT data points ({n}) specified; "
-                                   "every transformed length must be at least 1")
+            s = s[:-1] + (builtins.max(0, 2 * (s[-1] - 1)),)
+        if typ == RFFT and s and s[-1] == 0:
+            raise FuncadValueError(f"{fn}: the input has 0 points along axis {axes[-1]} (shape "
+                                   f"{shape}), the real transform's axis; it needs at least one "
+                                   "(JAX fails in XLA here)")
+    elif builtins.min(s, default=1) < 1:
+        raise FuncadValueError(f"{fn}: Shape should be positive (s={s}); every transformed length "
+                               "must be at least 1")
     nd, k = len(shape), len(axes)
     perm = None
     if axes != tuple(range(nd - k, nd)):

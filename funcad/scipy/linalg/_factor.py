@@ -141,7 +141,10 @@ def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
     >>> lu_factor(np.array([[1.0, 2.0], [3.0, 4.0]]))[1].tolist()
     [1, 1]
     """
-    a = _square("lu_factor", a)
+    a = _float(a)
+    if aval_of(a).ndim < 2:  # rectangular matrices too, as JAX's
+        raise FuncadValueError(f"lu_factor: the argument must be a matrix or a stack of them (shape "
+                               f"(..., m, n)), got shape {aval_of(a).shape}")
     packed, piv, _ = T.lu(a)
     return packed, piv
 
