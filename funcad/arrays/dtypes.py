@@ -5,7 +5,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from ..core.typed_sharding import is_typed_array
+from ..core.typed_sharding import is_sharded_array
 from ..core.narrow import KINDS as _NARROW, kind as _kind
 
 from ..core import options as _options
@@ -35,7 +35,7 @@ def asarray_or_tracer(x):
     if isinstance(x, np.ndarray):
         return wrap(np.asarray(x))
     if hasattr(x, "__funcad_array__"):  # an array typed on Explicit mesh axes stays on its devices
-        return x if is_typed_array(x) else wrap(x.__funcad_array__())
+        return x if is_sharded_array(x) else wrap(x.__funcad_array__())
     if isinstance(x, (list, tuple)):
         return hooks.array(x)
     if hasattr(x, "__array__") and not isinstance(x, (str, bytes)):
