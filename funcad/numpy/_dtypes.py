@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import warnings as _warnings
+
 import numpy as np
 from ..core.narrow import KINDS as _NARROW, kind as _kind
 
+from ..core import ieee_warnings as _ieee
 from ..core import options as _options
 from ..core import x64 as _x64
 from ..core.avals import ShapedArray, aval_of, result_type
@@ -19,6 +22,10 @@ _SCALARS = (int, float, complex, bool)
 
 def asarray_or_tracer(x):
     """A value funcad's primitives accept: ndarray, NumPy scalar, Python scalar or tracer."""
+    # funcad's code may compute on NumPy inputs with NumPy's operators: keep its IEEE
+    # warnings hidden from the first op in a new filter list on (core/ieee_warnings.py)
+    if _warnings.filters is not _ieee.installed or (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
+        _ieee.install()
     t = type(x)
     if t is np.ndarray or t is EagerArray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS:
         return x

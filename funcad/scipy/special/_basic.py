@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from ...core.avals import aval_of
+from ...core.narrow import kind as _kind
 from ...core.errors import FuncadTypeError
 from ...numpy._dtypes import asarray_or_tracer, promote, to_inexact
 from ...primitives import elementwise as E
@@ -18,7 +19,7 @@ def _real(name, *xs):
     """The arguments as one float dtype (integers become floats), as JAX's promote_args_inexact."""
     # A Python int stays weak (as in JAX): 0 as loc must not turn float32 into float64.
     xs = promote(*[float(x) if type(x) in (int, bool) else to_inexact(asarray_or_tracer(x)) for x in xs])
-    if aval_of(xs[0]).dtype.kind != "f":
+    if _kind(aval_of(xs[0]).dtype) != "f":  # bfloat16 is a float too (NumPy calls it kind 'V')
         raise FuncadTypeError(f"{name} needs real inputs, got {aval_of(xs[0]).str_short()}")
     return xs
 
