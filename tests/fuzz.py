@@ -673,14 +673,34 @@ def _edge_fun(p: EdgeProgram, L: _Lib):
     return m.jit(m.vmap(m.grad(scalar, argnums)))
 
 
-def run_edge(p: EdgeProgram, backend: str) -> list[np.ndarray]:
-    """The program's output leaves, in its precision mode (the mode is restored after)."""
+def _flush_subnormals(x: np.ndarray) -> np.ndarray:
+    """x with its subnormal values replaced by zeros of their sign (what XLA on CPU does to
+    the operands of most of its ops)."""
+    import ml_dtypes
+    if _kind_of(str(x.dtype)) not in "fc":
+        return x
+    real = np.dtype(x.dtype.char.lower()) if x.dtype.kind == "c" else x.dtype
+    tiny = float(ml_dtypes.finfo(real).tiny)
+
+    def flush(v):
+        v64 = v.astype(np.float64)
+        return np.where((v64 != 0) & (np.abs(v64) < tiny), np.copysign(0.0, v64), v64).astype(v.dtype)
+    if x.dtype.kind == "c":
+        return (flush(x.real) + 1j * flush(x.imag).astype(np.float64)).astype(x.dtype)
+    return flush(x)
+
+
+def run_edge(p: EdgeProgram, backend: str, flush: bool = False) -> list[np.ndarray]:
+    """The program's output leaves, in its precision mode (the mode is restored after);
+    with `flush`, on inputs whose subnormals are zeros."""
     import warnings
     jax = _jax()
     with funcad.enable_x64(p.x64), jax.enable_x64(p.x64), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # JAX's own warnings (64-bit dtypes truncated)
         L = _Lib(backend)
         xs = edge_inputs(p)
+        if flush:
+            xs = [_flush_subnormals(x) for x in xs]
         if backend == "jax":
             xs = [jax.numpy.asarray(x) for x in xs]
         out = _edge_fun(p, L)(*xs)
@@ -726,15 +746,32 @@ def known(p: EdgeProgram) -> str | None:
     return next((name for name, hit in KNOWN.items() if hit(p)), None)
 
 
+# Programs whose difference from JAX a documented convention explains after running them
+# (docs/numerics.md), by name: counted, never silently passed.
+EXPLAINED: dict = {}
+SUBNORMALS = "subnormals: kept eagerly, flushed to zero by XLA on CPU"
+
+
 def compare_edge(p: EdgeProgram) -> str | None:
-    """None when funcad agrees with JAX (or JAX rejects the program), else the mismatch."""
-    edge_inputs(p)  # a fault of the fuzzer's own is an error, never "JAX rejects it"
+    """None when funcad agrees with JAX (or JAX rejects the program, or the difference is
+    the subnormal convention: counted in EXPLAINED), else the mismatch."""
+    xs = edge_inputs(p)  # a fault of the fuzzer's own is an error, never "JAX rejects it"
     try:
         want = run_edge(p, "jax")
     except Exception:
         return None  # not a JAX program
+    bad = _edge_mismatch(p, want, False)
+    if bad and p.transform in ("value", "vmap") \
+            and any(not np.array_equal(x, _flush_subnormals(x), equal_nan=True) for x in xs) \
+            and not _edge_mismatch(p, want, True):
+        EXPLAINED[SUBNORMALS] = EXPLAINED.get(SUBNORMALS, 0) + 1
+        return None
+    return bad
+
+
+def _edge_mismatch(p: EdgeProgram, want, flush: bool) -> str | None:
     try:
-        got = run_edge(p, "funcad")
+        got = run_edge(p, "funcad", flush)
     except Exception as e:
         return f"{p!r}: funcad raised {type(e).__name__}: {str(e)[:200]}"
     if len(got) != len(want):
@@ -768,7 +805,13 @@ def _value_mismatch(p: EdgeProgram, g: np.ndarray, w: np.ndarray) -> str | None:
         pairs = [(g.astype(np.float64), w.astype(np.float64))]
     for a, b in pairs:
         same_nan = np.isnan(a) == np.isnan(b)
-        close = np.isclose(a, b, rtol=rtol, atol=tiny * 4, equal_nan=True)
+        atol = tiny * 4
+        if p.transform not in _EDGY:
+            # derivatives (of smooth inputs) sum terms that cancel: their rounding error is
+            # relative to the largest term, so to the output's scale
+            finite = np.abs(b[np.isfinite(b)])
+            atol = max(atol, rtol * float(finite.max(initial=0.0)))
+        close = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
         if not (same_nan.all() and close.all()):
             k = np.flatnonzero(~(same_nan & close))[:4]
             return f"values {a.ravel()[k]} vs JAX's {b.ravel()[k]} at {k.tolist()}"
