@@ -599,7 +599,7 @@ def _edge_values(rng, dtype: np.dtype, n: int, smooth: bool) -> np.ndarray:
     ordinary = list(rng.uniform(-2, 2, 8)) + [0.0, 0.5, 1.0, -1.5]
     edges = [0.0, -0.0, np.inf, -np.inf, np.nan, float(info.max), -float(info.max), float(info.tiny),
              float(info.smallest_subnormal), -float(info.tiny) * 3, 1e4, -1e4, 1.0, -1.0]
-    if dtype.kind == "c":  # complex infinities and NaNs: README, "complex non-finite values"
+    if dtype.kind == "c":  # complex infinities and NaNs: docs/numerics.md, "complex non-finite values"
         edges = [e for e in edges if np.isfinite(e)]
     pool = ordinary if smooth else ordinary + edges
 
@@ -712,26 +712,19 @@ EDGE_RTOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-1
 
 
 def _numpy_dtype_rule(p: EdgeProgram) -> bool:
-    """64-bit mode follows NumPy's dtype rules for integer and bool inputs (README: a
-    deliberate convention) where JAX's lattice differs (sin(int8) is float16, not float32;
+    """64-bit mode follows NumPy's dtype rules for integer and bool inputs (docs/numerics.md:
+    a deliberate convention) where JAX's lattice differs (sin(int8) is float16, not float32;
     1/int is an int): the dtypes may differ, and so may the values computed in them."""
     return p.x64 and _kind_of(p.dtype) in "biu"
 
 
-# Mismatches that are known and listed in the README ("Known differences"), by program:
-# each is skipped by name here, never by a loose tolerance.
+# Mismatches that are known and listed in docs/numerics.md, by program: each is skipped by
+# name here, never by a loose tolerance.
 KNOWN = {
-    "size-0 fft raises": lambda p: p.op in ("fft", "rfft") and 0 in p.shape,
-    "size-0 var/std tangent is nan (JAX's 0)": lambda p: p.op == "var" and 0 in p.shape,
-    "identity ops under vmap keep a 64-bit NumPy input in 32-bit mode":
-        lambda p: p.transform in ("vmap",) and not p.x64 and p.op in ("conj", "real")
-        and _kind_of(p.dtype) != "c",
     "complex values near overflow (log/sign of huge complex64)":
         lambda p: p.op in ("logaddexp", "logsumexp", "log", "log2", "log10", "sign")
         and (p.dtype == "complex64" or p.dtype == "complex128" and not p.x64) and p.transform in _EDGY,
     "derivatives at 0 of power in float16": lambda p: p.op in ("power", "float_power") and p.dtype == "float16",
-    "size-0 softmax/logsumexp (eagerly), cumsum (jit) and det":
-        lambda p: p.op in ("softmax", "logsumexp", "cumsum", "det") and 0 in p.shape,
     "det of edge-valued (ill-conditioned) matrices": lambda p: p.op == "det" and p.transform in _EDGY,
     "integer power overflow": lambda p: p.op == "power" and _kind_of(p.dtype) in "iu" and p.transform in _EDGY,
     "digamma at its poles (the sign of the infinity)": lambda p: p.op == "digamma" and p.transform in _EDGY,
@@ -742,7 +735,7 @@ _EDGY = ("value", "jit", "vmap")  # the transforms whose inputs hold edge values
 
 
 def known(p: EdgeProgram) -> str | None:
-    """The README's name for a known difference this program falls under, or None."""
+    """docs/numerics.md's name for a known difference this program falls under, or None."""
     return next((name for name, hit in KNOWN.items() if hit(p)), None)
 
 
