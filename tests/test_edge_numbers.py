@@ -401,3 +401,13 @@ def test_narrow_float_special_functions_keep_their_dtype(dtype, mode):
         check("gelu", v, fmod=fnn, jmod=jnn)
     _same_tree(funcad.grad(lambda v: fss.logit(v).sum())(x), jax.grad(lambda v: jss.logit(v).sum())(x))
     _same_tree(funcad.grad(lambda v: fss.erf(v).sum())(x), jax.grad(lambda v: jss.erf(v).sum())(x))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "uint32"])
+def test_cumulative_sums_of_small_integers_in_32_bit_mode(dtype):
+    # JAX's dtypes with x64 off: integers keep theirs, bools give int32 (64-bit mode: NumPy's)
+    x = np.array([[1, 0, 1], [1, 1, 0]], dtype)
+    with jax.enable_x64(False), funcad.enable_x64(False):
+        for name in ("cumsum", "cumprod"):
+            check(name, x, transforms=("eager", "jit", "vmap"))
+            check(name, x[:0], transforms=("eager", "jit"))
