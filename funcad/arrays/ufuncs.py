@@ -43,7 +43,9 @@ def _float_unary(prim_fn, ufunc, name):
         t = type(x)
         if (t is EagerArray or t is _nd) and ctx.trace is None and not ctx.debug_nans \
                 and x.dtype in _LANE[_x64.enabled]:
-            if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+            # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
+            if _warnings.filters is not _ieee.installed or \
+                    (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
                 _ieee.install()
             return _lane_out(ufunc(_view(x, _nd) if t is EagerArray else x))
         return prim_fn(to_inexact(x, ufunc))
@@ -225,7 +227,9 @@ def _binary(prim_fn, name, ufunc=None, lane=None, names=("x1", "x2")):
         if out is not None or where is not None:
             refuse_ufunc_out(name, out, where)
         if lane is not None and ctx.trace is None and not ctx.debug_nans:
-            if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+            # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
+            if _warnings.filters is not _ieee.installed or \
+                    (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
                 _ieee.install()
             tx, ty = type(x1), type(x2)
             if tx is EagerArray or tx is _nd:

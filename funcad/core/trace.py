@@ -121,7 +121,9 @@ class Primitive:
                 if type(a) is EagerArray:
                     args = plain_args(args)
                     break
-            if _warnings.filters is not _ieee.installed:  # a new catch_warnings list
+            # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
+            if _warnings.filters is not _ieee.installed or \
+                    (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
                 _ieee.install()
             try:
                 out = rule(*args, **params)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.narrow import kind as _kind
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadError, FuncadTypeError, MissingRuleError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
@@ -48,7 +49,7 @@ from .vmap import batch_call
 
 
 def _inexact(aval) -> bool:
-    return aval.dtype.kind in "fc"
+    return _kind(aval.dtype) in "fc"  # bfloat16 and the float8s too
 
 
 def _split(xs, *sizes):

@@ -32,6 +32,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from ..core.narrow import kind as _kind
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr
@@ -255,7 +256,7 @@ def _transpose(cts, *args, **params):
 
         def fun(*xs):
             cts_in = [div(c, np.asarray(_count(p, s), aval_of(c).dtype)) if _count(p, s) > 1
-                      and aval_of(c).dtype.kind in "fc" else c
+                      and _kind(aval_of(c).dtype) in "fc" else c
                       for c, s in zip(xs[nres:], ct_specs)]
             outs = eval_jaxpr(inner.jaxpr, inner.consts, *xs[:nres], *cts_in)
             return [C.psum_p.bind(o, axes=_unmentioned(p, s)) if _unmentioned(p, s) else o
