@@ -90,6 +90,20 @@ def test_explicit_64_bit_request_is_truncated_with_jax_warning(x32):
         assert fnp.astype(np.ones(2), np.int64).dtype == np.int32
 
 
+def test_python_type_dtypes_are_the_default_width_silently(x32):
+    # JAX: dtype=int/float/complex name the default types, no warning (blackjax's
+    # `jnp.zeros_like(x, dtype=int)` under pytest's filterwarnings=error)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert fnp.zeros_like(np.ones(2), dtype=int).dtype == np.int32
+        assert fnp.astype(np.ones(2), float).dtype == np.float32
+        assert fnp.zeros(2, complex).dtype == np.complex64
+        assert fnp.arange(3, dtype=int).dtype == np.int32
+    with pytest.warns(UserWarning, match="int64"):
+        assert fnp.zeros(2, "int").dtype == np.int32  # a string names NumPy's int64, as in JAX
+
+
 def test_jit_cache_follows_the_mode():
     f = funcad.jit(lambda x: x * 2)
     x = np.ones(3)
@@ -275,3 +289,12 @@ def test_op_table_rows_in_float32_mode_sample(x32):
 def test_op_table_rows_in_float32_mode_all(x32):
     for s in _rows():
         _check_row(s)
+
+
+def test_float64_eager_array_made_before_x64_was_turned_off():
+    # its own astype method canonicalised it again, forever (blackjax's f64 metric tests)
+    x = fnp.ones(3) * 2.0
+    with funcad.enable_x64(False):
+        assert x.astype(np.float32).dtype == np.float32
+        assert x[fnp.array([0, 1])].dtype == np.float32
+        assert (x + 1).dtype == np.float32

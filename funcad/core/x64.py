@@ -38,7 +38,9 @@ from . import avals as _avals
 from .avals import ShapedArray
 from .trace import Primitive
 from . import eager as _eager
+from . import ieee_warnings as _ieee
 from . import options as _options
+from .trace import ctx
 
 # The 64-bit dtypes and what JAX turns them into with x64 off.
 _TO_32 = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
@@ -64,15 +66,16 @@ def canonicalize_dtype(dtype) -> np.dtype:
 
 def explicit_dtype(dtype, fun_name: str = ""):
     """A dtype the user asked for (`None` stays `None`). With x64 off a 64-bit one is
-    truncated to 32 bits with JAX's warning (shown once per calling line, as JAX's)."""
+    truncated to 32 bits with JAX's warning (shown once per calling line, as JAX's); Python's
+    `int`, `float` and `complex` silently mean the default 32-bit types, as in JAX."""
     if dtype is None:
         return None
     d = np.dtype(dtype)
     if enabled:
         return d
     c = _TO_32.get(d)
-    if c is None:
-        return d
+    if c is None or dtype is int or dtype is float or dtype is complex:
+        return d if c is None else c  # Python's types name the default width: no warning, as JAX
     where = f" requested in {fun_name}" if fun_name else ""
     warnings.warn(f"Explicitly requested dtype {d}{where} is not available, and will be "
                   f"truncated to dtype {c}. To enable more dtypes, set the enable_x64 "
@@ -137,9 +140,14 @@ def canonicalize_all(leaves: list) -> list:
 # -- the 32-bit versions of the choke points -----------------------------------
 
 def _value32(x):
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, np.ndarray):
+        c = _TO_32.get(x.dtype)
+        if c is not None:  # NumPy's astype: an eager array's own method would come back here
+            return np.ndarray.astype(x, c)
+    elif isinstance(x, np.generic):
         c = _TO_32.get(x.dtype)
         if c is not None:
+            _ieee.ensure()  # the cast overflows quietly, as JAX's conversion
             return x.astype(c)
     return x
 
@@ -152,7 +160,6 @@ def _param32(v):
 
 
 def _bind32(self, *args, **params):
-    from .trace import ctx
     if ctx.trace is None and args and all(type(a) in _SCALARS for a in args):
         # Only Python scalars: NumPy would compute in 64 bits; JAX computes in 32.
         args = [np.asarray(a, _avals._PY_SCALARS[type(a)])[()] for a in args]
@@ -173,11 +180,12 @@ def _result32(x):
     return x if c is None else _eager.wrap(np.asarray(x).astype(c))  # stays read-only
 
 
-def _init32(self, shape, dtype, weak_type: bool = False):
+def _init32(self, shape, dtype, weak_type: bool = False, sharding=None):
     self.shape = tuple(shape)
     d = np.dtype(dtype)
     self.dtype = _TO_32.get(d, d)
     self.weak_type = weak_type
+    self._sharding = sharding
 
 
 def set_enabled(on: bool) -> None:
