@@ -38,7 +38,6 @@ napoleon_numpy_docstring = False  # funcad's docstrings are prose with Google-st
 html_theme = "furo"
 html_title = "funcad"
 html_static_path: list[str] = []
-pygments_style = "sphinx"
 
 
 def _copy_notebooks(app) -> None:

@@ -23,15 +23,16 @@ True
 64
 >>> funcad.config.update("jit_cache_size", 128)
 """
-from .core.config import (OptionScope, config_with_absl, describe, override, read, scopes,  # noqa: F401
-                          update, values, _OPTIONS, _table)
+from .core.config import (OptionScope, config_with_absl, describe, override,  # noqa: F401
+                          parse_flags_with_absl, read, scopes, update, values, _OPTIONS, _table)
 from .core import options as _opts
 # The modules that keep some options' state bind them when imported (core/options.py):
 from .core import prng_settings as _prng, traceback_util as _traceback_util, x64 as _x64  # noqa: F401
 from .lowering import compilation_cache as _pcache, xla as _xla  # noqa: F401
 from .transforms import debugging as _debugging, jit as _jit  # noqa: F401
 
-__all__ = ["update", "read", "override", "values", "describe", "config_with_absl", "OptionScope", "scopes",
+__all__ = ["update", "read", "override", "values", "describe", "config_with_absl",
+           "parse_flags_with_absl", "OptionScope", "scopes",
            *_OPTIONS]
 
 

@@ -245,6 +245,17 @@ def test_stop_gradient():
     np.testing.assert_array_equal(pullback(np.ones(2))[0], np.zeros(2))
 
 
+def test_stop_gradient_of_a_pytree_matches_jax():
+    # diffrax passes a tuple (a flag and an array) to lax.stop_gradient
+    tree = {"a": 2.0, "b": (np.array([True]), None)}
+    got = funcad.lax.stop_gradient(tree)
+    want = jax.lax.stop_gradient(tree)
+    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want)
+    f = lambda m, lax: lambda x: lax.stop_gradient({"a": x, "b": (x > 0, None)})["a"] * x  # noqa: E731
+    assert funcad.grad(f(funcad, funcad.lax))(3.0) == jax.grad(f(jax, jax.lax))(3.0) == 3.0
+    assert funcad.jit(funcad.grad(f(funcad, funcad.lax)))(3.0) == 3.0
+
+
 def test_grad_of_closure_over_outer_tracer():
     # The inner function closes over x, a value traced by the outer grad.
     f = lambda x: funcad.grad(lambda y: fnp.sin(x * y))(1.0)  # noqa: E731

@@ -14,7 +14,7 @@ import pytest
 import funcad
 import funcad.numpy as fnp
 from funcad import lax
-from funcad.core.ir import typecheck
+from funcad.core.trace import typecheck
 from funcad.test_util import check_grads
 
 jax = pytest.importorskip("jax")

@@ -190,6 +190,26 @@ def test_custom_jvp_with_vmap():
     _close(funcad.grad(lambda x: funcad.vmap(F)(x).sum())(xs), jax.grad(lambda x: jax.vmap(JF)(x).sum())(xs))
 
 
+def test_custom_jvp_under_vmap_keeps_unbatched_inputs_unbatched():
+    # equinox's error_if: a custom_jvp whose body calls back to Python (no vmap_method)
+    # under a cond on an unbatched flag (equinox reduces it over the batch first).
+    def define(m, np_, lax):
+        @m.custom_jvp
+        def f(x, code):
+            def fire():
+                c = m.pure_callback(lambda i: np.asarray(i * 10, np.float64),
+                                    m.ShapeDtypeStruct((), np.float64), code)
+                return c + 0.0 * x
+            return lax.cond(code > 2, fire, lambda: x)
+        f.defjvp(lambda ps, ts: (f(*ps), ts[0] * 2.0))
+        return f
+    f, jf = define(funcad, fnp, funcad.lax), define(jax, jnp, jax.lax)
+    xs, code = np.array([0.1, 0.7, 0.9]), np.int64(3)
+    _close(funcad.vmap(f, in_axes=(0, None))(xs, code), jax.vmap(jf, in_axes=(0, None))(xs, code))
+    _close(funcad.jit(funcad.vmap(funcad.grad(f), in_axes=(0, None)))(xs, code),
+           jax.jit(jax.vmap(jax.grad(jf), in_axes=(0, None)))(xs, code))
+
+
 def test_custom_jvp_errors():
     f = funcad.custom_jvp(fnp.sin)
     with pytest.raises(FuncadTypeError, match="no JVP rule"):
@@ -372,6 +392,27 @@ def test_custom_vjp_constant_residual_reaches_bwd_as_a_value():
     _close(funcad.grad(funcad.jit(f))(x), jax.grad(jax.jit(jf))(x))
     _close(funcad.jit(funcad.grad(f))(x), jax.jit(jax.grad(jf))(x))
     _close(funcad.jit(funcad.grad(funcad.jit(f)))(x), jax.jit(jax.grad(jax.jit(jf)))(x))
+
+
+def test_custom_vjp_float_cotangent_of_another_float_dtype_passes_as_jax():
+    # flax's fp8 rules return float32 cotangents for float8 inputs; JAX lets them pass
+    def define(m):
+        @m.custom_vjp
+        def f(x):
+            return x * 2
+        f.defvjp(lambda x: (x * 2, None), lambda r, g: (g.astype(np.float32) * 3,))
+        return f
+    f, jf = define(funcad), define(jax)
+    for g in (lambda m, h: lambda x: h(x).astype(np.float32).sum(),
+              lambda m, h: lambda x: h(x.astype(np.float16)).astype(np.float32).sum()):
+        for x in (np.ones(3, np.float16), np.ones(3, np.float32)):
+            got, want = funcad.grad(g(funcad, f))(x), jax.grad(g(jax, jf))(x)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    with pytest.raises(FuncadTypeError, match="cotangent of type"):
+        bad = funcad.custom_vjp(lambda x: x)
+        bad.defvjp(lambda x: (x, None), lambda r, g: (np.ones(2),))
+        funcad.grad(lambda x: bad(x).sum())(np.ones(3))
 
 
 def test_custom_call_is_one_staged_equation():

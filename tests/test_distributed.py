@@ -57,6 +57,7 @@ def _worker(pid: int, port: int, out: str) -> None:
     result = {"devices": funcad.device_count(), "local": funcad.local_device_count(),
               "index": funcad.process_index(), "count": funcad.process_count(),
               "loss": float(loss), "total": float(total),
+              "shardy": "sdy.mesh @mesh" in step.lower(params, x, y).as_text(),
               "grads": {k: np.asarray(v).tolist() for k, v in grads.items()}}
     with open(out, "w") as fh:
         json.dump(result, fh)
@@ -94,7 +95,10 @@ def test_two_processes_data_parallel_step(tmp_path):
             pytest.fail("the two worker processes did not finish in time")
     for p, log in zip(procs, logs):
         assert p.returncode == 0, log[-4000:]
+        assert "GSPMD sharding propagation is going to be deprecated" not in log
     results = [json.load(open(o)) for o in outs]
+    from funcad.lowering.partitioning import shardy_available
+    assert [r["shardy"] for r in results] == [shardy_available()] * 2  # partitioned by Shardy
 
     params, x, y = _problem()
     loss, grads = funcad.jit(funcad.value_and_grad(_loss))(params, x, y)

@@ -199,7 +199,7 @@ from funcad.transforms.sparsity._interp import dep_rules  # noqa: E402
 
 TABLES = {"impl": T.impl_rules, "shape": T.abstract_eval_rules, "jvp": T.jvp_rules,
           "transpose": T.transpose_rules, "batch": T.batch_rules, "lower": T.lowering_rules,
-          "python": T.python_rules, "pe": partial_eval_rules, "deps": dep_rules, "jet": jet_rules,
+          "python": T.python_rules, "shard": T.sharding_rules, "pe": partial_eval_rules, "deps": dep_rules, "jet": jet_rules,
           "sparsify": sparse_rules, "bcsr": bcsr_rules, "checkify": checkify_rules, "keys": key_reuse_rules}
 
 _names = lambda *groups: frozenset().union(*groups)
@@ -251,6 +251,15 @@ REASONS: dict = {
     "batch": [("-", "see NO_BATCH", lambda p: p.name in NO_BATCH)],
     "python": [("-", "see NO_PYTHON", lambda p: p.name in NO_PYTHON)],
     "pe": [("1st", "first-order: reverse mode stages the whole equation", lambda p: p.name not in HIGHER_ORDER)],
+    "shard": [
+        ("coll", "collectives: only in shard_map bodies, whose types carry no Explicit sharding",
+         lambda p: p.name in COLLECTIVES),
+        ("lin", "decompositions, solves, fft, conv: no sharding rule yet; an operand with a sharding "
+                "in its type raises ShardingTypeError naming the primitive (reshard to P() first)",
+         lambda p: p.name in DECOMPOSITIONS | {"fft", "conv_general_dilated"}),
+        ("cust", "custom_lin: staged only while linearizing, its primal's types already known; "
+                 "call_exported: the module's own shardings", lambda p: p.name in {"custom_lin", "call_exported"}),
+    ],
     "deps": [],
     "jet": [
         ("cust", "custom_jvp/vjp: bind rebuilds the custom function under the jet trace",

@@ -158,8 +158,10 @@ def test_shard_map_errors_on_one_device():
                          out_specs=P())(x)
     with pytest.raises(ValueError, match="mesh="):
         funcad.shard_map(lambda a: a, in_specs=P(), out_specs=P())(x)
-    with pytest.raises(TypeError, match="in_specs"):
-        funcad.shard_map(lambda a: a, mesh=mesh, out_specs=P())(x)
+    auto = funcad.make_mesh(mesh.axis_sizes, mesh.axis_names, (funcad.sharding.AxisType.Auto,) * mesh.devices.ndim,
+                            devices=list(mesh.devices.flat))
+    with pytest.raises(TypeError, match="in_specs"):  # inferred from types on Explicit axes only
+        funcad.shard_map(lambda a: a, mesh=auto, out_specs=P())(x)
     with pytest.raises(ValueError, match="rank"):
         funcad.shard_map(lambda a: a, mesh=mesh, in_specs=P("i", None, None), out_specs=P())(x)
     with pytest.raises(ValueError, match="prefix"):
@@ -467,3 +469,14 @@ def test_pmap_maps_keyword_arguments_and_jit_of_it_keeps_the_signature():
         np.testing.assert_allclose(np.asarray(f(x, y=x + 1)), np.asarray(want))
     sig = inspect.signature(funcad.jit(foo), follow_wrapped=False)
     assert sig == inspect.signature(jax.jit(foo), follow_wrapped=False)
+
+
+@main
+def test_pmap_of_a_scalar_mapped_argument_raises_value_error():
+    f = lambda x, k: x * k
+    with pytest.raises(ValueError):
+        jax.pmap(f)(np.ones(1), 100)
+    with pytest.raises(ValueError, match="rank should be at least 1, but is only 0"):
+        funcad.pmap(f)(np.ones(1), 100)
+    np.testing.assert_allclose(np.asarray(funcad.pmap(f, static_broadcasted_argnums=1)(np.ones(1), 100)),
+                               np.asarray(jax.pmap(f, static_broadcasted_argnums=1)(np.ones(1), 100)))

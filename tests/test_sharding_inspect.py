@@ -46,7 +46,8 @@ def meshes(shape, names):
     """A funcad mesh and JAX's (Auto axes) over the same device ids."""
     jm = jax.make_mesh(shape, names, axis_types=(jax.sharding.AxisType.Auto,) * len(shape))
     by_id = {d.id: d for d in funcad.devices()}
-    fm = funcad.make_mesh(shape, names, devices=[by_id[d.id] for d in jm.devices.flat])
+    fm = funcad.make_mesh(shape, names, axis_types=(funcad.sharding.AxisType.Auto,) * len(shape),
+                          devices=[by_id[d.id] for d in jm.devices.flat])
     return fm, jm
 
 

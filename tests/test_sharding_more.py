@@ -43,7 +43,8 @@ def meshes(shape, names):
     jm = jax.make_mesh(shape, names, axis_types=(jax.sharding.AxisType.Auto,) * len(shape))
     ids = [d.id for d in jm.devices.flat]
     by_id = {d.id: d for d in funcad.devices()}
-    fm = funcad.make_mesh(shape, names, devices=[by_id[i] for i in ids])
+    fm = funcad.make_mesh(shape, names, axis_types=(AxisType.Auto,) * len(shape),
+                          devices=[by_id[i] for i in ids])
     return fm, jm
 
 
@@ -75,7 +76,7 @@ def test_top_level_and_sharding_names_match_jax():
 def test_mesh_context_one_device():
     assert funcad.get_mesh().empty and funcad.get_abstract_mesh().empty
     mesh = funcad.make_mesh((1, 1), ("a", "b"), devices=funcad.devices()[:1])
-    assert mesh.axis_types == (AxisType.Auto, AxisType.Auto)
+    assert mesh.axis_types == (AxisType.Explicit, AxisType.Explicit)  # JAX 0.12's default
     with funcad.set_mesh(mesh) as m:
         assert m is mesh and funcad.get_mesh() is mesh
         am = funcad.get_abstract_mesh()
@@ -93,12 +94,17 @@ def test_mesh_context_one_device():
 
 
 @main
-def test_explicit_and_manual_axes_are_unsupported():
+def test_explicit_and_manual_axes_are_meshes_as_in_jax():
+    from jax.sharding import AxisType as JT
     for t in (AxisType.Explicit, AxisType.Manual):
-        with pytest.raises(UnsupportedError, match=f"AxisType.{t.name}.*Auto"):
-            funcad.make_mesh((1,), ("x",), (t,), devices=funcad.devices()[:1])
-        with pytest.raises(UnsupportedError, match="sharding-in-types"):
-            funcad.sharding.AbstractMesh((2,), ("x",), (t,))
+        m = funcad.make_mesh((1,), ("x",), (t,), devices=funcad.devices()[:1])
+        jm = jax.make_mesh((1,), ("x",), (getattr(JT, t.name),), devices=jax.devices()[:1])
+        assert [a.name for a in m.axis_types] == [a.name for a in jm.axis_types]
+        am = funcad.sharding.AbstractMesh((2,), ("x",), (t,))
+        assert am.axis_types == (t,) and am != funcad.sharding.AbstractMesh((2,), ("x",))
+        assert m.abstract_mesh == funcad.sharding.AbstractMesh((1,), ("x",), (t,))
+    m = funcad.sharding.Mesh(np.array(funcad.devices()[:1]), ("x",))
+    assert m.axis_types == (AxisType.Auto,)  # Mesh's default, as jax.sharding.Mesh's
     with pytest.raises(ValueError, match="one AxisType per axis"):
         funcad.make_mesh((1, 1), ("x", "y"), ("Auto",), devices=funcad.devices()[:1])
 

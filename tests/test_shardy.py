@@ -9,7 +9,10 @@ GSPMD fallback (`jax_use_shardy_partitioner=False`) gives the same numbers.
 """
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
@@ -18,7 +21,7 @@ import pytest
 import funcad
 from funcad.lowering import partitioning
 
-from tests.multidevice import CHILD, run_in_child  # noqa: E402
+from tests.multidevice import CHILD, ROOT, run_in_child  # noqa: E402
 
 # JAX's lowered text is compared with funcad's as JAX 0.12 writes it; the oldest JAX of
 # the range (0.6) writes some annotations otherwise (results and collectives still agree)
@@ -112,7 +115,7 @@ if CHILD:
         return found
 
     def meshes(shape, names):
-        fm = funcad.make_mesh(shape, names)
+        fm = funcad.make_mesh(shape, names, axis_types=(funcad.sharding.AxisType.Auto,) * len(shape))
         jm = jax.sharding.Mesh(np.array(jax.devices()).reshape(shape), names)  # Auto axes
         return fm, jm
 
@@ -355,3 +358,25 @@ def test_shard_map_inside_shard_map_matches_jax():
     text, jtext, _ = same_program(make(funcad, fm, P), make(jax, jm, JP), X)
     heads = re.findall(r"manual_axes=\{[^}]*\}", text)
     assert heads == re.findall(r"manual_axes=\{[^}]*\}", jtext) and '{"y"}' in heads[-1]
+
+
+_DEPRECATED = "GSPMD sharding propagation is going to be deprecated"
+
+
+@child
+def test_no_gspmd_deprecation_warning():
+    # XLA prints it from C++ while compiling, so a fresh process compiles and its stderr is read:
+    # first under Shardy, then (to show the check sees it) under GSPMD
+    code = ("import sys, numpy as np, funcad\n"
+            "from funcad.sharding import NamedSharding, PartitionSpec as P\n"
+            "s = NamedSharding(funcad.make_mesh((8,), ('d',)), P('d'))\n"
+            "run = lambda: funcad.jit(lambda x: x.sum(0), in_shardings=s)(np.ones((8, 2)))\n"
+            "run(); sys.stderr.write('MARK\\n'); sys.stderr.flush()\n"
+            "funcad.config.update('jax_use_shardy_partitioner', False); run()\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=os.environ, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    shardy, gspmd = proc.stderr.split("MARK")
+    assert _DEPRECATED not in shardy
+    if NEW_JAX:
+        assert _DEPRECATED in gspmd

@@ -483,6 +483,25 @@ def test_config_with_absl_applies_command_line_flags(tmp_path):
     assert out.stdout.strip() == "raise", out.stderr
 
 
+@pytest.mark.slow
+def test_parse_flags_with_absl_applies_command_line_flags_as_jax(tmp_path):
+    # flax's test files call jax.config.parse_flags_with_absl() at import
+    import os
+    import subprocess
+    import sys
+    out = {}
+    for lib in ("funcad", "jax"):
+        script = tmp_path / f"{lib}_prog.py"
+        script.write_text(f"import {lib}\n{lib}.config.parse_flags_with_absl()\n"
+                          f"{lib}.config.parse_flags_with_absl()\n"
+                          f"print({lib}.config.jax_numpy_rank_promotion)\n")
+        out[lib] = subprocess.run(
+            [sys.executable, str(script), "--jax_numpy_rank_promotion=raise", "--unknown=1", "-q"],
+            capture_output=True, text=True, cwd=str(tmp_path), env={
+                **os.environ, "PYTHONPATH": str(__import__("pathlib").Path(funcad.__file__).parents[1])})
+    assert out["funcad"].stdout.strip() == out["jax"].stdout.strip() == "raise", out["funcad"].stderr
+
+
 def test_experimental_x64_scopes():
     with funcad.experimental.disable_x64():
         assert fnp.ones(2).dtype == np.float32

@@ -181,8 +181,24 @@ def index_page(groups: list[str]) -> str:
 
 # -- coverage against the installed jax -------------------------------------------------
 
+_HELPERS = {"typing", "functools", "collections", "weakref", "__future__", "dataclasses",
+            "jax._src.util", "jaxlib.utils"}
+
+
+def _jax_own(obj) -> bool:
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str):   # a constant (pi, newaxis) or an instance
+        return True
+    return module not in _HELPERS and module.split(".")[0] not in _HELPERS
+
+
 def _jax_public(mod) -> list[str]:
-    names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
+    """A jax module's public names: its `__all__`, or where it has none (most of them) the
+    names of jax's own objects there, not the helpers a module imports from other packages
+    (typing's Any, functools' partial) or from jax's internal utilities (safe_map, unzip2)."""
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n, v in vars(mod).items() if _jax_own(v)]
     return sorted(n for n in set(names) if not n.startswith("_")
                   and not isinstance(getattr(mod, n, None), types.ModuleType))
 
@@ -246,8 +262,8 @@ def coverage_page(groups: list[str], total_pages: int) -> str:
         if cov is None or not cov.jax_names:
             continue
         jname = "jax" + ns[len("funcad"):]
-        rows.append(f"| `{jname}` | {cov.present} of {len(cov.jax_names)} | "
-                    f"{cov.present - len(cov.param_gaps)} | [{ns}]({ns}.rst) |")
+        rows.append(f"| [`{jname}`]({ns}.rst) | {cov.present} of {len(cov.jax_names)} | "
+                    f"{cov.present - len(cov.param_gaps)} |")
         if cov.missing or cov.param_gaps:
             body = [f"### `{jname}`\n"]
             if cov.missing:
@@ -263,8 +279,11 @@ def coverage_page(groups: list[str], total_pages: int) -> str:
         "takes (a funcad function that takes `**kwargs` counts as taking them). Names that "
         "raise `funcad.UnsupportedError` on access count as missing. The API reference has "
         f"{total_pages} pages, one per public name of funcad.\n",
-        "| JAX namespace | names funcad has | with all of JAX's parameters | funcad's |",
-        "| --- | --- | --- | --- |",
+        "Each namespace links to funcad's page for it. A jax module without `__all__` counts "
+        "jax's own objects in it, which can include helpers JAX does not document (such as "
+        "`jax.experimental.ode.runge_kutta_step`).\n",
+        "| JAX namespace | names funcad has | with all of JAX's parameters |",
+        "| --- | --- | --- |",
     ]
     tail = ["", "## What is missing\n",
             "Each name or parameter below is a gap the for-JAX-users guide explains where it "

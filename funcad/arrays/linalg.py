@@ -10,10 +10,12 @@ from ..primitives import elementwise as E
 from ..primitives._base import canonical_axis
 from ..primitives.linalg import dot_general, dot_general_p
 from .dtypes import asarray_or_tracer, no_out, promote
+from .precision import _algorithm_cast, _preferred, canonical_precision
 from .shape import broadcast_to, diagonal, ndim, ravel, reshape, shape, transpose
 from .complex import conj
 from .placement import place
 from .reductions import sum as _sum
+from .dtypes import cast
 
 
 _MATMUL_2D = (((1,), (0,)), ((), ()))
@@ -26,8 +28,6 @@ def _prepare(a, b, precision, preferred_element_type):
     if precision is None and preferred_element_type is None and _options.default_matmul_precision is None:
         # the common case, kept cheap
         return a, b, None
-    from ..lax._conv import _preferred, canonical_precision
-    from ..lax._dot import _algorithm_cast
     precision = canonical_precision(precision)
     if preferred_element_type is not None:
         a, b = _preferred(_algorithm_cast(a, precision, preferred_element_type),
@@ -43,14 +43,11 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     >>> fnp.matmul(fnp.ones((2, 3)), fnp.ones(3), precision="F32_F32_F32").tolist()
     [3.0, 3.0]
     """
-    if out_sharding is not None:
-        return place(matmul(a, b, precision=precision, preferred_element_type=preferred_element_type),
-                     out_sharding=out_sharding, name="matmul")
     a, b, p = _prepare(a, b, precision, preferred_element_type)
     sa, sb = shape(a), shape(b)
     na, nb = len(sa), len(sb)
-    if p is None and na == 2 and nb == 2 and sa[1] == sb[0]:  # the common case, dimension numbers made
-        return dot_general_p.bind(a, b, dimension_numbers=_MATMUL_2D)
+    if p is None and na == 2 and nb == 2 and sa[1] == sb[0] and out_sharding is None:
+        return dot_general_p.bind(a, b, dimension_numbers=_MATMUL_2D)  # the common case
     if na == 0 or nb == 0:
         raise FuncadValueError("matmul: input operand does not have enough dimensions (scalars are not allowed)")
     ka, kb = shape(a)[-1], shape(b)[0 if nb == 1 else -2]
@@ -59,25 +56,29 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
             f"matmul got {aval_of(a).str_short()} @ {aval_of(b).str_short()}: the last dimension of the "
             f"first operand ({ka}) must equal the {'first' if nb == 1 else 'second-to-last'} dimension "
             f"of the second ({kb})")
+    # out_sharding goes to the one dot_general, so that a contraction over split
+    # dimensions is unambiguous (sharding in types)
     if na == 1 and nb == 1:
-        return dot_general(a, b, (((0,), (0,)), ((), ())), p)
+        return dot_general(a, b, (((0,), (0,)), ((), ())), p, out_sharding)
     if na == 1:
-        return dot_general(a, b, (((0,), (nb - 2,)), ((), ())), p) if nb == 2 else \
-            _batched(reshape(a, (1,) + shape(a)), b, squeeze_lhs=True, precision=p)
+        return dot_general(a, b, (((0,), (nb - 2,)), ((), ())), p, out_sharding) if nb == 2 else \
+            place(_batched(reshape(a, (1,) + shape(a)), b, squeeze_lhs=True, precision=p),
+                  out_sharding=out_sharding, name="matmul")
     if nb == 1:
-        return dot_general(a, b, (((na - 1,), (0,)), ((), ())), p)
+        return dot_general(a, b, (((na - 1,), (0,)), ((), ())), p, out_sharding)
     if na == 2 and nb == 2:
-        return dot_general(a, b, (((1,), (0,)), ((), ())), p)
-    return _batched(a, b, precision=p)
+        return dot_general(a, b, (((1,), (0,)), ((), ())), p, out_sharding)
+    return _batched(a, b, precision=p, out_sharding=out_sharding)
 
 
-def _batched(a, b, squeeze_lhs=False, precision=None):
+def _batched(a, b, squeeze_lhs=False, precision=None, out_sharding=None):
     sa, sb = shape(a), shape(b)
     batch = np.broadcast_shapes(sa[:-2], sb[:-2])
     a = broadcast_to(a, batch + sa[-2:])
     b = broadcast_to(b, batch + sb[-2:])
     nbat = len(batch)
-    out = dot_general(a, b, (((nbat + 1,), (nbat,)), (tuple(range(nbat)), tuple(range(nbat)))), precision)
+    out = dot_general(a, b, (((nbat + 1,), (nbat,)), (tuple(range(nbat)), tuple(range(nbat)))), precision,
+                      out_sharding)
     if squeeze_lhs:
         out = reshape(out, batch + (shape(out)[-1],))
     return out
@@ -85,19 +86,16 @@ def _batched(a, b, squeeze_lhs=False, precision=None):
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """numpy.dot; `precision` and `preferred_element_type` as in lax.dot_general."""
-    if out_sharding is not None:
-        return place(dot(a, b, precision=precision, preferred_element_type=preferred_element_type),
-                     out_sharding=out_sharding, name="dot")
     a, b, p = _prepare(a, b, precision, preferred_element_type)
     sa, sb = shape(a), shape(b)
     na, nb = len(sa), len(sb)
-    if p is None and na == 2 and nb == 2 and sa[1] == sb[0]:  # the common case, dimension numbers made
-        return dot_general_p.bind(a, b, dimension_numbers=_MATMUL_2D)
+    if p is None and na == 2 and nb == 2 and sa[1] == sb[0] and out_sharding is None:
+        return dot_general_p.bind(a, b, dimension_numbers=_MATMUL_2D)  # the common case
     if na == 0 or nb == 0:
-        return E.mul(a, b)
+        return place(E.mul(a, b), out_sharding=out_sharding, name="dot")
     if nb == 1 or nb == 2:
-        return dot_general(a, b, (((na - 1,), (0 if nb == 1 else nb - 2,)), ((), ())), p)
-    return dot_general(a, b, (((na - 1,), (nb - 2,)), ((), ())), p)
+        return dot_general(a, b, (((na - 1,), (0 if nb == 1 else nb - 2,)), ((), ())), p, out_sharding)
+    return dot_general(a, b, (((na - 1,), (nb - 2,)), ((), ())), p, out_sharding)
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
@@ -121,9 +119,6 @@ def outer(a, b, out=None):
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     """numpy.tensordot; `precision` and `preferred_element_type` as in lax.dot_general."""
-    if out_sharding is not None:
-        return place(tensordot(a, b, axes, precision=precision, preferred_element_type=preferred_element_type),
-                     out_sharding=out_sharding, name="tensordot")
     a, b, p = _prepare(a, b, precision, preferred_element_type)
     if np.ndim(axes) == 0:
         n = int(axes)
@@ -133,7 +128,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
         ax_a, ax_b = axes
         ax_a = tuple(canonical_axis(i, ndim(a), 'tensordot', a) for i in np.atleast_1d(ax_a))
         ax_b = tuple(canonical_axis(i, ndim(b), 'tensordot', b) for i in np.atleast_1d(ax_b))
-    return dot_general(a, b, ((ax_a, ax_b), ((), ())), p)
+    return dot_general(a, b, ((ax_a, ax_b), ((), ())), p, out_sharding)
 
 
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
@@ -151,7 +146,6 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     no_out(out, "einsum")
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_to_str(subscripts, operands)
-    from ..lax._conv import canonical_precision
     if _dot_general is None:
         def contract(a, b, dn):
             return dot_general(a, b, dn, canonical_precision(precision))
@@ -160,7 +154,6 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
             return _dot_general(a, b, dn, precision=precision, preferred_element_type=preferred_element_type)
     res = _einsum_str(subscripts, *operands, contract=contract, optimize=optimize)
     if preferred_element_type is not None:
-        from .dtypes import cast
         res = cast(res, np.dtype(preferred_element_type))
     return res if out_sharding is None else place(res, out_sharding=out_sharding, name="einsum")
 

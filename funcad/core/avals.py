@@ -6,6 +6,7 @@ import numpy as np
 from . import narrow as _narrow, options as _options
 from .eager import EagerArray
 from .errors import FuncadTypeError, TypePromotionError
+from .sharding import AbstractMesh, NamedSharding, PartitionSpec
 
 # JAX's tangent type for integer and boolean primals: a dtype with no data.
 float0 = np.dtype([("float0", np.void, 0)])
@@ -32,21 +33,34 @@ class AbstractValue:
     """The base of abstract values (the types tracers carry)."""
 
     __slots__ = ()
+    _sharding = None  # a ShapedArray's sharding in its type (see ShapedArray.sharding)
 
 
 class ShapedArray(AbstractValue):
-    """The type of an array value: shape, dtype, and whether the dtype is weak (NEP 50).
+    """The type of an array value: shape, dtype, whether the dtype is weak (NEP 50),
+    and its sharding over Explicit mesh axes (JAX's sharding in types): a
+    `NamedSharding` on an `AbstractMesh` whose spec has one entry per dimension,
+    or None (no Explicit axis splits or replicates it).
 
     >>> ShapedArray((3, 4), np.float32).str_short()
     'f32[3,4]'
     """
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding")
 
-    def __init__(self, shape, dtype, weak_type: bool = False):
+    def __init__(self, shape, dtype, weak_type: bool = False, sharding=None):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type
+        self._sharding = sharding
+
+    @property
+    def sharding(self):
+        """The sharding in this type, as `jax.typeof(x).sharding`: a NamedSharding over
+        the abstract mesh (the empty mesh and an all-None spec when there is none)."""
+        if self._sharding is not None:
+            return self._sharding
+        return NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * len(self.shape)))
 
     @property
     def ndim(self) -> int:
@@ -56,27 +70,54 @@ class ShapedArray(AbstractValue):
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
-    def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+    def update(self, shape=None, dtype=None, weak_type=None, sharding=False) -> "ShapedArray":
+        """A copy with the given fields replaced; a new shape drops the sharding (its
+        spec is per dimension) unless `sharding` gives one (None: none)."""
+        if sharding is False:
+            sharding = self._sharding if shape is None else None
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
+                           self.weak_type if weak_type is None else weak_type, sharding)
 
     def to_tangent_aval(self) -> "ShapedArray":
         """The type of this type's tangents: float0 for integer and boolean arrays (JAX's)."""
         return ShapedArray(self.shape, tangent_dtype(self.dtype), self.weak_type)
 
     def str_short(self) -> str:
-        return f"{short_dtype(self.dtype)}[{','.join(map(str, self.shape))}]"
+        dims = map(str, self.shape)
+        if self._sharding is not None:  # JAX's f32[8@X,4@(Y,Z)]
+            dims = [d + _at(p) for d, p in zip(dims, self._sharding.spec)]
+        return f"{short_dtype(self.dtype)}[{','.join(dims)}]"
+
+    def __str__(self):  # JAX's: float32[8@X,4]
+        return self.str_short().replace(short_dtype(self.dtype), self.dtype.name, 1)
 
     def __eq__(self, other):
         return (isinstance(other, ShapedArray) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self._sharding == other._sharding)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self._sharding))
 
     def __repr__(self):
-        return f"ShapedArray({self.str_short()}{', weak' if self.weak_type else ''})"
+        return f"ShapedArray({self}{', weak_type=True' if self.weak_type else ''})"  # JAX's
+
+
+def _eager_aval(self) -> ShapedArray:
+    """The array's type, a ShapedArray (as `jax.Array.aval`)."""
+    return ShapedArray(self.shape, self.dtype)
+
+
+EagerArray.aval = property(_eager_aval)
+
+
+def _at(part) -> str:
+    if part is None:
+        return ""
+    if isinstance(part, tuple):
+        return "@" + (part[0] if len(part) == 1 else f"({','.join(part)})")
+    return f"@{part}"
 
 
 _PY_SCALARS = {bool: np.dtype(bool), int: np.dtype(np.int64),
@@ -209,6 +250,12 @@ def check_strict_dtypes(dtypes_and_weak) -> None:
 def tangent_dtype(dtype) -> np.dtype:
     dtype = np.dtype(dtype)
     return dtype if _narrow.kind(dtype) in "fc" else float0
+
+
+def tangent_aval(a: ShapedArray) -> ShapedArray:
+    """The type of a tangent (or cotangent) of a value of type `a`: its tangent dtype, and
+    its sharding (a cotangent is split as its primal is, as in JAX)."""
+    return ShapedArray(a.shape, tangent_dtype(a.dtype), False, a._sharding)
 
 
 def is_float(dtype) -> bool:

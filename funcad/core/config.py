@@ -41,6 +41,32 @@ def update(name: str, value) -> None:
     _opts.set_value(opt.name, opt.validate(name, value))
 
 
+def _absl_flags():
+    """absl's flags, with a `--jax_<option>` flag defined for every option."""
+    try:
+        from absl import flags
+    except ImportError:
+        raise ImportError("config_with_absl and parse_flags_with_absl need the absl-py package "
+                          "(pip install absl-py)") from None
+    for name, opt in _OPTIONS.items():
+        flag = f"jax_{name}"
+        if flag in flags.FLAGS:  # defined by an earlier call (or by JAX itself)
+            continue
+        value = read(name)
+        if isinstance(value, bool):
+            flags.DEFINE_bool(flag, value, opt.doc)
+        else:
+            flags.DEFINE_string(flag, None if value is None else str(value), opt.doc)
+    return flags
+
+
+def _apply_absl_flags(flags) -> None:
+    for name in _OPTIONS:
+        flag = flags.FLAGS[f"jax_{name}"]
+        if flag.present:
+            update(name, flag.value)
+
+
 def config_with_absl() -> None:
     """Register an absl flag `--jax_<option>` for every option (as JAX's
     `config.config_with_absl`); the flags given on the command line are applied once
@@ -49,28 +75,30 @@ def config_with_absl() -> None:
     >>> import funcad
     >>> funcad.config.config_with_absl()  # then: absl.app.run(main)
     """
-    try:
-        from absl import app, flags
-    except ImportError:
-        raise ImportError("config_with_absl needs the absl-py package (pip install absl-py)") from None
-    names = []
-    for name, opt in _OPTIONS.items():
-        flag = f"jax_{name}"
-        names.append(name)
-        if flag in flags.FLAGS:  # defined by an earlier call (or by JAX itself)
-            continue
-        value = read(name)
-        if isinstance(value, bool):
-            flags.DEFINE_bool(flag, value, opt.doc)
-        else:
-            flags.DEFINE_string(flag, None if value is None else str(value), opt.doc)
+    flags = _absl_flags()
+    from absl import app
+    app.call_after_init(lambda: _apply_absl_flags(flags))
 
-    def complete():
-        for name in names:
-            flag = flags.FLAGS[f"jax_{name}"]
-            if flag.present:
-                update(name, flag.value)
-    app.call_after_init(complete)
+
+_parsed_with_absl = False
+
+
+def parse_flags_with_absl() -> None:
+    """Apply the `--jax_<option>` flags of the command line now (as JAX's
+    `config.parse_flags_with_absl`, which test files call at import); other
+    arguments are left alone. Runs once per process. Needs the absl-py package.
+
+    >>> import funcad
+    >>> funcad.config.parse_flags_with_absl()
+    """
+    global _parsed_with_absl
+    if _parsed_with_absl:
+        return
+    import sys
+    flags = _absl_flags()
+    flags.FLAGS(sys.argv, known_only=True)
+    _apply_absl_flags(flags)
+    _parsed_with_absl = True
 
 
 def read(name: str):

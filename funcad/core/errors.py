@@ -122,3 +122,9 @@ def unsupported_name(module: str, name: str, namespace: dict, reference=None) ->
 
 class UnboundAxisError(FuncadError, NameError):
     """A collective names an axis that no enclosing shard_map, vmap or pmap binds."""
+
+
+class ShardingTypeError(FuncadError):
+    """An operation whose result's sharding (in its type, over Explicit mesh axes) is
+    ambiguous or inconsistent, as JAX's ShardingTypeError; the message says which
+    `out_sharding=` or `reshard` to add."""

@@ -37,8 +37,8 @@ class PartitionSpec(tuple):
     """Per array dimension: a mesh axis name, a tuple of names, or None (not split).
     (JAX's unreduced/reduced/unreduced_kind are taken at their defaults only.)
 
-    >>> PartitionSpec("data", None)
-    PartitionSpec('data', None)
+    >>> PartitionSpec("data", None), PartitionSpec("data")
+    (P('data', None), P('data',))
     """
 
     def __new__(cls, *partitions, unreduced=frozenset(), reduced=frozenset(), unreduced_kind=None):
@@ -60,8 +60,8 @@ class PartitionSpec(tuple):
                                       f"names, or None; got {p!r}")
         return super().__new__(cls, parts)
 
-    def __repr__(self):
-        return f"PartitionSpec({', '.join(map(repr, self))})"
+    def __repr__(self):  # JAX 0.12's form: P('x',), P('x', None)
+        return f"P{tuple.__repr__(self)}"
 
     def __reduce__(self):
         return (PartitionSpec, tuple(self))
@@ -78,10 +78,10 @@ class AxisType(enum.Enum):
     """How a mesh axis shards values, as JAX's `jax.sharding.AxisType`.
 
     `Auto`: XLA's partitioner propagates shardings (from the inputs, outputs and
-    `with_sharding_constraint`). funcad supports only Auto meshes: `Explicit`
-    (shardings as part of the types, JAX's "sharding in types") and `Manual`
-    (inside shard_map) are not modelled, and a mesh naming them is an
-    UnsupportedError.
+    `with_sharding_constraint`). `Explicit`: an array's sharding over the axis is
+    part of its type (`funcad.typeof(x).sharding`), propagated by each operation
+    at trace time (JAX's "sharding in types"). `Manual`: per-device code (inside
+    `shard_map`), where values are the local pieces.
     """
     Auto = enum.auto()
     Explicit = enum.auto()
@@ -100,30 +100,11 @@ def _axis_types(axis_types, n: int, what: str) -> tuple:
     if len(types) != n or not all(isinstance(t, AxisType) for t in types):
         raise FuncadValueError(f"{what}: axis_types must be one AxisType per axis ({n}), got "
                                f"{axis_types!r}")
-    other = [t for t in types if t is not AxisType.Auto]
-    if other:
-        raise UnsupportedError(
-            f"{what}: axis_types {types} names AxisType.{other[0].name}, but funcad supports only "
-            f"AxisType.Auto meshes: shardings as part of array types (JAX's Explicit axes and "
-            f"sharding-in-types propagation) are not implemented. Use AxisType.Auto (the "
-            f"default) with in_shardings/out_shardings and with_sharding_constraint")
     return types
 
 
-class AbstractMesh:
-    """A mesh's axis names and sizes without its devices, as JAX's `AbstractMesh`.
-
-    >>> AbstractMesh((4, 2), ("data", "model")).shape
-    {'data': 4, 'model': 2}
-    """
-
-    def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str], axis_types=None):
-        self.axis_sizes = tuple(int(s) for s in axis_sizes)
-        self.axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
-        if len(self.axis_sizes) != len(self.axis_names):
-            raise FuncadValueError(f"AbstractMesh got {len(self.axis_sizes)} axis sizes but "
-                                   f"{len(self.axis_names)} names; give one name per axis")
-        self.axis_types = _axis_types(axis_types, len(self.axis_names), "AbstractMesh")
+class _MeshAxes:
+    """What a Mesh and an AbstractMesh share: names, sizes and the axes of each type."""
 
     @property
     def shape(self) -> dict:
@@ -134,27 +115,84 @@ class AbstractMesh:
         return tuple(zip(self.axis_names, self.axis_sizes))
 
     @property
+    def empty(self) -> bool:
+        return not self.axis_names
+
+    def _axes_of(self, kind) -> tuple:
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is kind)
+
+    explicit_axes = property(lambda self: self._axes_of(AxisType.Explicit))
+    auto_axes = property(lambda self: self._axes_of(AxisType.Auto))
+    manual_axes = property(lambda self: self._axes_of(AxisType.Manual))
+
+    @property
+    def axis_types_dict(self) -> dict:
+        """AxisType -> the names of the axes of that type (as JAX's `_axis_types_dict`)."""
+        out: dict = {}
+        for n, t in zip(self.axis_names, self.axis_types):
+            out[t] = out.get(t, ()) + (n,)
+        return out
+
+    def update_axis_types(self, name_to_type: dict):
+        """This mesh with the axes named in `name_to_type` of the given types."""
+        for n in name_to_type:
+            if n not in self.axis_names:
+                raise FuncadValueError(f"update_axis_types: {n!r} is not an axis of {self}")
+        types = tuple(name_to_type.get(n, t) for n, t in zip(self.axis_names, self.axis_types))
+        return self._with_types(types)
+
+
+class AbstractMesh(_MeshAxes):
+    """A mesh's axis names, sizes and types without its devices, as JAX's `AbstractMesh`
+    (the mesh in a type's sharding).
+
+    >>> AbstractMesh((4, 2), ("data", "model")).shape
+    {'data': 4, 'model': 2}
+    """
+
+    def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str], axis_types=None, *,
+                 device_kind: str | None = None, num_cores: int | None = None,
+                 platform: str | None = None):
+        # the devices' kind, as JAX's (shown, not compared): known for a Mesh's abstract mesh
+        self.device_kind, self.num_cores, self.platform = device_kind, num_cores, platform
+        self.axis_sizes = tuple(int(s) for s in axis_sizes)
+        self.axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        if len(self.axis_sizes) != len(self.axis_names):
+            raise FuncadValueError(f"AbstractMesh got {len(self.axis_sizes)} axis sizes but "
+                                   f"{len(self.axis_names)} names; give one name per axis")
+        self.axis_types = _axis_types(axis_types, len(self.axis_names), "AbstractMesh")
+
+    @property
     def size(self) -> int:
         return math.prod(self.axis_sizes)
 
     @property
-    def empty(self) -> bool:
-        return not self.axis_names
+    def abstract_mesh(self) -> "AbstractMesh":
+        return self
+
+    def _with_types(self, types) -> "AbstractMesh":
+        return AbstractMesh(self.axis_sizes, self.axis_names, types, device_kind=self.device_kind,
+                            num_cores=self.num_cores, platform=self.platform)
 
     def __eq__(self, other):
-        return isinstance(other, AbstractMesh) and \
-            (self.axis_sizes, self.axis_names) == (other.axis_sizes, other.axis_names)
+        return isinstance(other, AbstractMesh) and (self.axis_sizes, self.axis_names, self.axis_types) \
+            == (other.axis_sizes, other.axis_names, other.axis_types)
 
     def __hash__(self):
-        return hash((self.axis_sizes, self.axis_names))
+        return hash((self.axis_sizes, self.axis_names, self.axis_types))
 
     def __repr__(self):
+        if self.empty:
+            return "AbstractMesh((), axis_types=())"
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
-        return f"AbstractMesh({axes}{', ' if axes else ''}axis_types={self.axis_types})"
+        kind = "" if self.platform is None else (f", device_kind={self.device_kind}, num_cores="
+                                                 f"{self.num_cores}, platform={self.platform}")
+        return f"AbstractMesh({axes}, axis_types=({', '.join(t.name for t in self.axis_types)}){kind})"
 
 
-class Mesh:
-    """An n-d array of devices with a name per axis.
+class Mesh(_MeshAxes):
+    """An n-d array of devices with a name and an `AxisType` per axis (Auto unless
+    `axis_types` says otherwise, as JAX's `Mesh`).
 
     >>> import funcad, numpy as np
     >>> Mesh(np.array(funcad.devices()[:1]), ("x",)).shape
@@ -174,11 +212,9 @@ class Mesh:
             raise FuncadValueError("a Mesh lists each device at most once")
         self.devices, self.axis_names = devices, axis_names
         self._hash_key = (axis_names, devices.shape, tuple(d.id for d in devices.flat),
-                          devices.flat[0].platform)
-
-    @property
-    def shape(self) -> dict:
-        return dict(zip(self.axis_names, self.devices.shape))
+                          devices.flat[0].platform, self.axis_types)
+        self._abstract = None
+        _meshes[self.abstract_mesh] = self
 
     @property
     def size(self) -> int:
@@ -193,16 +229,17 @@ class Mesh:
         return tuple(self.devices.shape)
 
     @property
-    def shape_tuple(self) -> tuple:
-        return tuple(zip(self.axis_names, self.axis_sizes))
-
-    @property
-    def empty(self) -> bool:
-        return not self.axis_names
-
-    @property
     def abstract_mesh(self) -> AbstractMesh:
-        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+        if self._abstract is None:
+            d = self.devices.flat[0] if self.devices.size else None
+            self._abstract = AbstractMesh(
+                self.axis_sizes, self.axis_names, self.axis_types,
+                device_kind=getattr(d, "device_kind", None), platform=getattr(d, "platform", None),
+                num_cores=getattr(d, "num_cores", None))
+        return self._abstract
+
+    def _with_types(self, types) -> "Mesh":
+        return Mesh(self.devices, self.axis_names, types)
 
     @property
     def local_devices(self) -> list:
@@ -238,7 +275,26 @@ class Mesh:
         return hash(self._hash_key)
 
     def __repr__(self):
-        return "Mesh(" + ", ".join(f"{n!r}: {s}" for n, s in self.shape.items()) + ")"
+        axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
+        return f"Mesh({axes}, axis_types=({', '.join(t.name for t in self.axis_types)}))"
+
+
+# The last concrete Mesh made for each abstract one: where a type's sharding (which
+# names an AbstractMesh) is laid out on devices when no argument or context mesh says.
+_meshes: dict = {}
+
+
+def concrete_mesh(abstract: AbstractMesh, *candidates) -> Mesh:
+    """The devices for `abstract`: the first of `candidates` (meshes), the context
+    mesh, or the last Mesh made, whose abstract mesh it is."""
+    for m in (*candidates, _context.mesh):
+        if m is not None and m.abstract_mesh == abstract:
+            return m
+    m = _meshes.get(abstract)
+    if m is None:
+        raise FuncadValueError(f"no Mesh with devices is known for {abstract}; enter one with "
+                               f"funcad.sharding.set_mesh(mesh)")
+    return m
 
 
 class Sharding:
@@ -322,9 +378,11 @@ class NamedSharding(Sharding):
     True
     """
 
-    def __init__(self, mesh: Mesh, spec: PartitionSpec = PartitionSpec()):
-        if not isinstance(mesh, Mesh):
-            raise FuncadTypeError(f"NamedSharding expects a funcad.sharding.Mesh, got {mesh!r}")
+    def __init__(self, mesh: Mesh | AbstractMesh, spec: PartitionSpec = PartitionSpec()):
+        # an AbstractMesh's NamedSharding is a type's sharding: it names no devices
+        if not isinstance(mesh, (Mesh, AbstractMesh)):
+            raise FuncadTypeError(f"NamedSharding expects a funcad.sharding.Mesh or AbstractMesh, "
+                                  f"got {mesh!r}")
         spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
         used = [a for p in spec for a in _axes(p)]
         for a in used:
@@ -337,6 +395,9 @@ class NamedSharding(Sharding):
 
     @property
     def _device_assignment(self) -> tuple:
+        if isinstance(self.mesh, AbstractMesh):
+            raise FuncadValueError(f"{self!r} is on an AbstractMesh, which has no devices; use "
+                                   f"NamedSharding(mesh, spec) with a funcad.sharding.Mesh")
         return tuple(self.mesh.devices.flat)
 
     @property
@@ -393,7 +454,8 @@ class NamedSharding(Sharding):
         return hash((self.mesh, _trimmed(self.spec)))
 
     def __repr__(self):
-        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
+        kind = "" if isinstance(self.mesh, AbstractMesh) else f", memory_kind={self.memory_kind}"
+        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}{kind})"
 
 
 def _trimmed(spec) -> tuple:
@@ -444,6 +506,7 @@ def context_mesh() -> Mesh | None:
 def _empty_mesh() -> Mesh:
     m = object.__new__(Mesh)
     m.devices, m.axis_names, m.axis_types, m._hash_key = np.empty((0,), object), (), (), ()
+    m._abstract = None
     return m
 
 
@@ -474,7 +537,7 @@ class set_mesh:
     >>> from funcad.sharding import PartitionSpec as P
     >>> with set_mesh(funcad.make_mesh((1,), ("x",), devices=funcad.devices()[:1])):
     ...     funcad.device_put(np.ones(2), P("x")).sharding.spec
-    PartitionSpec('x')
+    P('x',)
     """
 
     def __init__(self, mesh: Mesh | None):

@@ -13,9 +13,10 @@ import numpy as np
 
 from .avals import ShapedArray, aval_of
 from . import options as _options
-from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, literal_value, typecheck
+from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, literal_value
+from .typed_sharding import with_shardings
 from .trace import (Trace, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
-                    check_alive, ctx, hooks, rule_for, set_trace)
+                    check_alive, ctx, hooks, rule_for, set_trace, typecheck)
 from .traceback_util import user_source
 from .errors import FuncadTypeError
 from .arguments import merge_static, split_static
@@ -100,7 +101,15 @@ class StagingTrace(Trace):
         """Record `prim` applied to `args` as an equation; return its staged outputs."""
         atoms = [x._var if type(x) is StagingTracer and x._trace is self else self.atom(x) for x in args]
         rule = abstract_eval_rules.get(prim) or rule_for(abstract_eval_rules, prim, "shape inference")
-        out_avals = rule(*[a.aval for a in atoms], **params)
+        in_avals = [a.aval for a in atoms]
+        out_avals = rule(*in_avals, **params)
+        for a in in_avals:  # sharding in types: only when an operand has one
+            if a._sharding is not None:
+                out_avals = with_shardings(prim, in_avals, out_avals, params)
+                break
+        else:
+            if "out_sharding" in params and params["out_sharding"] is not None:
+                out_avals = with_shardings(prim, in_avals, out_avals, params)
         # With debug_nans on, each equation remembers the user's line, to name it on a NaN.
         source = (ctx.source or user_source()) if ctx.debug_nans else None
         if prim.multiple_results:

@@ -10,12 +10,13 @@ grids; `multihost_utils` moves values between the processes of a multi-process p
 `enable_x64`/`disable_x64` (JAX's older spellings of `funcad.enable_x64`) switch
 64-bit mode for a block. `compilation_cache.compilation_cache.set_cache_dir(path)` keeps compiled programs on disk
 for later processes (funcad/lowering/compilation_cache.py); `sparse` holds JAX's sparse
-arrays (BCOO, BCSR, COO, CSR, CSC), `sparsify` and sparse-aware gradients.
+arrays (BCOO, BCSR, COO, CSR, CSC), `sparsify` and sparse-aware gradients;
+`layout` holds `Layout` and `Format` (funcad/core/layout.py).
 """
 import contextlib as _contextlib
 from ..debug._callbacks import io_callback
 
-from ..config import scopes as _scopes
+from ..core.config import scopes as _scopes
 
 enable_x64 = _scopes["enable_x64"]  # funcad.enable_x64
 
@@ -34,9 +35,9 @@ def disable_x64():
         yield
 
 
-__all__ = ["disable_x64", "enable_x64", "io_callback", "checkify", "compilation_cache", "jet", "mesh_utils", "multihost_utils", "ode",
+__all__ = ["disable_x64", "enable_x64", "io_callback", "checkify", "compilation_cache", "jet", "layout", "mesh_utils", "multihost_utils", "ode",
            "sparse"]
-_SUBMODULES = {"checkify", "compilation_cache", "jet", "mesh_utils", "multihost_utils", "ode", "sparse"}
+_SUBMODULES = {"checkify", "compilation_cache", "jet", "layout", "mesh_utils", "multihost_utils", "ode", "sparse"}
 
 
 def __getattr__(name):

@@ -14,6 +14,8 @@ value. Staged without checkify (jit, scan bodies) it cannot be compiled and says
 """
 from __future__ import annotations
 
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 from typing import Any
 
 import numpy as np
@@ -313,6 +315,7 @@ def _refuse_python(eqn, args):
 
 impl_rules[check_p] = _check_impl
 abstract_eval_rules[check_p] = lambda *avals, err_tree, debug: []
+_sharding_rules[check_p] = _BY_SHAPE_RULE  # no results
 jvp_rules[check_p] = _check_jvp
 batch_rules[check_p] = _check_batch
 lowering_rules[check_p] = lambda ctx, *args, err_tree, debug: _refuse(debug=debug)

@@ -161,7 +161,7 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
                             f"got dimensions {dims} for shape {aval_of(operand).shape}")
         if dims != tuple(range(len(dims))):
             operand = S.transpose(operand, dims)
-    return out_sharded(S.reshape(operand, new_sizes), out_sharding)
+    return S.reshape(operand, new_sizes, out_sharding)
 
 
 def rev(operand, dimensions):

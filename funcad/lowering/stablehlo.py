@@ -269,9 +269,20 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, consts, args: Sequence[
         if inner_effects:  # ... and before later ones
             tie_to_token(ctx, outs)
         for v, o in zip(eqn.outvars, outs):
+            if v.aval._sharding is not None and ctx.module.partition is not None \
+                    and eqn.prim not in unconstrained:
+                # sharding in types: the partitioner keeps the layout each type names
+                from ..core.typed_sharding import concrete
+                o = ctx.module.partition.constrain(ctx, o, concrete(v.aval._sharding),
+                                                   wrt_axis_types=True)
             # Weak types and float0 do not exist in StableHLO; keep the jaxpr's aval.
             env[id(v)] = Value(o.name, v.aval)
     return [read(a) for a in jaxpr.outvars]
+
+
+# Primitives whose results the walker leaves unconstrained even when their types have
+# a sharding: those that constrain themselves (sharding_constraint) or whose bodies do.
+unconstrained: set = set()
 
 
 # ------------------------------------------------------------------ effects ----
@@ -362,7 +373,6 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = 
     args = [Value(f"%arg{i}", v.aval) for i, v in enumerate(jaxpr.invars)]
     packed_params, in_buffer = [], set()
     if packing is not None:
-        from .packing import emit_unpack
         buf = Value("%packed", ShapedArray((packing.nbytes,), np.uint8))
         packed_params = [f"{buf.name}: {tensor_type(buf.aval)}"]
         for slot in packing.slots:
@@ -509,3 +519,24 @@ def call_rule(param: str) -> Callable:
     def rule(ctx, *args, **params):
         return ctx.call(params[param], args)
     return rule
+
+
+def emit_unpack(ctx, packed, slot):
+    """Emit the operations that cut `slot`'s array out of the packed buffer `packed`."""
+    a = slot.aval
+    dtype = np.dtype(a.dtype)
+    size, width = a.size, dtype.itemsize
+    u8 = np.dtype(np.uint8)
+    x = ctx.op1("stablehlo.slice", [packed], ShapedArray((size * width,), u8),
+                f"start_indices = {i64_array([slot.offset])}, "
+                f"limit_indices = {i64_array([slot.offset + size * width])}, "
+                f"strides = {i64_array([1])}")
+    if dtype == np.bool_:  # StableHLO converts nonzero to true
+        x = ctx.op1("stablehlo.convert", [x], ShapedArray((size,), dtype))
+    elif dtype != u8:
+        if width > 1:
+            x = ctx.op1("stablehlo.reshape", [x], ShapedArray((size, width), u8))
+        x = ctx.op1("stablehlo.bitcast_convert", [x], ShapedArray((size,), dtype))
+    if a.shape != (size,):
+        x = ctx.op1("stablehlo.reshape", [x], ShapedArray(a.shape, dtype))
+    return x

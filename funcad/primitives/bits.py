@@ -13,8 +13,9 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.narrow import bit_width, is_narrow
-from ..core.errors import FuncadTypeError
-from ..core.trace import batch_rules, lowering_rules
+from ..core.errors import FuncadTypeError, ShardingTypeError
+from ..core.trace import batch_rules, lowering_rules, sharding_rules as _sharding_rules
+from ..core.typed_sharding import broadcasting_rule, spec_of
 from ..lowering.stablehlo import (binary, broadcast, broadcast_operands, compare, elementwise_rule,
                                  i64_array)
 from ._base import broadcast_shapes, defpython, defzero, new_primitive, type_error
@@ -531,3 +532,27 @@ lowering_rules[reduce_precision_p] = lambda ctx, x, *, exponent_bits, mantissa_b
     "stablehlo.reduce_precision", [x], ctx.out_aval,
     f"exponent_bits = {exponent_bits} : i32, mantissa_bits = {mantissa_bits} : i32")
 defpython(reduce_precision_p, "_reduce_precision({0}, {exponent_bits}, {mantissa_bits})", _RP_HELPER)
+
+
+# ----------------------------------------------------------- sharding rules ----
+# How each result's sharding in its type follows from the operands' (Explicit mesh
+# axes; core/typed_sharding.py).
+
+def _bitcast_sharding(x, *, new_dtype):
+    spec, w_old, w_new = spec_of(x), bit_width(x.dtype), bit_width(np.dtype(new_dtype))
+    if w_old > w_new:  # a new trailing axis of words, not split
+        return spec + (None,)
+    if w_old < w_new:
+        if spec[-1] is not None:
+            raise ShardingTypeError(f"bitcast_convert_type to the wider {np.dtype(new_dtype)} "
+                                    f"consumes the last axis of {x.str_short()}, which is split; "
+                                    f"reshard it unsplit first")
+        return spec[:-1]
+    return spec
+
+
+for _p in (shift_left_p, shift_right_logical_p, shift_right_arithmetic_p, population_count_p, clz_p,
+           reduce_precision_p):
+    _sharding_rules[_p] = broadcasting_rule(_p.name)
+_sharding_rules[threefry2x32_p] = lambda *args: [broadcasting_rule("threefry2x32")(*args)] * 2
+_sharding_rules[bitcast_convert_type_p] = _bitcast_sharding

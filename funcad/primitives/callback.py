@@ -5,6 +5,8 @@ program, see lowering/xla.py); under vmap it follows `vmap_method`; it has no de
 (wrap it in custom_jvp/custom_vjp), as in JAX."""
 from __future__ import annotations
 
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import numpy as np
 
 from ..core.avals import ShapedArray
@@ -12,6 +14,8 @@ from ..core.eager import wrap
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.trace import batch_rules, jvp_rules, lowering_rules
 from ._base import new_primitive
+from .structural import broadcast_in_dim
+from .structural import moveaxis0
 
 __all__ = ["pure_callback_p", "VMAP_METHODS"]
 
@@ -55,6 +59,7 @@ def _abstract(*avals, callback, result_avals, vmap_method):
 
 
 pure_callback_p = new_primitive("pure_callback", _impl, _abstract, multiple_results=True)
+_sharding_rules[pure_callback_p] = _BY_SHAPE_RULE  # the user's result types, not split
 
 
 def _no_jvp(primals, tangents, **params):
@@ -81,8 +86,6 @@ class _Sequential:
 
 
 def _batch(vals, dims, *, axis_size, callback, result_avals, vmap_method):
-    from .structural import broadcast_in_dim
-    from .structural import moveaxis0
     args = [v if d is None else moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)]
     batched_avals = tuple(ShapedArray((axis_size,) + a.shape, a.dtype) for a in result_avals)
     if vmap_method in ("sequential", "sequential_unrolled"):

@@ -14,6 +14,9 @@ callback has no derivative.
 """
 from __future__ import annotations
 
+
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import numpy as np
 
 from ..core.avals import ShapedArray
@@ -22,6 +25,7 @@ from ..core.trace import abstract_eval_rules, batch_rules, impl_rules, jvp_rules
 from ..core.trace import Primitive, transpose_rules
 from ..lowering.stablehlo import Value, block_token, tensor_type, token_effects
 from .callback import _checked
+from .structural import moveaxis0
 
 __all__ = ["debug_callback_p", "io_callback_p"]
 
@@ -82,7 +86,6 @@ def _per_entry(callback, dims, result_avals=None) -> _PerEntry:
 
 
 def _batched_args(vals, dims):
-    from .structural import moveaxis0
     axis_size = next(np.shape(v)[d] if not hasattr(v, "aval") else v.aval.shape[d]
                      for v, d in zip(vals, dims) if d is not None)
     return [v if d is None else moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)], axis_size
@@ -146,6 +149,7 @@ def _debug_lower(ctx, *args, callback, ordered, partitioned):
 
 impl_rules[debug_callback_p] = _debug_impl
 abstract_eval_rules[debug_callback_p] = lambda *avals, **params: []
+_sharding_rules[debug_callback_p] = _BY_SHAPE_RULE  # no results
 jvp_rules[debug_callback_p] = _debug_jvp
 transpose_rules[debug_callback_p] = lambda cts, *args, **params: [None] * len(args)
 batch_rules[debug_callback_p] = _debug_batch
@@ -186,6 +190,7 @@ def _io_lower(ctx, *args, callback, result_avals, sharding, ordered):
 
 impl_rules[io_callback_p] = _io_impl
 abstract_eval_rules[io_callback_p] = lambda *avals, result_avals, **params: list(result_avals)
+_sharding_rules[io_callback_p] = _BY_SHAPE_RULE  # the user's result types, not split
 jvp_rules[io_callback_p] = _io_jvp
 batch_rules[io_callback_p] = _io_batch
 lowering_rules[io_callback_p] = _io_lower

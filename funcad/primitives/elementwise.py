@@ -14,7 +14,8 @@ import builtins
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import tree_map
-from ..core.trace import batch_rules, impl_rules, jvp_rules, lowering_rules, transpose_rules
+from ..core.trace import batch_rules, impl_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules
+from ..core.typed_sharding import broadcasting_rule
 from ..lowering.stablehlo import (binary, broadcast_operands, compare, compare_rule, convert,
                                   elementwise_rule, select)
 from .dot_algorithm import AccuracyMode, accuracy_attr, check_accuracy
@@ -84,6 +85,7 @@ def unop(name, impl, kinds="fc", *, hlo, py, aval=None):
     name or a rule) and to_python template (`py`). Add its jvp with `defjvp`."""
     p = new_primitive(name, impl, aval or _unary_aval(name, kinds))
     ELEMENTWISE.append(p)
+    sharding_rules[p] = broadcasting_rule(name)
     batch_rules[p] = _vectorized_batch(p)
     lowering_rules[p] = elementwise_rule(hlo) if isinstance(hlo, str) else hlo
     defpython(p, py)
@@ -334,12 +336,21 @@ round_p = unop("round", np.rint, "f", hlo="stablehlo.round_nearest_even", py="np
 round = _bind1(round_p)
 defzero(round_p)
 
-erf_p = unop("erf", lambda x: sp.erf(x), "f", hlo="chlo.erf", py="special.erf({0})")
+def _in_dtype(name):
+    """scipy.special's `name`, whose float16 result is float32, giving x's dtype
+    (looked up at call time: scipy.special loads on first use)."""
+    def impl(x):
+        x = np.asarray(x)
+        return np.asarray(getattr(sp, name)(x)).astype(x.dtype, copy=False)
+    return impl
+
+
+erf_p = unop("erf", _in_dtype("erf"), "f", hlo="chlo.erf", py="special.erf({0})")
 erf = _bind1(erf_p)
 defjvp(erf_p, lambda t, ans, x: mul(t, mul(const(x, 2 / np.sqrt(np.pi)), exp(neg(square(x))))))
 
 # 1 - erf(x) loses every digit in the tail, where erfc is tiny.
-erfc_p = unop("erfc", lambda x: sp.erfc(x), "f", hlo="chlo.erfc", py="special.erfc({0})")
+erfc_p = unop("erfc", _in_dtype("erfc"), "f", hlo="chlo.erfc", py="special.erfc({0})")
 erfc = _bind1(erfc_p)
 defjvp(erfc_p, lambda t, ans, x: mul(t, mul(const(x, -2 / np.sqrt(np.pi)), exp(neg(square(x))))))
 
@@ -352,15 +363,6 @@ def _erf_inv(x):
 erf_inv_p = unop("erf_inv", _erf_inv, "f", hlo="chlo.erf_inv", py="special.erfinv({0})")
 erf_inv = _bind1(erf_inv_p)
 defjvp(erf_inv_p, lambda t, ans, x: mul(t, mul(const(x, np.sqrt(np.pi) / 2), exp(square(ans)))))
-
-def _in_dtype(name):
-    """scipy.special's `name`, whose float16 result is float32, giving x's dtype
-    (looked up at call time: scipy.special loads on first use)."""
-    def impl(x):
-        x = np.asarray(x)
-        return np.asarray(getattr(sp, name)(x)).astype(x.dtype, copy=False)
-    return impl
-
 
 lgamma_p = unop("lgamma", _in_dtype("gammaln"), "f", hlo="chlo.lgamma", py="special.gammaln({0})")
 lgamma = _bind1(lgamma_p)
@@ -553,6 +555,7 @@ def binop(name, impl, kinds="fciub", out_dtype=None, *, hlo, py):
     template (`py`). Add its jvp with `defjvp`."""
     p = new_primitive(name, impl, _binary_aval(name, kinds, out_dtype))
     ELEMENTWISE.append(p)
+    sharding_rules[p] = broadcasting_rule(name)
     batch_rules[p] = _broadcasting_batch(p)
     if isinstance(hlo, str):
         hlo = elementwise_rule(hlo)
@@ -970,3 +973,8 @@ def stop_gradient(x):
 
 
 defzero(stop_gradient_p)
+
+
+# Elementwise results are split as their operands agree to be (core/typed_sharding.py).
+for _p in [select_n_p, clamp_p, convert_element_type_p, complex_p]:
+    sharding_rules[_p] = broadcasting_rule(_p.name)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.trace import Tracer, batch_rules, jvp_rules, lowering_rules, transpose_rules
+from ..core.errors import ShardingTypeError
+from ..core.trace import Tracer, batch_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules
+from ..core.typed_sharding import broadcasting_rule, same_as_operand, spec_of, varying_shape_rule
 from ..lowering.stablehlo import (binary, compare, convert, i64_array, ints, reducer_region,
                                   scalar_aval, select)
 from ._base import (check_eagerly, defpython, dtype_of, full, is_undefined, new_primitive, shape_of,
@@ -476,3 +478,35 @@ defpython(sort_p, lambda eqn, a: f"_sort([{', '.join(a)}], {eqn.params['dimensio
 
 # NumPy would clamp or broadcast some bad index calls: check them eagerly too.
 check_eagerly(dynamic_slice_p, dynamic_update_slice_p, gather_p, scatter_add_p, sort_p)
+
+
+# ----------------------------------------------------------- sharding rules ----
+# How each result's sharding in its type follows from the operands' (Explicit mesh
+# axes; core/typed_sharding.py).
+
+def _gather_sharding(x, idx):
+    k = idx.shape[-1]
+    sx, si = spec_of(x), spec_of(idx)
+    if any(p is not None for p in sx[:k]) or si[-1] is not None:
+        raise ShardingTypeError(
+            "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+            "indexing as out sharding could not be resolved unambiguously (or would require "
+            f"collectives on inputs). Got operand={x!r}, indices={idx!r}")
+    return si[:-1] + sx[k:]
+
+
+def _sort_sharding(*xs, dimension, num_keys):
+    for x in xs:
+        if spec_of(x)[dimension] is not None:
+            raise ShardingTypeError(
+                f"Arguments to sort must be unsharded over the sorting dimension. Got arg "
+                f"sharding={x.sharding} and sorting dimension={dimension}")
+    return [broadcasting_rule("sort")(*xs)] * len(xs)
+
+
+sharding_rules[dynamic_slice_p] = varying_shape_rule(
+    "dynamic_slice", lambda x, *idx, slice_sizes: slice_sizes)
+sharding_rules[dynamic_update_slice_p] = same_as_operand
+sharding_rules[gather_p] = _gather_sharding
+sharding_rules[scatter_add_p] = same_as_operand
+sharding_rules[sort_p] = _sort_sharding

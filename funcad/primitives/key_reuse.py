@@ -16,6 +16,8 @@ is ever bound.
 """
 from __future__ import annotations
 
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import numpy as np
 
 from ..core.trace import batch_rules, lowering_rules
@@ -51,6 +53,7 @@ def _identity(x, **params):
 
 random_consume_p = new_primitive("random_consume", _identity, _identity)
 random_clone_p = new_primitive("random_clone", _identity, _identity)
+_sharding_rules[random_consume_p] = _sharding_rules[random_clone_p] = _BY_SHAPE_RULE  # identities
 
 
 def _consume_batch(vals, dims, *, axis_size, site, mask):

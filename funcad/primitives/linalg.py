@@ -3,20 +3,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, aval_of
 from ..core.narrow import KINDS as NARROW_KINDS
-from ..core.trace import batch_rules, lowering_rules, transpose_rules
+from ..core.errors import ShardingTypeError
+from ..core.sharding import NamedSharding, PartitionSpec
+from ..core.trace import batch_rules, lowering_rules, sharding_rules, transpose_rules
+from ..core.typed_sharding import explicit_out_sharding, out_spec, spec_of
 from ..lowering.stablehlo import compare, convert, ints
 from . import dot_algorithm as algo
 from ._base import defjvp, defpython, is_undefined, new_primitive, shape_of, type_error
 from .structural import moveaxis0, transpose
+from .sharding import out_sharded
 
 
 def _free(nd, contract, batch):
     return [i for i in range(nd) if i not in contract and i not in batch]
 
 
-def _dot_aval(x, y, *, dimension_numbers, precision=None):
+def _dot_aval(x, y, *, dimension_numbers, precision=None, out_sharding=None):
     (xc, yc), (xb, yb) = dimension_numbers
     ok = (x.dtype == y.dtype and len(xc) == len(yc) and len(xb) == len(yb)
           and all(0 <= i < x.ndim for i in xc + xb) and all(0 <= i < y.ndim for i in yc + yb)
@@ -29,7 +33,7 @@ def _dot_aval(x, y, *, dimension_numbers, precision=None):
     return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
 
 
-def _dot_impl(x, y, *, dimension_numbers, precision=None):
+def _dot_impl(x, y, *, dimension_numbers, precision=None, out_sharding=None):
     (xc, yc), (xb, yb) = dimension_numbers
     if type(x) is not np.ndarray or type(y) is not np.ndarray:
         x, y = np.asarray(x), np.asarray(y)
@@ -58,14 +62,24 @@ def _dot_impl(x, y, *, dimension_numbers, precision=None):
 dot_general_p = new_primitive("dot_general", _dot_impl, _dot_aval)
 
 
-def dot_general(x, y, dimension_numbers, precision=None):
+def dot_general(x, y, dimension_numbers, precision=None, out_sharding=None):
     """`precision`: None, a (lhs, rhs) pair of 'DEFAULT'/'HIGH'/'HIGHEST', a
-    DotAlgorithmPreset or a DotAlgorithm (a param only when not None)."""
+    DotAlgorithmPreset or a DotAlgorithm; `out_sharding`: the result's sharding (a
+    NamedSharding, or a PartitionSpec over the context mesh), needed where the
+    contracted dimensions are split over Explicit mesh axes. Each is a param only
+    when not None."""
     (xc, yc), (xb, yb) = dimension_numbers
     dn = ((tuple(map(int, xc)), tuple(map(int, yc))), (tuple(map(int, xb)), tuple(map(int, yb))))
-    if precision is None:
-        return dot_general_p.bind(x, y, dimension_numbers=dn)
-    return dot_general_p.bind(x, y, dimension_numbers=dn, precision=precision)
+    params = {"dimension_numbers": dn}
+    if precision is not None:
+        params["precision"] = precision
+    typed = explicit_out_sharding(out_sharding, "dot_general")
+    if typed is not None:
+        params["out_sharding"] = typed
+    out = dot_general_p.bind(x, y, **params)
+    if out_sharding is not None and typed is None:
+        return out_sharded(out, out_sharding)
+    return out
 
 
 # As in JAX, the derivatives keep the precision (an algorithm rounds the tangents too).
@@ -74,7 +88,7 @@ defjvp(dot_general_p,
        lambda t, ans, x, y, *, dimension_numbers, precision=None: dot_general(x, t, dimension_numbers, precision))
 
 
-def _transpose_operand(ct, other, dims, nd, other_nd, ct_first, precision=None):
+def _transpose_operand(ct, other, dims, nd, other_nd, ct_first, precision=None, primal=None):
     """Cotangent of one operand of dot_general; `ct_first` says it is the lhs."""
     (xc, yc), (xb, yb) = dims
     if not ct_first:  # view the rhs as the lhs of the swapped product
@@ -86,18 +100,27 @@ def _transpose_operand(ct, other, dims, nd, other_nd, ct_first, precision=None):
         ct_yfree = list(range(nb + len(x_free), nb + len(x_free) + len(y_free)))
     else:
         ct_yfree = list(range(nb, nb + len(y_free)))
-    res = dot_general(ct, other, ((ct_yfree, y_free), (list(range(nb)), list(yb))), precision)
     layout = list(xb) + x_free + [xc[list(yc).index(j)] for j in sorted(yc)]
+    out_sharding = None
+    typed = [a._sharding for a in (primal, aval_of(ct), aval_of(other)) if a is not None]
+    typed = [s for s in typed if s is not None]
+    if typed:  # the cotangent is split as its primal is (not split where it has no type)
+        spec = tuple(primal._sharding.spec) if primal._sharding is not None else (None,) * nd
+        out_sharding = NamedSharding(typed[0].mesh, PartitionSpec(*[spec[k] for k in layout]))
+    res = dot_general(ct, other, ((ct_yfree, y_free), (list(range(nb)), list(yb))), precision,
+                      out_sharding)
     perm = [layout.index(k) for k in range(nd)]
     return res if perm == list(range(nd)) else transpose(res, perm)
 
 
-def _dot_transpose(ct, x, y, *, dimension_numbers, precision=None):
+def _dot_transpose(ct, x, y, *, dimension_numbers, precision=None, out_sharding=None):
     cx = cy = None
     if is_undefined(x):
-        cx = _transpose_operand(ct, y, dimension_numbers, len(shape_of(x)), len(shape_of(y)), True, precision)
+        cx = _transpose_operand(ct, y, dimension_numbers, len(shape_of(x)), len(shape_of(y)), True,
+                                precision, x.aval)
     if is_undefined(y):
-        cy = _transpose_operand(ct, x, dimension_numbers, len(shape_of(y)), len(shape_of(x)), False, precision)
+        cy = _transpose_operand(ct, x, dimension_numbers, len(shape_of(y)), len(shape_of(x)), False,
+                                precision, y.aval)
     return [cx, cy]
 
 
@@ -108,23 +131,31 @@ def _shift0(axes):
     return tuple(a + 1 for a in axes)
 
 
-def _dot_batch(vals, dims, *, axis_size, dimension_numbers, precision=None):
+def _dot_batch(vals, dims, *, axis_size, dimension_numbers, precision=None, out_sharding=None):
     (xc, yc), (xb, yb) = dimension_numbers
     x, y = vals
     dx, dy = dims
+
+    def out(d):  # out_sharding with the batch dimension (not split) at d
+        if out_sharding is None:
+            return None
+        spec = list(out_sharding.spec)
+        spec += [None] * max(0, d - len(spec))
+        return NamedSharding(out_sharding.mesh, PartitionSpec(*spec[:d], None, *spec[d:]))
     if dx is not None and dy is not None:
         x, y = moveaxis0(x, dx, axis_size), moveaxis0(y, dy, axis_size)
         dn = ((_shift0(xc), _shift0(yc)), ((0,) + _shift0(xb), (0,) + _shift0(yb)))
-        return dot_general(x, y, dn, precision), 0
+        return dot_general(x, y, dn, precision, out(0)), 0
     if dx is not None:
         x = moveaxis0(x, dx, axis_size)
-        return dot_general(x, y, ((_shift0(xc), yc), (_shift0(xb), yb)), precision), len(xb)
+        return dot_general(x, y, ((_shift0(xc), yc), (_shift0(xb), yb)), precision, out(len(xb))), len(xb)
     y = moveaxis0(y, dy, axis_size)
     x_free = len(shape_of(x)) - len(xc) - len(xb)
-    return dot_general(x, y, ((xc, _shift0(yc)), (xb, _shift0(yb))), precision), len(xb) + x_free
+    d = len(xb) + x_free
+    return dot_general(x, y, ((xc, _shift0(yc)), (xb, _shift0(yb))), precision, out(d)), d
 
 
-def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None):
+def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None, out_sharding=None):
     (xc, yc), (xb, yb) = dimension_numbers
     dn = (f"#stablehlo.dot<lhs_batching_dimensions = {ints(xb)}, rhs_batching_dimensions = {ints(yb)}, "
           f"lhs_contracting_dimensions = {ints(xc)}, rhs_contracting_dimensions = {ints(yc)}>")
@@ -188,5 +219,28 @@ def _dot_source_plain(eqn, a, nx, ny, xc, yc, xb, yb):
 
 
 batch_rules[dot_general_p] = _dot_batch
+
+
+def _dot_sharding(x, y, *, dimension_numbers, precision=None, out_sharding=None):
+    """JAX's rule: out_sharding if given; else batch dimensions split alike, contracted
+    ones not split on both sides, and the result split as the free dimensions are."""
+    (xc, yc), (xb, yb) = dimension_numbers
+    sx, sy = spec_of(x), spec_of(y)
+    if out_sharding is not None:
+        return out_spec(out_sharding, len(xb) + x.ndim - len(xc) - len(xb) + y.ndim - len(yc) - len(yb))
+    bx, by = tuple(sx[i] for i in xb), tuple(sy[i] for i in yb)
+    if bx != by:
+        raise ShardingTypeError("dot_general requires lhs batch dimensions and rhs batch dimensions "
+                                f"to have the same sharding, got {bx} and {by}.")
+    cx, cy = tuple(sx[i] for i in xc), tuple(sy[i] for i in yc)
+    if any(a is not None and b is not None for a, b in zip(cx, cy)):
+        raise ShardingTypeError(
+            "Contracting dimensions are sharded and it is ambiguous how the output should be "
+            "sharded. Please specify the output sharding via the `out_sharding` parameter. "
+            f"Got lhs_contracting_spec={cx} and rhs_contracting_spec={cy}")
+    return bx + tuple(sx[i] for i in _free(x.ndim, xc, xb)) + tuple(sy[i] for i in _free(y.ndim, yc, yb))
+
+
+sharding_rules[dot_general_p] = _dot_sharding
 lowering_rules[dot_general_p] = _dot_lowering
 defpython(dot_general_p, _dot_source)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.trace import batch_rules, jvp_rules, lowering_rules
+from ..core.trace import batch_rules, jvp_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import dropping, unsplit_along
 from ..lowering.python_source import np_dtype
 from ..lowering.stablehlo import (binary, compare, i64_array, ints, reducer_region, reduction_identity,
                                   scalar_aval, select)
@@ -61,6 +62,7 @@ def reducer(name, impl, kind, np_name):
     template (`np.<np_name>`). Add its jvp."""
     p = new_primitive(name, impl, _reduce_aval(name))
     batch_rules[p] = _reduce_batch(p)
+    sharding_rules[p] = dropping("axes")  # the reduced dimensions leave the spec
     lowering_rules[p] = _reduce_lowering(kind)
     defpython(p, lambda eqn, a: f"np.asarray(np.{np_name}({a[0]}, axis={eqn.params['axes']}), "
                                 f"{np_dtype(eqn.outvars[0].aval.dtype)})")
@@ -227,6 +229,7 @@ def _arg_primitive(name, impl, direction):
         x = moveaxis0(vals[0], dims[0], axis_size)
         return p.bind(x, axis=axis + 1, index_dtype=index_dtype), 0
     batch_rules[p] = batch
+    sharding_rules[p] = dropping("axis")
     lowering_rules[p] = _arg_lowering(direction)
     defpython(p, lambda eqn, a: f"np.{name}({a[0]}, axis={eqn.params['axis']})"
                                 f".astype({np_dtype(eqn.params['index_dtype'])})")
@@ -259,9 +262,11 @@ def _cum_aval(name):
 def _cum_impl(f):
     def impl(x, *, axis, reverse):
         x = np.asarray(x)
-        if reverse:
-            return np.flip(f(np.flip(x, axis), axis=axis), axis).astype(x.dtype)
-        return f(x, axis=axis).astype(x.dtype, copy=False)
+        # np.cumsum warns from NumPy's own module (inf - inf): XLA's nans come quietly
+        with np.errstate(invalid="ignore", over="ignore"):
+            if reverse:
+                return np.flip(f(np.flip(x, axis), axis=axis), axis).astype(x.dtype)
+            return f(x, axis=axis).astype(x.dtype, copy=False)
     return impl
 
 
@@ -301,6 +306,7 @@ def _cumulative(name, impl, kind, np_fn):
         x = moveaxis0(vals[0], dims[0], axis_size)
         return p.bind(x, axis=axis + 1, reverse=reverse), 0
     batch_rules[p] = batch
+    sharding_rules[p] = unsplit_along("axis", "Input should be unsharded over the axis being reduced")
     lowering_rules[p] = _cum_lowering(kind)
     defpython(p, _cum_source(np_fn))
     return p

@@ -19,11 +19,14 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadValueError
-from ..core.trace import batch_rules, jvp_rules, lowering_rules
+from ..core.trace import batch_rules, jvp_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import spec_of
 from ..lowering.stablehlo import Value, tensor_type
 from ._base import check_eagerly, defpython, defzero, new_primitive, type_error
 from ._xla_rng import xla_rng_bits
 from .structural import concatenate, moveaxis0, reshape, slice as _slice
+from . import elementwise as E
+from ._base import full
 
 __all__ = ["rng_bit_generator_p", "rng_uniform_p"]
 
@@ -149,8 +152,6 @@ def _uniform_jvp(primals, tangents, *, shape):
 
 def _uniform_batch(vals, dims, *, axis_size, shape):
     # Bounds per batch element: one draw of (batch, *shape) in [0, 1), scaled per element.
-    from . import elementwise as E
-    from ._base import full
     a, b = (moveaxis0(v, d, axis_size) if d is not None else v for v, d in zip(vals, dims))
     dtype = np.asarray(a).dtype if not hasattr(a, "aval") else a.aval.dtype
     fdt = dtype if dtype.kind == "f" else np.dtype(np.float64)
@@ -170,3 +171,8 @@ batch_rules[rng_uniform_p] = _uniform_batch
 lowering_rules[rng_uniform_p] = _uniform_lowering
 defpython(rng_uniform_p, "_rng_uniform({0}, {1}, {shape})", _UNIFORM_HELPER)
 check_eagerly(rng_bit_generator_p, rng_uniform_p)  # NumPy would accept a bad key or bounds
+
+# Sharding in types (core/typed_sharding.py): the key keeps its own; the bits are not split.
+sharding_rules[rng_bit_generator_p] = lambda key, *, shape, dtype, algorithm: [
+    spec_of(key), (None,) * len(shape)]
+sharding_rules[rng_uniform_p] = lambda a, b, *, shape: (None,) * len(shape)

@@ -8,10 +8,18 @@ transpose are the same constraint on the tangent and cotangent, as in JAX.
 from __future__ import annotations
 
 from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.layout import Format, sharding_of_format
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules)
+from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules,
+                          sharding_rules)
+from ..core.typed_sharding import BY_SHAPE_RULE, type_sharding
+from ..lowering.stablehlo import unconstrained
 from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
 from ._base import deflinear, defpython
+from ..core.trace import ctx
+from ..lowering.runtime import device_put
+from ..lowering.array import is_device_array
+from ..lowering.spmd import device_put_sharded
 
 __all__ = ["out_sharded", "takes_out_sharding", "with_sharding_constraint"]
 
@@ -30,15 +38,18 @@ def with_sharding_constraint(x, shardings):
     Array([2., 2.], dtype=float64)
     """
     leaves, tree = tree_flatten(x)
-    if isinstance(shardings, (Sharding, PartitionSpec)):
+    if isinstance(shardings, (Sharding, PartitionSpec, Format)):
         per_leaf = [shardings] * len(leaves)
     else:
         per_leaf, s_tree = tree_flatten(shardings,
-                                        is_leaf=lambda s: isinstance(s, (Sharding, PartitionSpec)))
+                                        is_leaf=lambda s: isinstance(s, (Sharding, PartitionSpec, Format)))
         if s_tree != tree:
             raise FuncadTypeError(f"with_sharding_constraint: the shardings {shardings!r} do not "
                                   f"match the structure of the values; pass one Sharding or a tree "
                                   f"of Shardings shaped like the values")
+    # A Format (jax.experimental.layout) with the layout funcad's arrays have is its sharding.
+    per_leaf = [sharding_of_format(s, len(getattr(v, "shape", ())), "with_sharding_constraint")
+                if isinstance(s, Format) else s for s, v in zip(per_leaf, leaves)]
     per_leaf = [resolve_spec(s, "with_sharding_constraint") for s in per_leaf]
     for s in per_leaf:
         if not isinstance(s, Sharding):
@@ -55,9 +66,7 @@ def out_sharded(x, out_sharding):
     sharding funcad cannot express raises with_sharding_constraint's error."""
     if out_sharding is None:
         return x
-    from ..core.trace import ctx
     if ctx.trace is None:  # an eager result (a device or a host array) is placed so
-        from ..lowering.runtime import device_put
         return device_put(x, resolve_spec(out_sharding, "out_sharding"))
     return with_sharding_constraint(x, out_sharding)
 
@@ -79,9 +88,7 @@ def takes_out_sharding(fn):
 
 
 def _impl(x, *, sharding):
-    from ..lowering.array import is_device_array
     if is_device_array(x):  # a device array is laid out as asked, as JAX does
-        from ..lowering.spmd import device_put_sharded
         return device_put_sharded(x, sharding)
     return x
 
@@ -118,7 +125,16 @@ def _lowering(ctx, x, *, sharding):
 
 
 impl_rules[sharding_constraint_p] = _impl
-abstract_eval_rules[sharding_constraint_p] = lambda x, *, sharding: x
+
+
+def _abstract_eval(x, *, sharding):
+    # the layout's Explicit axes become the type's (a reshard; none on an Auto mesh)
+    return x.update(sharding=type_sharding(sharding, len(x.shape)))
+
+
+abstract_eval_rules[sharding_constraint_p] = _abstract_eval
+sharding_rules[sharding_constraint_p] = BY_SHAPE_RULE
+unconstrained.add(sharding_constraint_p)  # it lowers to the constraint itself
 deflinear(sharding_constraint_p,
           lambda ct, x, *, sharding: [sharding_constraint_p.bind(ct, sharding=sharding)])
 batch_rules[sharding_constraint_p] = _batch

@@ -18,7 +18,8 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadValueError
 from ..core.staging import trace_to_jaxpr
-from ..core.trace import batch_rules, lowering_rules, set_trace
+from ..core.trace import batch_rules, lowering_rules, set_trace, sharding_rules
+from ..core.typed_sharding import broadcasting_rule
 from ..lowering.stablehlo import broadcast_operands, convert, elementwise_rule
 from ._base import broadcast_shapes, const, defjvp, defpython, dtype_of, new_primitive, type_error
 from .elementwise import (_broadcasting_batch, _bind1, abs, add, binop, bitwise_and, bitwise_not,
@@ -443,6 +444,7 @@ regularized_incomplete_beta_p = new_primitive(
 batch_rules[regularized_incomplete_beta_p] = _broadcasting_batch(regularized_incomplete_beta_p)
 lowering_rules[regularized_incomplete_beta_p] = _lowering_of(_betainc_alg)
 defpython(regularized_incomplete_beta_p, "special.betainc({0}, {1}, {2})")
+sharding_rules[regularized_incomplete_beta_p] = broadcasting_rule("regularized_incomplete_beta")
 
 
 def regularized_incomplete_beta(a, b, x):

@@ -7,8 +7,10 @@ import builtins
 import numpy as np
 
 from ..core.avals import ShapedArray, aval_of
-from ..core.errors import FuncadValueError
-from ..core.trace import batch_rules, lowering_rules
+from ..core.errors import FuncadValueError, ShardingTypeError
+from ..core.typed_sharding import concrete
+from ..core.trace import batch_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import explicit_out_sharding, reshape_rule, same_as_operand, spec_of, varying_shape_rule
 from ..lowering.python_source import np_dtype
 from ..lowering.stablehlo import i64_array
 from ._base import (canonical_axis, check_eagerly, deflinear, defpython, defzero, dtype_of, full,
@@ -50,7 +52,7 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
 
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
-    from .reductions import reduce_sum
+    from .reductions import reduce_sum  # rules are mutually recursive: see test_layers
     in_shape = x.aval.shape
     unit = tuple(d for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1)
     new = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
@@ -86,29 +88,53 @@ defpython(broadcast_in_dim_p, _broadcast_in_dim_source)
 # ---------------------------------------------------------------- reshape ----
 
 
-def _reshape_aval(x, *, new_sizes):
+def _reshape_aval(x, *, new_sizes, out_sharding=None):
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
         raise type_error("reshape", f"cannot reshape {x.size} elements to shape {new_sizes}", x)
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
-reshape_p = new_primitive("reshape", lambda x, *, new_sizes: np.reshape(x, new_sizes), _reshape_aval)
+reshape_p = new_primitive("reshape", lambda x, *, new_sizes, out_sharding=None: np.reshape(x, new_sizes),
+                          _reshape_aval)
 
 
-def reshape(x, new_sizes):
-    return reshape_p.bind(x, new_sizes=tuple(int(s) for s in new_sizes))
+def reshape(x, new_sizes, out_sharding=None):
+    """`out_sharding`: the result's sharding where the operand's type has one the
+    reshape cannot carry over (a param only when given)."""
+    new_sizes = tuple(int(s) for s in new_sizes)
+    typed = explicit_out_sharding(out_sharding, "reshape")
+    if typed is None:
+        out = reshape_p.bind(x, new_sizes=new_sizes)
+        if out_sharding is None:
+            return out
+        from .sharding import out_sharded  # rules are mutually recursive: see test_layers
+        return out_sharded(out, out_sharding)
+    return reshape_p.bind(x, new_sizes=new_sizes, out_sharding=typed)
 
 
-deflinear(reshape_p, lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)])
+def _reshape_transpose(ct, x, *, new_sizes, out_sharding=None):
+    # the cotangent is typed as its primal is
+    return [reshape(ct, x.aval.shape, None if x.aval._sharding is None or aval_of(ct)._sharding is None
+                    else _on_concrete_mesh(x.aval._sharding))]
 
 
-def _reshape_batch(vals, dims, *, axis_size, new_sizes):
+def _on_concrete_mesh(type_sharding):
+    return concrete(type_sharding)
+
+
+deflinear(reshape_p, _reshape_transpose)
+
+
+def _reshape_batch(vals, dims, *, axis_size, new_sizes, out_sharding=None):
     x = moveaxis0(vals[0], dims[0], axis_size)
-    return reshape(x, (axis_size,) + tuple(new_sizes)), 0
+    if out_sharding is not None:  # the batch dimension, not split
+        out_sharding = type(out_sharding)(out_sharding.mesh, type(out_sharding.spec)(None, *out_sharding.spec))
+    return reshape(x, (axis_size,) + tuple(new_sizes), out_sharding), 0
 
 
 batch_rules[reshape_p] = _reshape_batch
-lowering_rules[reshape_p] = lambda ctx, x, *, new_sizes: ctx.op1("stablehlo.reshape", [x], ctx.out_aval)
+lowering_rules[reshape_p] = lambda ctx, x, *, new_sizes, out_sharding=None: ctx.op1(
+    "stablehlo.reshape", [x], ctx.out_aval)
 defpython(reshape_p, "np.reshape({0}, {new_sizes})")
 
 # -------------------------------------------------------------- transpose ----
@@ -330,8 +356,8 @@ def pad(x, padding_value, padding_config):
 
 
 def _pad_transpose(ct, x, v, *, padding_config):
-    from .reductions import reduce_sum
-    from .elementwise import sub
+    from .reductions import reduce_sum  # rules are mutually recursive: see test_layers
+    from .elementwise import sub  # rules are mutually recursive: see test_layers
     out = [None, None]
     # Undo the negative low/high padding first, then take the strided interior.
     unpad_cfg = tuple((-lo, -hi, 0) for lo, hi, _ in padding_config)
@@ -350,7 +376,7 @@ deflinear(pad_p, _pad_transpose)
 
 
 def _pad_batch(vals, dims, *, axis_size, padding_config):
-    from .elementwise import select_n
+    from .elementwise import select_n  # rules are mutually recursive: see test_layers
     x, v = vals
     dx, dv = dims
     x = moveaxis0(x, dx, axis_size)
@@ -470,3 +496,37 @@ defpython(iota_p, _iota_source)
 
 # NumPy clips bad slices and broadcasts short pad configs: check them eagerly too.
 check_eagerly(slice_p, pad_p)
+
+
+# ----------------------------------------------------------- sharding rules ----
+# How each result's sharding in its type follows from the operands' (Explicit mesh
+# axes; core/typed_sharding.py).
+
+def _broadcast_in_dim_sharding(x, *, shape, broadcast_dimensions):
+    spec, out = spec_of(x), [None] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        out[d] = spec[i] if x.shape[i] == shape[d] else None
+    return tuple(out)
+
+
+def _concatenate_sharding(*xs, dimension):
+    typed = [x for x in xs if x._sharding is not None]
+    if any(x._sharding != typed[0]._sharding for x in typed):
+        raise ShardingTypeError("All operands should have the same sharding. Got shardings "
+                                + ", ".join(str(x.sharding) for x in xs))
+    return spec_of(typed[0])
+
+
+def _squeeze_sharding(x, *, dimensions):
+    return tuple(p for i, p in enumerate(spec_of(x)) if i not in dimensions)
+
+
+sharding_rules[broadcast_in_dim_p] = _broadcast_in_dim_sharding
+sharding_rules[reshape_p] = reshape_rule
+sharding_rules[transpose_p] = lambda x, *, permutation: tuple(spec_of(x)[i] for i in permutation)
+sharding_rules[squeeze_p] = _squeeze_sharding
+sharding_rules[rev_p] = same_as_operand
+sharding_rules[slice_p] = varying_shape_rule("slicing", lambda x, **p: _slice_aval(x, **p).shape)
+sharding_rules[pad_p] = varying_shape_rule("padding", lambda x, v, **p: _pad_aval(x, v, **p).shape)
+sharding_rules[concatenate_p] = _concatenate_sharding
+sharding_rules[iota_p] = lambda **params: ()  # no operands: typed only through out_sharding

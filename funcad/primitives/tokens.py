@@ -13,6 +13,9 @@ side-effecting `dce_sink` custom call, so XLA keeps the computation too, as JAX 
 """
 from __future__ import annotations
 
+
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import functools
 
 import numpy as np
@@ -23,6 +26,8 @@ from ..core.trace import abstract_eval_rules, batch_rules, impl_rules, jvp_rules
 from ..core.trace import Primitive, transpose_rules
 from ..lowering.stablehlo import tensor_type
 from ._base import check_eagerly, defpython, defzero, new_primitive
+from ..lowering import xla
+from .effects import _lower_effect
 
 __all__ = ["Token", "TokenAval", "abstract_token", "create_token_p", "after_all_p", "dce_sink_p",
            "is_token"]
@@ -91,6 +96,7 @@ def _empty_token(ctx, *args, **params):
 
 create_token_p = new_primitive("create_token", lambda: Token(), lambda: abstract_token)
 after_all_p = new_primitive("after_all", lambda *toks: Token(), _check_tokens)
+_sharding_rules[create_token_p] = _sharding_rules[after_all_p] = _BY_SHAPE_RULE  # tokens
 for _p in (create_token_p, after_all_p):
     defzero(_p)
     lowering_rules[_p] = _empty_token
@@ -106,6 +112,7 @@ batch_rules[after_all_p] = lambda vals, dims, *, axis_size: (create_token_p.bind
 dce_sink_p = Primitive("dce_sink", multiple_results=True)
 impl_rules[dce_sink_p] = lambda x, *, prevent_mlir_dce: []
 abstract_eval_rules[dce_sink_p] = lambda x, *, prevent_mlir_dce: []
+_sharding_rules[dce_sink_p] = _BY_SHAPE_RULE  # no results
 
 
 def _dce_sink_jvp(primals, tangents, *, prevent_mlir_dce):
@@ -129,7 +136,6 @@ _SINK_ATTRS = 'call_target_name = "dce_sink", has_side_effect = true, api_versio
 def _has_ffi_sink(platform: str) -> bool:
     """Whether this jaxlib has the no-op FFI target `dce_sink` (JAX's, newer than jaxlib 0.6):
     a tiny program that calls it is compiled and run once."""
-    from ..lowering import xla
     text = ('module @probe { func.func public @main(%a: tensor<f32>) -> tensor<f32> {\n'
             f'  "stablehlo.custom_call"(%a) <{{{_SINK_ATTRS}}}> : (tensor<f32>) -> ()\n'
             '  return %a : tensor<f32> } }')
@@ -148,7 +154,6 @@ def _dce_sink_lower(ctx, x, *, prevent_mlir_dce):
     if _has_ffi_sink(ctx.module.platform):  # a no-op marked as a side effect, so XLA keeps x
         ctx.op("stablehlo.custom_call", [x], [], _SINK_ATTRS)
     else:  # older jaxlib: a side-effecting host call that does nothing keeps x just as well
-        from .effects import _lower_effect
         _lower_effect(ctx, [x], lambda *xs: (), [])
     return []
 

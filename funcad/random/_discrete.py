@@ -81,7 +81,7 @@ _SPLIT, _TERMS, _PP_EPS = 7.0, 20, 0.02
 
 
 def _poisson_approx(key, lam, shape, dtype):
-    from ..scipy.special import ndtr
+    from ..scipy.special import ndtr  # funcad.scipy loads on first use
     lam = fnp.asarray(lam)
     wide = (lam.dtype.kind == "f" and lam.dtype.itemsize > 4) or dtype.itemsize > 4
     cdt = np.dtype(np.float64 if wide else np.float32)

@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Callable
 
 from ..core.staging import partial_eval_rules
-from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, eval_jaxpr, impl_rules,
+from ..core.typed_sharding import BY_SHAPE_RULE
+from ..core.trace import (sharding_rules, Primitive, abstract_eval_rules, batch_rules, eval_jaxpr, impl_rules,
                           jvp_rules, register_call, transpose_rules)
 from ..lowering.stablehlo import call_rule, lowering_rules
 
@@ -48,6 +49,7 @@ def define_call(prim: Primitive, param: str = "jaxpr", *, optimizable: bool = Tr
 
     impl_rules[prim] = impl or call_impl
     abstract_eval_rules[prim] = abstract_eval or call_aval
+    sharding_rules[prim] = BY_SHAPE_RULE  # the body's types carry its results' shardings
     lowering_rules[prim] = lowering or call_rule(param)
     for table, rule in ((jvp_rules, jvp), (partial_eval_rules, partial_eval),
                         (transpose_rules, transpose), (batch_rules, batch)):

@@ -19,6 +19,9 @@ the name-based policies.
 """
 from __future__ import annotations
 
+
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import functools
 import inspect
 from typing import Callable
@@ -222,6 +225,7 @@ define_call(checkpoint_p, optimizable=False, impl=_impl, jvp=_jvp, partial_eval=
 optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
 impl_rules[optimization_barrier_p] = lambda *xs: list(xs)
 abstract_eval_rules[optimization_barrier_p] = lambda *avals: list(avals)
+_sharding_rules[optimization_barrier_p] = _BY_SHAPE_RULE  # its types are its operands'
 jvp_rules[optimization_barrier_p] = lambda primals, tangents: (
     optimization_barrier_p.bind(*primals), list(tangents))
 transpose_rules[optimization_barrier_p] = lambda cts, *xs: list(cts)
@@ -237,6 +241,7 @@ python_rules[optimization_barrier_p] = (lambda eqn, a: "(" + ", ".join(a) + ",)"
 name_p = Primitive("name")
 impl_rules[name_p] = lambda x, *, name: x
 abstract_eval_rules[name_p] = lambda x, *, name: x
+_sharding_rules[name_p] = _BY_SHAPE_RULE
 jvp_rules[name_p] = lambda primals, tangents, *, name: (name_p.bind(primals[0], name=name), tangents[0])
 batch_rules[name_p] = lambda vals, dims, *, axis_size, name: (name_p.bind(vals[0], name=name), dims[0])
 lowering_rules[name_p] = lambda c, x, *, name: x

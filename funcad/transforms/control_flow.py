@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.narrow import kind as _kind
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadError, FuncadTypeError, MissingRuleError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.staging import partial_eval_rules, trace_to_jaxpr
-from ..core.trace import (Primitive, Tracer, abstract_eval_rules, batch_rules, eval_jaxpr,
+from ..core.typed_sharding import BY_SHAPE_RULE, with_dim, without_dim
+from ..core.trace import (
+                          Primitive, Tracer, abstract_eval_rules, batch_rules, eval_jaxpr, sharding_rules,
                           impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
 from ..lowering.python_source import fresh_name, nested_function, np_dtype
 from ..lowering.stablehlo import compare, convert
@@ -46,7 +49,7 @@ from .vmap import batch_call
 
 
 def _inexact(aval) -> bool:
-    return aval.dtype.kind in "fc"
+    return _kind(aval.dtype) in "fc"  # bfloat16 and the float8s too
 
 
 def _split(xs, *sizes):
@@ -59,7 +62,7 @@ def _split(xs, *sizes):
 
 
 def _unstack(aval) -> ShapedArray:
-    return ShapedArray(aval.shape[1:], aval.dtype)
+    return ShapedArray(aval.shape[1:], aval.dtype, sharding=without_dim(aval._sharding, 0))
 
 
 def with_outputs(closed: ClosedJaxpr, outvars) -> ClosedJaxpr:
@@ -260,6 +263,7 @@ def _cond_batch(vals, dims, *, axis_size, branches):
 
 impl_rules[cond_p] = _compiled_impl(cond_p, _cond_impl)
 abstract_eval_rules[cond_p] = _cond_abstract_eval
+sharding_rules[cond_p] = BY_SHAPE_RULE
 jvp_rules[cond_p] = _cond_jvp
 partial_eval_rules[cond_p] = _cond_partial_eval
 transpose_rules[cond_p] = _cond_transpose
@@ -479,6 +483,7 @@ def _while_batch(vals, dims, *, axis_size, cond_jaxpr, body_jaxpr, cond_nconsts,
 
 impl_rules[while_p] = _compiled_impl(while_p, _while_impl)
 abstract_eval_rules[while_p] = _while_abstract_eval
+sharding_rules[while_p] = BY_SHAPE_RULE
 jvp_rules[while_p] = _while_jvp
 partial_eval_rules[while_p] = _while_partial_eval
 transpose_rules[while_p] = _while_transpose
@@ -527,7 +532,7 @@ def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll):
 
 def _scan_abstract_eval(*avals, jaxpr, length, reverse, num_consts, num_carry, unroll):
     carry = list(jaxpr.in_avals[num_consts:num_consts + num_carry])
-    return carry + [ShapedArray((length,) + a.shape, a.dtype, a.weak_type)
+    return carry + [ShapedArray((length,) + a.shape, a.dtype, a.weak_type, with_dim(a._sharding, 0))
                     for a in jaxpr.out_avals[num_carry:]]
 
 
@@ -709,6 +714,7 @@ def _scan_batch(vals, dims, *, axis_size, jaxpr, length, reverse, num_consts, nu
 
 impl_rules[scan_p] = _compiled_impl(scan_p, _scan_impl)
 abstract_eval_rules[scan_p] = _scan_abstract_eval
+sharding_rules[scan_p] = BY_SHAPE_RULE
 jvp_rules[scan_p] = _scan_jvp
 partial_eval_rules[scan_p] = _scan_partial_eval
 transpose_rules[scan_p] = _scan_transpose

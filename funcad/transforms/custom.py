@@ -26,7 +26,7 @@ import functools
 import inspect
 from typing import Any, Callable, Sequence
 
-from ..core.avals import ShapedArray, aval_of, float0, is_float, tangent_dtype
+from ..core.avals import ShapedArray, aval_of, float0, is_float, tangent_dtype, tangent_aval
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_unflatten
 from ..core.staging import StagingTrace
@@ -77,7 +77,7 @@ class SymbolicZero:
     def from_primal_value(val: Any) -> "SymbolicZero":
         """The symbolic zero tangent of a primal value (float0 for integer primals)."""
         a = aval_of(val)
-        return SymbolicZero(ShapedArray(a.shape, tangent_dtype(a.dtype)))
+        return SymbolicZero(tangent_aval(a))
 
     def __repr__(self):
         return f"SymbolicZero({self.aval.str_short()})"
@@ -413,7 +413,7 @@ class custom_vjp:
             return leaves, r_leaves
 
         n_diff = len(diff_args)  # bwd outlives this call (in a linear jaxpr): keep no tracers
-        ct_avals = [ShapedArray(a.shape, tangent_dtype(a.dtype)) for a in map(aval_of, flat_args)]
+        ct_avals = [tangent_aval(a) for a in map(aval_of, flat_args)]
 
         def flat_bwd(res, cts):
             ct_zero = _take_zeros_info("ct_zero")
@@ -541,12 +541,14 @@ def _check_cotangent(g, aval, where):
     ga = aval_of(g)
     if want == float0 or ga.dtype == float0:
         return None
-    if ga.shape != aval.shape or (ga.dtype != want and not (ga.weak_type and is_float(ga.dtype))):
+    if ga.shape != aval.shape or (ga.dtype != want and not is_float(want)):
         raise FuncadTypeError(f"{where} returned a cotangent of type {ga.str_short()} for an "
                               f"input of type {aval.str_short()}; it must have type "
                               f"{aval.update(dtype=want).str_short()}")
-    if ga.dtype != want:
+    if ga.dtype != want and ga.weak_type:
         g = convert_element_type(g, want)
+    # A float input's cotangent of another float dtype passes on as it is, as JAX lets it
+    # (flax's fp8 rules give float32 cotangents for float8 inputs).
     return g
 
 

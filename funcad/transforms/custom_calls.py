@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import ShapedArray, aval_of, float0, tangent_dtype
+from ..core.avals import ShapedArray, aval_of, float0, tangent_dtype, tangent_aval
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr, Literal
 from ..core.staging import convert_constvars, trace_to_jaxpr
@@ -209,7 +209,7 @@ class _StagedBwd:
                 with _zeros_info("ct_zero", ct_zero):
                     got = self.bwd(res, list(xs[n_res:]))
                 return [zeros_tangent(a) if g is None else g for g, a in zip(got, in_avals)]
-            ct = [ShapedArray(a.shape, tangent_dtype(a.dtype)) for a in self.out_avals]
+            ct = [tangent_aval(a) for a in self.out_avals]
             self._rules[key] = LazyRule(flat_bwd, list(res_avals) + ct, f"{self.name} bwd")
         return self._rules[key]
 

@@ -24,6 +24,8 @@ primitive that made a NaN and the user's line that called it.
 """
 from __future__ import annotations
 
+from ..core.trace import sharding_rules as _sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE as _BY_SHAPE_RULE
 import builtins
 from typing import Any
 
@@ -85,6 +87,7 @@ def _print_batch(vals, dims, *, axis_size, **params):
 
 impl_rules[debug_print_p] = _print_impl
 abstract_eval_rules[debug_print_p] = lambda *avals, fmt, in_tree: []
+_sharding_rules[debug_print_p] = _BY_SHAPE_RULE  # no results
 jvp_rules[debug_print_p] = _print_jvp
 transpose_rules[debug_print_p] = lambda cts, *args, fmt, in_tree: [None] * len(args)
 batch_rules[debug_print_p] = _print_batch

@@ -5,7 +5,7 @@ operations are staged into a linear jaxpr whose constants are the residuals.
 """
 from __future__ import annotations
 
-from ..core.avals import ShapedArray, aval_of, tangent_dtype, float0
+from ..core.avals import ShapedArray, aval_of, tangent_dtype, float0, tangent_aval
 from ..core.ir import ClosedJaxpr
 from ..core.staging import StagingTrace
 from ..core.trace import ctx, set_trace
@@ -23,7 +23,7 @@ def linearize_flat(fun, primals, in_nzs=None, out_nzs=None):
     tangent_in = []
     for i, p in enumerate(primals):
         a = aval_of(p)
-        arg = pe.new_arg(ShapedArray(a.shape, tangent_dtype(a.dtype)))
+        arg = pe.new_arg(tangent_aval(a))
         nz = tangent_dtype(a.dtype) != float0 and (in_nzs is None or in_nzs[i])
         tangent_in.append(arg if nz else None)
     try:

@@ -20,6 +20,8 @@ from ..primitives.structural import expand_dims, moveaxis, squeeze
 from .jit import jit
 from .shard_map import shard_map
 from .vmap import _expand_axes
+from ..lowering import xla
+from ..primitives.structural import slice as slice_
 
 __all__ = ["pmap"]
 
@@ -66,6 +68,14 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
             dyn_axes = in_axes
         flat, tree = tree_flatten((dyn, kwargs))
         axes = _expand_axes((dyn_axes, 0), (dyn, kwargs), "in_axes")
+        for x, d in zip(flat, axes):
+            nd = aval_of(x).ndim
+            if d is not None and not -nd <= d < nd:
+                raise FuncadValueError(
+                    f"pmap was requested to map its argument along axis {d}, which implies that its "
+                    f"rank should be at least {d + 1 if d >= 0 else -d}, but is only {nd} (its shape "
+                    f"is {aval_of(x).shape}); pass it with in_axes None or as a static argument "
+                    f"(static_broadcasted_argnums)")
         axes = [None if d is None else d % aval_of(x).ndim for x, d in zip(flat, axes)]
         sizes = {aval_of(x).shape[d] for x, d in zip(flat, axes) if d is not None}
         if len(sizes) > 1:
@@ -85,7 +95,6 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
 
 
 def _devices(devices, backend, n):
-    from ..lowering import xla
     devs = list(devices) if devices is not None else list(xla.get_client(backend or xla.default_backend()).devices())
     if devices is not None and len(devs) != n:
         raise FuncadValueError(f"pmap: the mapped axis has size {n}, but {len(devs)} devices were "
@@ -162,6 +171,5 @@ def _hashable(x) -> bool:
 
 
 def _first(x):
-    from ..primitives.structural import slice as slice_
     shape = aval_of(x).shape
     return slice_(x, (0,) * len(shape), (1,) + tuple(shape[1:]))

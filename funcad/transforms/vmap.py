@@ -10,7 +10,7 @@ from ..core import refs as _refs
 from ..core import x64 as _x64
 from ..core.avals import ShapedArray, aval_of
 from ..core.refs import Ref
-from ..core.errors import ConcretizationError, FuncadError, FuncadTypeError
+from ..core.errors import ConcretizationError, FuncadError, FuncadTypeError, FuncadValueError
 from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_leaves, tree_structure, tree_unflatten
 from ..core.sharding import batching as _sharding_batching
 from ..core.trace import (Trace, Tracer, abstract_eval_rules, batch_rules, bind_custom_jvp,
@@ -35,7 +35,10 @@ class BatchTracer(Tracer):
     def aval(self):
         a = aval_of(self.val)
         shape = a.shape[:self.bdim] + a.shape[self.bdim + 1:]
-        return ShapedArray(shape, a.dtype, a.weak_type)
+        s = a._sharding
+        if s is not None:  # the batch dimension's entry leaves the type too
+            s = type(s)(s.mesh, type(s.spec)(*(s.spec[:self.bdim] + s.spec[self.bdim + 1:])))
+        return ShapedArray(shape, a.dtype, a.weak_type, s)
 
     def canonical32(self):
         # vmap takes a NumPy input as given (as JAX's); with x64 off it may be 64-bit
@@ -114,14 +117,19 @@ class BatchTrace(Trace):
             if all(d is None for d in dims):
                 return bind_custom_jvp(fun, jvp, list(vals), symbolic_zeros)
             n = self.axis_size
-            vals = [moveaxis0(v, d, n) for v, d in zip(vals, dims)]
-            fun_b = batch_subfun(fun, n, self.axis_name)
+            # Unbatched inputs stay unbatched (as in JAX): the rule may hand them to code
+            # that has no batching rule (a callback under a cond whose operands these are).
+            batched = [d is not None for d in dims]
+            vals = [v if d is None else moveaxis0(v, d, n) for v, d in zip(vals, dims)]
+            fun_b = batch_subfun(fun, n, self.axis_name, batched)
 
             def jvp_b(primals, tangents):
                 k = len(primals)
                 t_dims = [None if t is None else 0 for t in tangents]
+                # a tangent has its primal's shape, so it is batched where the primal is
+                t_batched = [b for b, t in zip(batched, tangents) if t is not None]
                 outs = batch_subfun(lambda *xs: _flat_jvp(jvp, xs[:k], xs[k:], t_dims), n,
-                                    self.axis_name)(
+                                    self.axis_name, batched + t_batched)(
                     *primals, *[t for t in tangents if t is not None])
                 half = len(outs) // 2
                 return outs[:half], outs[half:]
@@ -192,14 +200,16 @@ def _flat_jvp(jvp, primals, tangents_present, t_dims):
     return list(outs) + list(t_outs)
 
 
-def batch_subfun(fun, axis_size, axis_name=None):
-    """fun on one example -> fun on a batch (every input and output batched along axis 0)."""
+def batch_subfun(fun, axis_size, axis_name=None, in_batched=None):
+    """fun on one example -> fun on a batch: the inputs batched along axis 0 (those with
+    `in_batched` False, where given, unbatched), every output batched along axis 0."""
     def batched(*xs):
         trace = BatchTrace(ctx.trace, axis_size, axis_name, _spmd.spmd_axis_name)
         frames = [] if axis_name is None else [AxisFrame(axis_name, axis_size, "vmap", False)]
+        flags = [True] * len(xs) if in_batched is None else in_batched
         try:
             with set_trace(trace), axis_env(frames):
-                outs = fun(*[BatchTracer(trace, x, 0) for x in xs])
+                outs = fun(*[BatchTracer(trace, x, 0) if b else x for x, b in zip(xs, flags)])
             pairs = [trace.unpack(o) for o in outs]
         finally:
             trace.finish()
@@ -354,8 +364,11 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
                 continue
             a = x.aval.inner_aval if isinstance(x, Ref) else aval_of(x)
             if not -a.ndim <= d < a.ndim:
-                raise FuncadTypeError(f"vmap: in_axes={d} is out of range for argument leaf {i} of type "
-                                      f"{a.str_short()} (rank {a.ndim})")
+                raise FuncadValueError(
+                    f"vmap was requested to map its argument along axis {d}, which implies that its "
+                    f"rank should be at least {d + 1 if d >= 0 else -d}, but is only {a.ndim} (its "
+                    f"shape is {a.shape}); argument leaf {i} is {a.str_short()}: give it in_axes=None "
+                    f"to pass it to every call unmapped")
             d %= a.ndim
             norm.append(d)
             sizes.setdefault(a.shape[d], []).append(f"leaf {i} ({a.str_short()}, axis {d})")
