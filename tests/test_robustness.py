@@ -262,7 +262,7 @@ def test_config_reads_updates_and_overrides():
     with funcad.config.override(debug_nans=True, traceback_filtering=False):
         assert funcad.config.debug_nans is True and funcad.config.traceback_filtering == "off"
     assert funcad.config.debug_nans is False and funcad.config.traceback_filtering == "on"
-    assert set(funcad.config.values()) == {"debug_nans", "default_backend", "default_prng_impl", "enable_x64",
+    assert set(funcad.config.values()) == {"debug_nans", "use_shardy_partitioner", "default_backend", "default_prng_impl", "enable_x64",
                                            "jit_cache_size", "threefry_partitionable", "traceback_filtering",
                                            "debug_infs", "default_matmul_precision", "numpy_rank_promotion",
                                            "log_compiles", "no_tracing", "no_execution", "enable_checks",
