@@ -87,7 +87,10 @@ def takes_out_sharding(fn):
 
 def _impl(x, *, sharding):
     from ..lowering.array import is_device_array
-    if is_device_array(x):  # a device array is laid out as asked, as JAX does
+    import numpy as np
+    # a device array is laid out as asked, as JAX does, and so is a value whose type
+    # gets the sharding (Explicit mesh axes: a reshard)
+    if is_device_array(x) or type_sharding(sharding, np.ndim(x)) is not None:
         from ..lowering.spmd import device_put_sharded
         return device_put_sharded(x, sharding)
     return x
