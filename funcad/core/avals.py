@@ -6,6 +6,7 @@ import numpy as np
 from . import narrow as _narrow, options as _options
 from .eager import EagerArray
 from .errors import FuncadTypeError, TypePromotionError
+from .sharding import AbstractMesh, NamedSharding, PartitionSpec
 
 # JAX's tangent type for integer and boolean primals: a dtype with no data.
 float0 = np.dtype([("float0", np.void, 0)])
@@ -59,7 +60,6 @@ class ShapedArray(AbstractValue):
         the abstract mesh (the empty mesh and an all-None spec when there is none)."""
         if self._sharding is not None:
             return self._sharding
-        from .sharding import AbstractMesh, NamedSharding, PartitionSpec
         return NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * len(self.shape)))
 
     @property
@@ -102,6 +102,14 @@ class ShapedArray(AbstractValue):
 
     def __repr__(self):
         return f"ShapedArray({self}{', weak_type=True' if self.weak_type else ''})"  # JAX's
+
+
+def _eager_aval(self) -> ShapedArray:
+    """The array's type, a ShapedArray (as `jax.Array.aval`)."""
+    return ShapedArray(self.shape, self.dtype)
+
+
+EagerArray.aval = property(_eager_aval)
 
 
 def _at(part) -> str:

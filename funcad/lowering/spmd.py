@@ -23,11 +23,13 @@ from typing import Sequence
 import numpy as np
 
 from . import xla
-from .array import Array, ShardedArray, is_device_array
+from .array import Array, ShardedArray, is_device_array, shards  # noqa: F401  (spmd.shards)
 from ..core import monitoring
 from ..core.avals import aval_of, float0
 from ..core.typed_sharding import type_sharding
 from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+from ..core.trace import abstract_eval_rules
+from ..core.typed_sharding import concrete, with_shardings
 
 
 @functools.lru_cache(maxsize=1024)
@@ -65,11 +67,6 @@ def local_backend(sharding) -> str:
 def assemble(shape, sharding: Sharding, bufs: list):
     """One jaxlib array of `shape` from per-device buffers (in the sharding's device order)."""
     return xla._jax.make_array_from_single_device_arrays(tuple(shape), jax_sharding(sharding), bufs)
-
-
-def shards(buf) -> list:
-    """(device, index, single-device buffer) for each piece of a jaxlib array."""
-    return [(s.device, s.index, s.data) for s in buf.addressable_shards]
 
 
 def compile_spmd(text: str, assignment: Sequence, backend: str, choose_outputs: Sequence[bool],

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.eager import EagerArray
+from ..core.eager import EagerArray, eager_result
 from ..core.trace import Tracer
 from ..arrays import complex as Cx
 from ..arrays import creation as C
 from ..arrays import indexing as X
 from ..arrays import linalg as L
+from ..arrays import manip as Mp
 from ..arrays import reductions as R
 from ..arrays import shape as Sh
 from ..arrays import ufuncs as U
@@ -97,7 +98,7 @@ ARRAY_METHODS = {
     "flatten": Sh.ravel, "squeeze": Sh.squeeze, "swapaxes": Sh.swapaxes,
     "astype": C.astype, "dot": L.dot, "clip": U.clip, "round": U.round,
     "diagonal": Sh.diagonal, "trace": Sh.trace, "sort": Sh.sort, "argsort": Sh.argsort,
-    "take": X.take, "repeat": Sh.repeat,
+    "take": X.take, "repeat": Mp.repeat,
     "T": property(lambda self: Sh.transpose(self)),
     "mT": property(Sh.matrix_transpose),
     "at": property(X._IndexUpdateHelper),
@@ -108,6 +109,10 @@ ARRAY_METHODS = {
 def install(cls) -> None:
     """Give `cls` NumPy's operators and methods, implemented with funcad ops."""
     for name, fn in ARRAY_METHODS.items():
+        # A named method that changes nothing (x.astype(x.dtype), x.reshape(x.shape) of a
+        # device Array) hands back its host value: that too is an immutable funcad array.
+        if callable(fn) and not name.startswith("__"):
+            fn = eager_result(fn)
         setattr(cls, name, fn)
     cls.__hash__ = None
 

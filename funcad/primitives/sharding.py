@@ -7,6 +7,8 @@ transpose are the same constraint on the tangent and cotangent, as in JAX.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.layout import Format, sharding_of_format
 from ..core.pytree import tree_flatten, tree_unflatten
@@ -16,6 +18,10 @@ from ..core.typed_sharding import BY_SHAPE_RULE, type_sharding
 from ..lowering.stablehlo import unconstrained
 from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
 from ._base import deflinear, defpython
+from ..core.trace import ctx
+from ..lowering.runtime import device_put
+from ..lowering.array import is_device_array
+from ..lowering.spmd import device_put_sharded
 
 __all__ = ["out_sharded", "takes_out_sharding", "with_sharding_constraint"]
 
@@ -62,9 +68,7 @@ def out_sharded(x, out_sharding):
     sharding funcad cannot express raises with_sharding_constraint's error."""
     if out_sharding is None:
         return x
-    from ..core.trace import ctx
     if ctx.trace is None:  # an eager result (a device or a host array) is placed so
-        from ..lowering.runtime import device_put
         return device_put(x, resolve_spec(out_sharding, "out_sharding"))
     return with_sharding_constraint(x, out_sharding)
 
@@ -86,12 +90,9 @@ def takes_out_sharding(fn):
 
 
 def _impl(x, *, sharding):
-    from ..lowering.array import is_device_array
-    import numpy as np
     # a device array is laid out as asked, as JAX does, and so is a value whose type
     # gets the sharding (Explicit mesh axes: a reshard)
     if is_device_array(x) or type_sharding(sharding, np.ndim(x)) is not None:
-        from ..lowering.spmd import device_put_sharded
         return device_put_sharded(x, sharding)
     return x
 

@@ -32,6 +32,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from ..core.narrow import kind as _kind
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr
@@ -50,6 +51,8 @@ from ..primitives.structural import expand_dims, moveaxis0, squeeze
 from .vma import live_typing, with_vma
 from .jaxpr_transforms import (batch_jaxpr, jvp_jaxpr, nonzero_tangent, partial_eval_jaxpr,
                                transpose_jaxpr)
+from .jit_spmd import SpmdExecutable
+from .jit_spmd import program_shardings
 
 __all__ = ["shard_map"]
 
@@ -153,7 +156,6 @@ def _sharding_rule(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, manual_a
 
 @functools.lru_cache(maxsize=256)
 def _executable(jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes, in_avals):
-    from .jit_spmd import SpmdExecutable
     params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
                   check_vma=check_vma, manual_axes=manual_axes)
     closed = trace_to_jaxpr(lambda *xs: shard_map_p.bind(*xs, **params), list(in_avals),
@@ -254,7 +256,7 @@ def _transpose(cts, *args, **params):
 
         def fun(*xs):
             cts_in = [div(c, np.asarray(_count(p, s), aval_of(c).dtype)) if _count(p, s) > 1
-                      and aval_of(c).dtype.kind in "fc" else c
+                      and _kind(aval_of(c).dtype) in "fc" else c
                       for c, s in zip(xs[nres:], ct_specs)]
             outs = eval_jaxpr(inner.jaxpr, inner.consts, *xs[:nres], *cts_in)
             return [C.psum_p.bind(o, axes=_unmentioned(p, s)) if _unmentioned(p, s) else o
@@ -361,7 +363,6 @@ def _program_shardings(params):
 
 
 def _register_with_jit():
-    from .jit_spmd import program_shardings
     program_shardings[shard_map_p] = _program_shardings
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 from ..core.avals import aval_of, float0
 from ..core.ir import Literal, Var
 from ..core.trace import rule_for, transpose_rules
+from ..core.typed_sharding import concrete
 from ..primitives._base import UndefinedPrimal
 from ..primitives.elementwise import add
+from ..primitives.sharding import sharding_constraint_p
 
 
 def backward_pass(jaxpr, consts, cts_out) -> list:
@@ -78,6 +80,4 @@ def _typed_as(aval, ct):
     s = aval._sharding
     if ct is None or s is None or getattr(aval_of(ct), "_sharding", None) == s:
         return ct
-    from ..core.typed_sharding import concrete
-    from ..primitives.sharding import sharding_constraint_p
     return sharding_constraint_p.bind(ct, sharding=concrete(s))
