@@ -256,3 +256,18 @@ def test_shard_map_and_smap_infer_their_specs_from_the_types():
         jy = jax.shard_map(local, out_specs=jax.sharding.PartitionSpec("i"))(jx)
         np.testing.assert_allclose(np.asarray(y), np.asarray(jy))
         assert _spec(y, funcad) == _spec(jy, jax)
+
+
+@child
+@pytest.mark.parametrize("name", ["sum", "sum0_squared", "reshape_sum"])
+def test_cotangents_of_reductions_and_reshapes_keep_the_primals_shardings(name):
+    from funcad.sharding import set_mesh
+    f = {"sum": lambda a: a.sum(), "sum0_squared": lambda a: (a.sum(0) ** 2).sum(),
+         "reshape_sum": lambda a: (a.reshape(32) * 2).sum()}[name]
+    x = funcad.device_put(A, NamedSharding(MESH, P("X", "Y")))
+    jx = jax.device_put(A, jax.sharding.NamedSharding(JMESH, jax.sharding.PartitionSpec("X", "Y")))
+    with set_mesh(MESH), jax.set_mesh(JMESH):
+        want = jax.jit(jax.grad(f))(jx)
+        for got in (funcad.jit(funcad.grad(f))(x), funcad.grad(f)(x)):
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+            assert _spec(got, funcad) == _spec(want, jax) == ("X", "Y")

@@ -7,6 +7,8 @@ transpose are the same constraint on the tangent and cotangent, as in JAX.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.layout import Format, sharding_of_format
 from ..core.pytree import tree_flatten, tree_unflatten
@@ -88,7 +90,9 @@ def takes_out_sharding(fn):
 
 
 def _impl(x, *, sharding):
-    if is_device_array(x):  # a device array is laid out as asked, as JAX does
+    # a device array is laid out as asked, as JAX does, and so is a value whose type
+    # gets the sharding (Explicit mesh axes: a reshard)
+    if is_device_array(x) or type_sharding(sharding, np.ndim(x)) is not None:
         return device_put_sharded(x, sharding)
     return x
 

@@ -29,12 +29,15 @@ from ..core import monitoring, options as _options, prng_settings as _prng, refs
 from ..core.errors import FuncadTypeError
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import flatten_fun, tree_flatten, tree_unflatten
-from ..core.sharding import Sharding, SingleDeviceSharding, context_mesh, flat_shardings
+from ..core.sharding import NamedSharding, Sharding, SingleDeviceSharding, context_mesh, flat_shardings
 from ..core.staging import ShapeDtypeStruct, lift_traced_consts, trace_to_jaxpr
-from ..core.trace import Primitive, ctx, eval_jaxpr, hooks, set_trace
+from ..core.trace import (Primitive, abstract_eval_rules, ctx, eval_jaxpr, hooks, set_trace,
+                          sharding_rules)
+from ..core.typed_sharding import BY_SHAPE_RULE, concrete, with_shardings
 from ..core.traceback_util import api_boundary, filtered
 from ..lowering import xla
-from ..lowering.array import Array, ShardedArray
+from ..lowering.array import Array, ShardedArray, is_device_array
+from ..lowering.spmd import put, wrap
 from ..lowering.runtime import (Executable, clear_memo, compiled_cost, compiled_memory,
                                 compiled_text, device_put, guard_inputs, host_mask, memo)
 from ..lowering.stablehlo import lower_jaxpr
@@ -931,3 +934,44 @@ def clear_caches() -> None:
     clear_memo()
     if xla._xc is not None:
         xla.clear_executable_cache()
+
+
+# ------------------------------------------------ eager operations on devices ----
+
+def _sharded_eager(prim, args, params):
+    """`prim` on operands some of which are laid out over several devices, as JAX runs it:
+    with types on Explicit mesh axes, computed on the host and each result laid out as
+    its type says; else as a one-operation SPMD program, its results where XLA puts them."""
+    in_avals = [aval_of(a) for a in args]
+    host = [a._value() if is_device_array(a) else a for a in args]
+    if not any(a._sharding is not None for a in in_avals):
+        if sharding_rules.get(prim, BY_SHAPE_RULE) is BY_SHAPE_RULE:
+            return prim.bind(*host, **params)  # effects, calls: on the host values
+        try:
+            run = _one_op(prim, tuple(sorted(params.items())))
+        except TypeError:  # unhashable params
+            return prim.bind(*host, **params)
+        return run(*args)
+    out_avals = with_shardings(prim, in_avals, abstract_eval_rules[prim](*in_avals, **params), params)
+    outs = prim.bind(*host, **params)
+    meshes = [a.sharding.mesh for a in args if type(a) is ShardedArray
+              and isinstance(a.sharding, NamedSharding)]
+
+    def laid_out(o, aval):
+        if getattr(aval, "_sharding", None) is None:
+            return o
+        s = concrete(aval._sharding, *meshes)
+        return wrap(put(o, s, aval), aval, s)
+    if prim.multiple_results:
+        return [laid_out(o, a) for o, a in zip(outs, out_avals)]
+    return laid_out(outs, out_avals)
+
+
+@functools.lru_cache(maxsize=512)
+def _one_op(prim, params: tuple):
+    kw = dict(params)
+    return jit(lambda *xs: prim.bind(*xs, **kw))
+
+
+hooks.typed_eager = _sharded_eager
+hooks.typed_types = frozenset({ShardedArray})

@@ -2,11 +2,13 @@
 mesh at a time, with vmap-style `in_axes`/`out_axes` instead of PartitionSpecs."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
+from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError
 from ..core.pytree import tree_leaves, tree_map
-from ..core.sharding import PartitionSpec
+from ..core.sharding import AxisType, PartitionSpec, context_mesh
 from .shard_map import shard_map
 
 __all__ = ["smap"]
@@ -30,7 +32,6 @@ def _spec(axis_name, axis) -> PartitionSpec:
 
 def _axis_of(x, axis_name):
     """The dimension of x's type split over `axis_name` (None: none is)."""
-    from ..core.avals import aval_of
     s = aval_of(x)._sharding
     for d, p in enumerate(() if s is None else s.spec):
         if p == axis_name or (isinstance(p, tuple) and axis_name in p):
@@ -59,11 +60,9 @@ def smap(f: Callable | None = None, /, *, in_axes: Any = Infer, out_axes: Any,
     if isinstance(axis_name, (list, tuple)):
         raise FuncadTypeError(f"smap axis_name should be a `str` or a `Hashable`, but got {axis_name}")
     if in_axes is Infer:  # from the arguments' types: the dimension split over axis_name
-        import functools
 
         @functools.wraps(f)
         def inferred(*args):
-            from ..core.sharding import AxisType, context_mesh
             mesh = context_mesh()
             types = dict(zip(mesh.axis_names, mesh.axis_types)) if mesh is not None else {}
             if types.get(axis_name) is not AxisType.Explicit:

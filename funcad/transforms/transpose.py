@@ -1,11 +1,13 @@
 """Transposition of linear jaxprs: the backward pass of reverse mode."""
 from __future__ import annotations
 
-from ..core.avals import float0
+from ..core.avals import aval_of, float0
 from ..core.ir import Literal, Var
 from ..core.trace import rule_for, transpose_rules
+from ..core.typed_sharding import concrete
 from ..primitives._base import UndefinedPrimal
 from ..primitives.elementwise import add
+from ..primitives.sharding import sharding_constraint_p
 
 
 def backward_pass(jaxpr, consts, cts_out) -> list:
@@ -69,4 +71,13 @@ def backward_pass(jaxpr, consts, cts_out) -> list:
                                                           "transpose (reverse-mode differentiation)")
         for a, ct in zip(eqn.inputs, rule(cts, *args, **eqn.params)):
             add_ct(a, ct)
-    return [ct_env.get(id(v)) for v in jaxpr.invars]
+    return [_typed_as(v.aval, ct_env.get(id(v))) for v in jaxpr.invars]
+
+
+def _typed_as(aval, ct):
+    """A cotangent split as its primal is (sharding in types, JAX's rule): a sum's
+    broadcast cotangent, say, is resharded to its operand's sharding."""
+    s = aval._sharding
+    if ct is None or s is None or getattr(aval_of(ct), "_sharding", None) == s:
+        return ct
+    return sharding_constraint_p.bind(ct, sharding=concrete(s))

@@ -50,7 +50,9 @@ def _key(eqn, inputs):
         ins = [_atom_key(a) for a in inputs]
         if eqn.prim.name in _COMMUTATIVE and len(ins) == 2:
             ins.sort(key=repr)
-        key = (eqn.prim, params, tuple(ins))
+        # results typed with other shardings (Explicit mesh axes) are other values
+        typed = tuple(getattr(v.aval, "_sharding", None) for v in eqn.outvars)
+        key = (eqn.prim, params, tuple(ins), typed)
         hash(key)
     except TypeError:
         return None
