@@ -141,6 +141,9 @@ def reshard(xs, out_shardings):
             if not s.mesh.explicit_axes:  # Auto axes only: the layout stays XLA's, as in JAX
                 out.append(x if isinstance(x, _Array) else _asarray(x))
                 continue
+            # the spec with one entry per dimension, as JAX's reshard gives it
+            s = NamedSharding(s.mesh, PartitionSpec(*(tuple(s.spec) + (None,) * (
+                _np.ndim(x) - len(s.spec)))))
         elif not isinstance(s, Sharding):
             raise _FuncadValueError(f"reshard expects Shardings or PartitionSpecs, got {s!r}")
         out.append(_relaid(x, s))
@@ -170,7 +173,8 @@ def _retyped(x, mesh):
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     """`f` run with the mesh `axes` (default: all Explicit axes of the context mesh) made
     Auto, as `jax.sharding.auto_axes`: inside, the arrays' types leave those axes to
-    XLA's partitioner; the results are resharded to `out_sharding` (required).
+    XLA's partitioner; the results are resharded to `out_sharding`, given here or as
+    the keyword `out_sharding=` of each call.
 
     >>> import funcad, numpy as np
     >>> from funcad.sharding import AxisType, PartitionSpec as P
@@ -185,7 +189,7 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     import functools
 
     @functools.wraps(f)
-    def run(*args, **kwargs):
+    def run(*args, out_sharding=out_sharding, **kwargs):
         mesh, names = _axes_mesh(axes, "auto_axes")
         names = names if names is not None else mesh.explicit_axes
         inner = mesh.update_axis_types({a: AxisType.Auto for a in names})
@@ -203,7 +207,8 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
     """`f` run with the mesh `axes` (default: all Auto axes of the context mesh) made
     Explicit, as `jax.sharding.explicit_axes`: the arguments are typed with
-    `in_sharding` (required) and the results' types leave those axes again.
+    `in_sharding` (given here or as the keyword `in_sharding=` of each call) and the
+    results' types leave those axes again.
 
     >>> import funcad, numpy as np
     >>> from funcad.sharding import AxisType, PartitionSpec as P
@@ -218,7 +223,7 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
     import functools
 
     @functools.wraps(f)
-    def run(*args, **kwargs):
+    def run(*args, in_sharding=in_sharding, **kwargs):
         mesh, names = _axes_mesh(axes, "explicit_axes")
         names = names if names is not None else mesh.auto_axes
         inner = mesh.update_axis_types({a: AxisType.Explicit for a in names})

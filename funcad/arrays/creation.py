@@ -12,7 +12,7 @@ from ..core import x64
 from ..core.avals import aval_of
 from ..core.eager import eager_result
 from ..core.trace import Tracer, ctx
-from ..core.typed_sharding import is_typed_array
+from ..core.typed_sharding import is_sharded_array
 from ..primitives import structural as S
 from ..primitives._base import full as _full
 from .dtypes import cast, hooks as _dtypes_hooks, promote
@@ -55,7 +55,7 @@ def _array(obj, dtype=None, copy=True):
     if isinstance(obj, Tracer):
         return x64.canonicalize_held(obj) if dtype is None else cast(obj, x64.explicit_dtype(dtype, "array"))
     if hasattr(obj, "__funcad_array__"):
-        if not is_typed_array(obj):  # an array typed on Explicit mesh axes stays on its devices
+        if not is_sharded_array(obj):  # an array typed on Explicit mesh axes stays on its devices
             obj = obj.__funcad_array__()
         return obj if dtype is None else astype(obj, dtype)
     if x64.enabled:
@@ -87,7 +87,7 @@ def _asarray(obj, dtype=None):
         dtype = x64.explicit_dtype(dtype, "asarray")
         return obj if aval_of(obj).dtype == dtype else cast(obj, dtype)
     if hasattr(obj, "__funcad_array__") and dtype is None:
-        return obj if is_typed_array(obj) else obj.__funcad_array__()
+        return obj if is_sharded_array(obj) else obj.__funcad_array__()
     # copy=None: copy only when needed (NumPy 2's copy=False raises for lists, scalars, casts).
     if isinstance(obj, np.ndarray) and dtype is None:
         return obj if x64.enabled else x64.canonicalize(obj)

@@ -5,6 +5,7 @@ import ml_dtypes
 import numpy as np
 from ..core.narrow import kind as _kind
 
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..core.eager import EagerArray, wrap
@@ -315,7 +316,11 @@ def _cumulative(prim_fn, a, axis, dtype):
     if dtype is not None:
         a = cast(a, np.dtype(dtype))
     elif prim_fn in (R.cumsum, R.cumprod):
-        a = cast(a, _sum_dtype(a))
+        # 64-bit mode: NumPy's widening; 32-bit mode: JAX's (integers keep their dtype)
+        if _x64.enabled:
+            a = cast(a, _sum_dtype(a))
+        elif aval_of(a).dtype == np.bool_:
+            a = cast(a, np.dtype(np.int32))
     if axis is None:
         a = S.reshape(a, (aval_of(a).size,))
         axis = 0

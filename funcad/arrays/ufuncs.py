@@ -43,7 +43,9 @@ def _float_unary(prim_fn, ufunc, name):
         t = type(x)
         if (t is EagerArray or t is _nd) and ctx.trace is None and not ctx.debug_nans \
                 and x.dtype in _LANE[_x64.enabled]:
-            if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+            # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
+            if _warnings.filters is not _ieee.installed or \
+                    (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
                 _ieee.install()
             return _lane_out(ufunc(_view(x, _nd) if t is EagerArray else x))
         return prim_fn(to_inexact(x, ufunc))
@@ -225,7 +227,9 @@ def _binary(prim_fn, name, ufunc=None, lane=None, names=("x1", "x2")):
         if out is not None or where is not None:
             refuse_ufunc_out(name, out, where)
         if lane is not None and ctx.trace is None and not ctx.debug_nans:
-            if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+            # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
+            if _warnings.filters is not _ieee.installed or \
+                    (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
                 _ieee.install()
             tx, ty = type(x1), type(x2)
             if tx is EagerArray or tx is _nd:
@@ -315,7 +319,7 @@ def logical_xor(x, y, /, out=None, where=None):
 def power(x1, x2):
     """x ** y; an integer Python exponent becomes integer_pow (exact, as in JAX)."""
     if type(x2) is int and not isinstance(x1, bool):
-        x1 = asarray_or_tracer(x1)
+        x1 = _bool_as_int(asarray_or_tracer(x1))  # bool ** 2 is an int, as JAX's
         if _kind(aval_of(x1).dtype) in "fc" or x2 >= 0:
             return E.integer_pow(x1, x2)
     x1, x2 = map(_bool_as_int, promote(x1, x2))  # bool ** bool is an int, as NumPy's and JAX's

@@ -89,6 +89,9 @@ class ShapedArray(AbstractValue):
             dims = [d + _at(p) for d, p in zip(dims, self._sharding.spec)]
         return f"{short_dtype(self.dtype)}[{','.join(dims)}]"
 
+    def __str__(self):  # JAX's: float32[8@X,4]
+        return self.str_short().replace(short_dtype(self.dtype), self.dtype.name, 1)
+
     def __eq__(self, other):
         return (isinstance(other, ShapedArray) and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
@@ -98,7 +101,7 @@ class ShapedArray(AbstractValue):
         return hash((self.shape, self.dtype, self.weak_type, self._sharding))
 
     def __repr__(self):
-        return f"ShapedArray({self.str_short()}{', weak' if self.weak_type else ''})"
+        return f"ShapedArray({self}{', weak_type=True' if self.weak_type else ''})"  # JAX's
 
 
 def _eager_aval(self) -> ShapedArray:

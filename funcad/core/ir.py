@@ -50,7 +50,10 @@ class Eqn(NamedTuple):
 
 
 class Jaxpr:
-    """A typed program: `{ lambda consts ; args . let eqns in (outs) }`."""
+    """A typed program: constants, inputs, equations and outputs.
+
+    It prints as `{ lambda consts ; args . let eqns in (outs) }`.
+    """
 
     __slots__ = ("constvars", "invars", "eqns", "outvars")
 

@@ -78,9 +78,10 @@ class _Hooks:
     # (installed by funcad/random/_key_reuse.py, read when debug_key_reuse is on).
     key_reuse_trace: Callable = staticmethod(lambda trace, *args, **kw: trace(*args, **kw))
     key_reuse_boundary: Callable = staticmethod(lambda fun, args: fun(*args))
-    # typed_eager(prim, args, params): an eager operation on device arrays whose types have
-    # shardings (Explicit mesh axes), its results laid out as their types say (installed
-    # by funcad/lowering/spmd.py, which adds its array type to `typed_types`).
+    # typed_eager(prim, args, params): an eager operation on arrays laid out over several
+    # devices, its results laid out as JAX's are: as their types say (Explicit mesh axes),
+    # else as XLA places them (installed by funcad/transforms/jit_spmd.py, which adds the
+    # sharded array type to `typed_types`).
     typed_eager: Callable
     typed_types: frozenset = frozenset()
 
@@ -113,14 +114,16 @@ class Primitive:
                 raise MissingRuleError(f"primitive `{self.name}` has no NumPy implementation"
                                        + (f"; register one with {self.rule_hint(impl_rules)}"
                                           if self.rule_hint(impl_rules) else ""))
-            for a in args:  # sharding in types: an operand typed on an Explicit mesh
-                if type(a) in hooks.typed_types and a.aval._sharding is not None:
+            for a in args:  # an operand laid out over several devices (ShardedArray)
+                if type(a) in hooks.typed_types:
                     return hooks.typed_eager(self, args, params)
             for a in args:  # impl rules run on plain ndarrays (no subclass dispatch in NumPy)
                 if type(a) is EagerArray:
                     args = plain_args(args)
                     break
-            if _warnings.filters is not _ieee.installed:  # a new catch_warnings list
+            # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
+            if _warnings.filters is not _ieee.installed or \
+                    (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
                 _ieee.install()
             try:
                 out = rule(*args, **params)

@@ -46,10 +46,10 @@ def axes_of(entry) -> tuple:
     return _axes(entry)
 
 
-def is_typed_array(x) -> bool:
-    """Whether x is a device array whose type has a sharding (Explicit mesh axes): funcad
-    operations on it run typed (lowering/spmd.py) instead of on its host copy."""
-    return type(x) in hooks.typed_types and x.aval._sharding is not None
+def is_sharded_array(x) -> bool:
+    """Whether x is a device array laid out over several devices: funcad operations on it
+    run on its devices (transforms/jit_spmd.py), as JAX's, instead of on its host copy."""
+    return type(x) in hooks.typed_types
 
 
 def spec_of(aval) -> tuple:

@@ -38,6 +38,7 @@ from . import avals as _avals
 from .avals import ShapedArray
 from .trace import Primitive
 from . import eager as _eager
+from . import ieee_warnings as _ieee
 from . import options as _options
 from .trace import ctx
 
@@ -146,6 +147,7 @@ def _value32(x):
     elif isinstance(x, np.generic):
         c = _TO_32.get(x.dtype)
         if c is not None:
+            _ieee.ensure()  # the cast overflows quietly, as JAX's conversion
             return x.astype(c)
     return x
 

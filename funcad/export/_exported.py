@@ -296,7 +296,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     >>> import funcad, numpy as np
     >>> exp = funcad.export.export(funcad.jit(funcad.numpy.sin))(np.zeros(3, np.float32))
     >>> exp.in_avals, exp.platforms
-    ((ShapedArray(f32[3]),), ('cpu',))
+    ((ShapedArray(float32[3]),), ('cpu',))
     >>> rehydrated = funcad.export.deserialize(exp.serialize())
     >>> rehydrated.call(np.full(3, 0.5, np.float32))
     Array([0.47942555, 0.47942555, 0.47942555], dtype=float32)

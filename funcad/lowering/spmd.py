@@ -25,7 +25,6 @@ import numpy as np
 from . import xla
 from .array import Array, ShardedArray, is_device_array, shards  # noqa: F401  (spmd.shards)
 from ..core import monitoring
-from ..core.trace import hooks
 from ..core.avals import aval_of, float0
 from ..core.typed_sharding import type_sharding
 from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
@@ -212,27 +211,3 @@ def device_put_sharded(x, sharding: Sharding) -> Array:
         return x
     sharding.devices_indices_map(aval.shape)  # checks rank and divisibility
     return wrap(put(x, sharding, aval), aval, sharding)
-
-
-# ------------------------------------------------------- sharding in types ----
-
-def _typed_eager(prim, args, params):
-    """`prim` on operands some of whose types have shardings (Explicit mesh axes): computed
-    on the host, each result laid out as the sharding its type gets from `prim`'s rule."""
-    in_avals = [aval_of(a) for a in args]
-    out_avals = with_shardings(prim, in_avals, abstract_eval_rules[prim](*in_avals, **params), params)
-    outs = prim.bind(*[a._value() if is_device_array(a) else a for a in args], **params)
-    meshes = [a.sharding.mesh for a in args if type(a) is ShardedArray
-              and isinstance(a.sharding, NamedSharding)]
-
-    def laid_out(o, aval):
-        if getattr(aval, "_sharding", None) is None:
-            return o
-        return wrap(put(o, concrete(aval._sharding, *meshes), aval), aval, concrete(aval._sharding, *meshes))
-    if prim.multiple_results:
-        return [laid_out(o, a) for o, a in zip(outs, out_avals)]
-    return laid_out(outs, out_avals)
-
-
-hooks.typed_eager = _typed_eager
-hooks.typed_types = frozenset({ShardedArray})

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.eager import EagerArray
+from ..core.eager import EagerArray, eager_result
 from ..core.trace import Tracer
 from ..arrays import complex as Cx
 from ..arrays import creation as C
@@ -109,6 +109,10 @@ ARRAY_METHODS = {
 def install(cls) -> None:
     """Give `cls` NumPy's operators and methods, implemented with funcad ops."""
     for name, fn in ARRAY_METHODS.items():
+        # A named method that changes nothing (x.astype(x.dtype), x.reshape(x.shape) of a
+        # device Array) hands back its host value: that too is an immutable funcad array.
+        if callable(fn) and not name.startswith("__"):
+            fn = eager_result(fn)
         setattr(cls, name, fn)
     cls.__hash__ = None
 

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..core.narrow import kind as _dtype_kind
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, FuncadValueError, UnboundAxisError, UnsupportedError
 from ..core.trace import batch_rules, jvp_rules, lowering_rules
@@ -323,7 +324,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     groups = _index_groups(axis_index_groups, axis_name, "pmean")
     n = axis_size(axis_name) if groups is None else len(groups[0])
     leaves, back = _leaves(psum(x, axis_name, axis_index_groups=groups))
-    return back([div(v, np.asarray(n, _dtype(v))) if np.dtype(_dtype(v)).kind in "fc"
+    return back([div(v, np.asarray(n, _dtype(v))) if _dtype_kind(_dtype(v)) in "fc"
                  else div(convert_element_type(v, np.float64), np.float64(n)) for v in leaves])
 
 

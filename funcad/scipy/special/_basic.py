@@ -32,7 +32,8 @@ def _logit(x):
     return fnp.log(fnp.divide(x, fnp.subtract(1.0, x)))
 
 
-_logit.defjvps(lambda g, ans, x: g / (x * (1.0 - x)))
+# funcad ops, not NumPy's operators: 1.0 - x keeps a bfloat16 x's dtype (ml_dtypes widens it)
+_logit.defjvps(lambda g, ans, x: fnp.divide(g, fnp.multiply(x, fnp.subtract(1.0, x))))
 
 
 def logit(x):
