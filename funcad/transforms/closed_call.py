@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..core.trace import Primitive, eval_jaxpr
 from ..primitives._base import jvp_of_composition
 from .calls import define_call
-from .jit import _jit_partial_eval, _jit_transpose
+from .jit_primitive import _jit_partial_eval, _jit_transpose
 from .vmap import vmap_flat
 
 

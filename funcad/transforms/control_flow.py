@@ -123,7 +123,7 @@ def _compiled_impl(prim, interpret):
                                                 if not has_subjaxprs({k: v})))
         closed = memo(anchor, key, lambda: trace_to_jaxpr(
             lambda *xs: prim.bind(*xs, **params), list(avals), name=prim.name))
-        from .jit import jit_p  # jit's module imports this one (its rules transform bodies)
+        from .jit_primitive import jit_p  # jit_primitive imports this module (its rules transform bodies)
         return jit_p.bind(*args, jaxpr=closed, name=prim.name, backend=None)
     return impl
 
