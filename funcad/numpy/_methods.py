@@ -1,10 +1,6 @@
 """Operators and array methods for tracers (and for jit's device arrays)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ..core.eager import EagerArray
-from ..core.trace import Tracer
 from ..arrays import complex as Cx
 from ..arrays import creation as C
 from ..arrays import indexing as X
@@ -15,27 +11,17 @@ from ..arrays import ufuncs as U
 from ._bits import left_shift, right_shift
 
 
-def _accepted(other) -> bool:
-    return (isinstance(other, (np.ndarray, np.generic, int, float, complex, list, tuple, Tracer))
-            or hasattr(other, "__funcad_array__"))
-
-
-_FAST = frozenset((np.ndarray, EagerArray, float, int))
-
-
 def _binop(f, swap=False):
     """An operator method that defers (NotImplemented) to an operand it does not know,
-    as JAX's do, so `x == pytest.approx(1.0)` asks the other object."""
+    as JAX's do; the lane's own (ufuncs.OPERATORS) where `f` has them."""
+    if f in U.OPERATORS:
+        return U.OPERATORS[f][swap]
     if swap:
         def op(self, other):
-            if type(other) in _FAST or _accepted(other):
-                return f(other, self)
-            return NotImplemented
+            return f(other, self) if U.accepted_operand(other) else NotImplemented
     else:
         def op(self, other):
-            if type(other) in _FAST or _accepted(other):
-                return f(self, other)
-            return NotImplemented
+            return f(self, other) if U.accepted_operand(other) else NotImplemented
     op.__name__ = getattr(f, "__name__", "op")
     return op
 
