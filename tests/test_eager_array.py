@@ -304,7 +304,8 @@ def test_fast_lane_unary_and_operators_match_jax(dtype):
     jnp = _jnp()
     x = np.array([0.25, 1.0, 3.0], dtype)
     for got, want in [(fnp.sin(fnp.asarray(x)), jnp.sin(x)), (fnp.tanh(x), jnp.tanh(x)),
-                      (2.0 * fnp.asarray(x) - 1, 2.0 * jnp.asarray(x) - 1)]:
+                      (2.0 * fnp.asarray(x) - 1, 2.0 * jnp.asarray(x) - 1),
+                      (-fnp.asarray(x), -jnp.asarray(x)), (fnp.negative(x), jnp.negative(x))]:
         assert type(got) is EagerArray and got.dtype == want.dtype
         np.testing.assert_allclose(got, np.asarray(want), rtol=1e-3 if dtype == np.float16 else 1e-7)
 

@@ -36,14 +36,15 @@ def _lane_out(out):
     return wrap(out)  # a NumPy scalar, from 0-d operands
 
 
-def _float_unary(prim_fn, ufunc, name):
+def _float_unary(prim_fn, ufunc, name, prepare=to_inexact):
+    """`prepare(x, ufunc)`: the operand off the lane (to_inexact: integers become floats)."""
     def f(x):
         t = type(x)
         if (t is EagerArray or t is _nd) and x.dtype in _LANE and ctx.trace is None:
             if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
                 _ieee.install()
             return _lane_out(ufunc(_view(x, _nd) if t is EagerArray else x))
-        return prim_fn(to_inexact(x, ufunc))
+        return prim_fn(prepare(x, ufunc))
     f.__name__ = name
     f.__doc__ = f"Elementwise {name}, as numpy.{ufunc.__name__}."
     return f
@@ -122,10 +123,14 @@ def trunc(x):
 fix = trunc
 
 
+# Also `x.__neg__` (funcad/numpy/_methods.py): one call.
+neg_operator = _float_unary(E.neg, np.negative, "negative", prepare=lambda x, _: asarray_or_tracer(x))
+
+
 def negative(x, /, out=None, where=None):
     if out is not None or where is not None:
         refuse_ufunc_out('negative', out, where)
-    return E.neg(asarray_or_tracer(x))
+    return neg_operator(x)
 
 
 def positive(x):

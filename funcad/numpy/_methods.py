@@ -71,7 +71,7 @@ ARRAY_METHODS = {
     "__xor__": _binop(U.bitwise_xor), "__rxor__": _swap(U.bitwise_xor),
     "__lshift__": _binop(_left_shift), "__rlshift__": _swap(_left_shift),
     "__rshift__": _binop(_right_shift), "__rrshift__": _swap(_right_shift),
-    "__neg__": U.negative, "__pos__": U.positive, "__abs__": U.absolute, "__invert__": U.invert,
+    "__neg__": U.neg_operator, "__pos__": U.positive, "__abs__": U.absolute, "__invert__": U.invert,
     "__round__": _round_method,
     "__eq__": _binop(U.equal), "__ne__": _binop(U.not_equal), "__lt__": _binop(U.less),
     "__le__": _binop(U.less_equal), "__gt__": _binop(U.greater), "__ge__": _binop(U.greater_equal),
