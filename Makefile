@@ -73,4 +73,5 @@ ecosystem: $(ECO)/.installed
 	$(ECO)/bin/python tests/ecosystem/suites.py --jobs 2
 
 docs: $(DOCS)/.installed
-	$(DOCS)/bin/sphinx-build -b html -j 2 -W --keep-going -q docs docs/_build/html
+	@# -E: autodoc reads the code, which Sphinx does not see change; reread every page
+	$(DOCS)/bin/sphinx-build -b html -E -j 2 -W --keep-going -q docs docs/_build/html

@@ -47,6 +47,7 @@ from .transforms.fwd_and_bwd import fwd_and_bwd
 from . import dtypes, errors, typing  # noqa: F401  (JAX's jax.dtypes, jax.errors, jax.typing)
 from . import dlpack, stages, version  # noqa: F401  (JAX's jax.dlpack, jax.stages, jax.version)
 from .core.errors import InfError
+from .lowering.devices import device_class as _device_class
 globals().update(config.scopes)  # `with funcad.<option>(value):`, one per option declared with a scope
 
 # Errors leaving the public entry points (and the functions they return) show
@@ -79,8 +80,7 @@ def __getattr__(name: str):
     if name in _LAZY:
         return importlib.import_module(f"{__name__}.{name}")
     if name == "Device":  # jaxlib's class: jaxlib loads on first use
-        from .lowering.devices import device_class
-        return device_class()
+        return _device_class()
     if name in _SPARSE:
         value = getattr(importlib.import_module(f"{__name__}.transforms.sparsity"), name)
         value = value if name == "SparseMatrix" else _boundary(value)

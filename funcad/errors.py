@@ -23,6 +23,7 @@ from .core.errors import (BaseIndexError as JAXIndexError, BaseTypeError as JAXT
                           KeyReuseError, NonConcreteBooleanIndexError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
                           TracerLeakError as UnexpectedTracerError)
+from .lowering.xla import runtime_error_class as _runtime_error_class
 
 __all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxprTypeError", "KeyReuseError",
            "NonConcreteBooleanIndexError", "TracerArrayConversionError", "TracerBoolConversionError",
@@ -31,6 +32,5 @@ __all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxprTyp
 
 def __getattr__(name: str):
     if name == "JaxRuntimeError":  # jaxlib's class: importing it starts the backend, so on use
-        from .lowering.xla import runtime_error_class
-        return runtime_error_class()
+        return _runtime_error_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

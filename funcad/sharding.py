@@ -26,6 +26,15 @@ import numpy as _np
 from .core.errors import FuncadValueError as _FuncadValueError
 from .core.sharding import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, Sharding,
                             SingleDeviceSharding, get_abstract_mesh, get_mesh, set_mesh)
+from .core.avals import aval_of as _aval_of
+from .core.pytree import tree_flatten as _tree_flatten, tree_unflatten as _tree_unflatten
+from .core.sharding import _axes, concrete_mesh as _concrete_mesh, context_mesh as _context_mesh
+from .core.trace import ctx as _ctx
+from .lowering.array import Array as _Array
+from .lowering.devices import devices as _all_devices
+from .numpy import asarray as _asarray
+from .lowering.runtime import device_put as _device_put
+from .primitives.sharding import sharding_constraint_p as _sharding_constraint_p
 
 __all__ = ["AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
            "SingleDeviceSharding", "auto_axes", "explicit_axes", "get_abstract_mesh", "get_mesh",
@@ -47,8 +56,7 @@ def make_mesh(axis_sizes: _Sequence[int], axis_names: _Sequence[str], axis_types
     """
     axis_shapes = tuple(int(s) for s in axis_sizes)
     if devices is None:
-        from .lowering.devices import devices as all_devices
-        devices = all_devices()
+        devices = _all_devices()
     devices = list(devices)
     n = _math.prod(axis_shapes)
     if n != len(devices):
@@ -71,11 +79,10 @@ def make_single_device_sharding(device) -> SingleDeviceSharding:
 
 
 def _per_leaf(tree_of_shardings, leaves, tree, what: str) -> list:
-    from .core.pytree import tree_flatten
     is_leaf = lambda s: s is None or isinstance(s, (Sharding, PartitionSpec))  # noqa: E731
     if is_leaf(tree_of_shardings):
         return [tree_of_shardings] * len(leaves)
-    shardings, s_tree = tree_flatten(tree_of_shardings, is_leaf=is_leaf)
+    shardings, s_tree = _tree_flatten(tree_of_shardings, is_leaf=is_leaf)
     if s_tree != tree:
         raise _FuncadValueError(f"{what}: {tree_of_shardings!r} does not match the structure of "
                                 f"the values; pass one sharding or a matching tree")
@@ -85,27 +92,22 @@ def _per_leaf(tree_of_shardings, leaves, tree, what: str) -> list:
 def _on_mesh(s, x, what: str):
     """`s` (a Sharding or PartitionSpec) as a NamedSharding: a PartitionSpec over the
     context mesh, else over the mesh of x's type."""
-    from .core.sharding import concrete_mesh, context_mesh
-    from .core.avals import aval_of
     if not isinstance(s, PartitionSpec):
         return s
-    if context_mesh() is not None:
-        return NamedSharding(context_mesh(), s)
-    typed = aval_of(x)._sharding
+    if _context_mesh() is not None:
+        return NamedSharding(_context_mesh(), s)
+    typed = _aval_of(x)._sharding
     if typed is None:
         raise _FuncadValueError(f"{what} got the PartitionSpec {s} but no mesh is set: enter one "
                                 f"with funcad.sharding.set_mesh(mesh), or pass NamedSharding(mesh, spec)")
-    return NamedSharding(concrete_mesh(typed.mesh), s)
+    return NamedSharding(_concrete_mesh(typed.mesh), s)
 
 
 def _relaid(x, s):
     """x laid out as the NamedSharding s, its type's sharding set from s's Explicit axes."""
-    from .core.trace import ctx
-    from .primitives.sharding import sharding_constraint_p
-    if ctx.trace is None:
-        from .lowering.runtime import device_put
-        return device_put(x, s)
-    return sharding_constraint_p.bind(x, sharding=s)
+    if _ctx.trace is None:
+        return _device_put(x, s)
+    return _sharding_constraint_p.bind(x, sharding=s)
 
 
 def reshard(xs, out_shardings):
@@ -123,9 +125,7 @@ def reshard(xs, out_shardings):
     ...     funcad.typeof(reshard(np.arange(2.0), P("x"))).str_short()
     'f64[2@x]'
     """
-    from .core.pytree import tree_flatten, tree_unflatten
-    from .core.sharding import _axes
-    leaves, tree = tree_flatten(xs)
+    leaves, tree = _tree_flatten(xs)
     out = []
     for x, s in zip(leaves, _per_leaf(out_shardings, leaves, tree, "reshard")):
         s = _on_mesh(s, x, "reshard")
@@ -139,20 +139,20 @@ def reshard(xs, out_shardings):
                         f"type: AxisType.{types[a].name}. Lay values out on Auto axes with "
                         f"funcad.device_put or funcad.lax.with_sharding_constraint")
             if not s.mesh.explicit_axes:  # Auto axes only: the layout stays XLA's, as in JAX
-                from .lowering.array import Array
-                from .numpy import asarray
-                out.append(x if isinstance(x, Array) else asarray(x))
+                out.append(x if isinstance(x, _Array) else _asarray(x))
                 continue
+            # the spec with one entry per dimension, as JAX's reshard gives it
+            s = NamedSharding(s.mesh, PartitionSpec(*(tuple(s.spec) + (None,) * (
+                _np.ndim(x) - len(s.spec)))))
         elif not isinstance(s, Sharding):
             raise _FuncadValueError(f"reshard expects Shardings or PartitionSpecs, got {s!r}")
         out.append(_relaid(x, s))
-    return tree_unflatten(tree, out)
+    return _tree_unflatten(tree, out)
 
 
 def _axes_mesh(axes, what: str) -> tuple:
     """The context mesh and the axes `axes` names (default: those of the type `what` turns)."""
-    from .core.sharding import context_mesh
-    mesh = context_mesh()
+    mesh = _context_mesh()
     if mesh is None:
         raise _FuncadValueError(f"{what} needs a mesh: enter one with funcad.sharding.set_mesh(mesh)")
     names = (axes,) if isinstance(axes, str) else tuple(axes) if axes is not None else None
@@ -165,8 +165,7 @@ def _axes_mesh(axes, what: str) -> tuple:
 def _retyped(x, mesh):
     """x's layout named on `mesh` (the same devices and axes, other axis types): its type
     then has the axes that are Explicit on `mesh` only."""
-    from .core.avals import aval_of
-    typed = aval_of(x)._sharding
+    typed = _aval_of(x)._sharding
     spec = PartitionSpec(*typed.spec) if typed is not None else PartitionSpec()
     return _relaid(x, NamedSharding(mesh, spec))
 
@@ -174,7 +173,8 @@ def _retyped(x, mesh):
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     """`f` run with the mesh `axes` (default: all Explicit axes of the context mesh) made
     Auto, as `jax.sharding.auto_axes`: inside, the arrays' types leave those axes to
-    XLA's partitioner; the results are resharded to `out_sharding` (required).
+    XLA's partitioner; the results are resharded to `out_sharding`, given here or as
+    the keyword `out_sharding=` of each call.
 
     >>> import funcad, numpy as np
     >>> from funcad.sharding import AxisType, PartitionSpec as P
@@ -187,16 +187,15 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     if f is None:
         return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
     import functools
-    from .core.pytree import tree_flatten, tree_unflatten
 
     @functools.wraps(f)
-    def run(*args, **kwargs):
+    def run(*args, out_sharding=out_sharding, **kwargs):
         mesh, names = _axes_mesh(axes, "auto_axes")
         names = names if names is not None else mesh.explicit_axes
         inner = mesh.update_axis_types({a: AxisType.Auto for a in names})
-        leaves, tree = tree_flatten((args, kwargs))
+        leaves, tree = _tree_flatten((args, kwargs))
         with set_mesh(inner):
-            a, k = tree_unflatten(tree, [_retyped(x, inner) for x in leaves])
+            a, k = _tree_unflatten(tree, [_retyped(x, inner) for x in leaves])
             out = f(*a, **k)
         if out_sharding is None:
             raise _FuncadValueError("auto_axes needs out_sharding=: the sharding the results' "
@@ -208,7 +207,8 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
     """`f` run with the mesh `axes` (default: all Auto axes of the context mesh) made
     Explicit, as `jax.sharding.explicit_axes`: the arguments are typed with
-    `in_sharding` (required) and the results' types leave those axes again.
+    `in_sharding` (given here or as the keyword `in_sharding=` of each call) and the
+    results' types leave those axes again.
 
     >>> import funcad, numpy as np
     >>> from funcad.sharding import AxisType, PartitionSpec as P
@@ -221,24 +221,23 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
     if f is None:
         return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
     import functools
-    from .core.pytree import tree_flatten, tree_unflatten
 
     @functools.wraps(f)
-    def run(*args, **kwargs):
+    def run(*args, in_sharding=in_sharding, **kwargs):
         mesh, names = _axes_mesh(axes, "explicit_axes")
         names = names if names is not None else mesh.auto_axes
         inner = mesh.update_axis_types({a: AxisType.Explicit for a in names})
         if in_sharding is None:
             raise _FuncadValueError("explicit_axes needs in_sharding=: the sharding the arguments' "
                                     "types get on the Explicit axes")
-        leaves, tree = tree_flatten((args, kwargs))
+        leaves, tree = _tree_flatten((args, kwargs))
         specs = _per_leaf(in_sharding, leaves, tree, "explicit_axes") if not isinstance(
             in_sharding, (Sharding, PartitionSpec)) else [in_sharding] * len(leaves)
         with set_mesh(inner):
             typed = [_relaid(x, NamedSharding(inner, s.spec if isinstance(s, NamedSharding) else s))
                      for x, s in zip(leaves, specs)]
-            a, k = tree_unflatten(tree, typed)
+            a, k = _tree_unflatten(tree, typed)
             out = f(*a, **k)
-            o_leaves, o_tree = tree_flatten(out)
-        return tree_unflatten(o_tree, [_retyped(y, mesh) for y in o_leaves])
+            o_leaves, o_tree = _tree_flatten(out)
+        return _tree_unflatten(o_tree, [_retyped(y, mesh) for y in o_leaves])
     return run

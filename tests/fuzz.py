@@ -594,11 +594,12 @@ def _edge_values(rng, dtype: np.dtype, n: int, smooth: bool) -> np.ndarray:
             pool += [int(info.min), int(info.max), int(info.max) - 1]
         return np.array(rng.choice(pool, n), dtype)
     real = np.dtype(np.float32 if dtype == np.complex64 else np.float64 if dtype == np.complex128 else dtype)
-    info = np.finfo(real)
+    import ml_dtypes
+    info = ml_dtypes.finfo(real)  # NumPy's finfo does not know bfloat16
     ordinary = list(rng.uniform(-2, 2, 8)) + [0.0, 0.5, 1.0, -1.5]
     edges = [0.0, -0.0, np.inf, -np.inf, np.nan, float(info.max), -float(info.max), float(info.tiny),
              float(info.smallest_subnormal), -float(info.tiny) * 3, 1e4, -1e4, 1.0, -1.0]
-    if dtype.kind == "c":  # complex infinities and NaNs: README, "complex non-finite values"
+    if dtype.kind == "c":  # complex infinities and NaNs: docs/numerics.md, "complex non-finite values"
         edges = [e for e in edges if np.isfinite(e)]
     pool = ordinary if smooth else ordinary + edges
 
@@ -672,14 +673,34 @@ def _edge_fun(p: EdgeProgram, L: _Lib):
     return m.jit(m.vmap(m.grad(scalar, argnums)))
 
 
-def run_edge(p: EdgeProgram, backend: str) -> list[np.ndarray]:
-    """The program's output leaves, in its precision mode (the mode is restored after)."""
+def _flush_subnormals(x: np.ndarray) -> np.ndarray:
+    """x with its subnormal values replaced by zeros of their sign (what XLA on CPU does to
+    the operands of most of its ops)."""
+    import ml_dtypes
+    if _kind_of(str(x.dtype)) not in "fc":
+        return x
+    real = np.dtype(x.dtype.char.lower()) if x.dtype.kind == "c" else x.dtype
+    tiny = float(ml_dtypes.finfo(real).tiny)
+
+    def flush(v):
+        v64 = v.astype(np.float64)
+        return np.where((v64 != 0) & (np.abs(v64) < tiny), np.copysign(0.0, v64), v64).astype(v.dtype)
+    if x.dtype.kind == "c":
+        return (flush(x.real) + 1j * flush(x.imag).astype(np.float64)).astype(x.dtype)
+    return flush(x)
+
+
+def run_edge(p: EdgeProgram, backend: str, flush: bool = False) -> list[np.ndarray]:
+    """The program's output leaves, in its precision mode (the mode is restored after);
+    with `flush`, on inputs whose subnormals are zeros."""
     import warnings
     jax = _jax()
     with funcad.enable_x64(p.x64), jax.enable_x64(p.x64), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # JAX's own warnings (64-bit dtypes truncated)
         L = _Lib(backend)
         xs = edge_inputs(p)
+        if flush:
+            xs = [_flush_subnormals(x) for x in xs]
         if backend == "jax":
             xs = [jax.numpy.asarray(x) for x in xs]
         out = _edge_fun(p, L)(*xs)
@@ -687,31 +708,23 @@ def run_edge(p: EdgeProgram, backend: str) -> list[np.ndarray]:
 
 
 # Relative tolerance per dtype: a few ulps of NumPy (funcad eagerly) against XLA (JAX).
-EDGE_RTOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-12,
-             "complex64": 2e-5, "complex128": 1e-12}
+EDGE_RTOL = {"float16": 4e-3, "bfloat16": 3e-2, "float32": 2e-5, "float64": 1e-12}  # complex: its parts
 
 
 def _numpy_dtype_rule(p: EdgeProgram) -> bool:
-    """64-bit mode follows NumPy's dtype rules for integer and bool inputs (README: a
-    deliberate convention) where JAX's lattice differs (sin(int8) is float16, not float32;
+    """64-bit mode follows NumPy's dtype rules for integer and bool inputs (docs/numerics.md:
+    a deliberate convention) where JAX's lattice differs (sin(int8) is float16, not float32;
     1/int is an int): the dtypes may differ, and so may the values computed in them."""
     return p.x64 and _kind_of(p.dtype) in "biu"
 
 
-# Mismatches that are known and listed in the README ("Known differences"), by program:
-# each is skipped by name here, never by a loose tolerance.
+# Mismatches that are known and listed in docs/numerics.md, by program: each is skipped by
+# name here, never by a loose tolerance.
 KNOWN = {
-    "size-0 fft raises": lambda p: p.op in ("fft", "rfft") and 0 in p.shape,
-    "size-0 var/std tangent is nan (JAX's 0)": lambda p: p.op == "var" and 0 in p.shape,
-    "identity ops under vmap keep a 64-bit NumPy input in 32-bit mode":
-        lambda p: p.transform in ("vmap",) and not p.x64 and p.op in ("conj", "real")
-        and _kind_of(p.dtype) != "c",
     "complex values near overflow (log/sign of huge complex64)":
         lambda p: p.op in ("logaddexp", "logsumexp", "log", "log2", "log10", "sign")
         and (p.dtype == "complex64" or p.dtype == "complex128" and not p.x64) and p.transform in _EDGY,
     "derivatives at 0 of power in float16": lambda p: p.op in ("power", "float_power") and p.dtype == "float16",
-    "size-0 softmax/logsumexp (eagerly), cumsum (jit) and det":
-        lambda p: p.op in ("softmax", "logsumexp", "cumsum", "det") and 0 in p.shape,
     "det of edge-valued (ill-conditioned) matrices": lambda p: p.op == "det" and p.transform in _EDGY,
     "integer power overflow": lambda p: p.op == "power" and _kind_of(p.dtype) in "iu" and p.transform in _EDGY,
     "digamma at its poles (the sign of the infinity)": lambda p: p.op == "digamma" and p.transform in _EDGY,
@@ -722,18 +735,36 @@ _EDGY = ("value", "jit", "vmap")  # the transforms whose inputs hold edge values
 
 
 def known(p: EdgeProgram) -> str | None:
-    """The README's name for a known difference this program falls under, or None."""
+    """docs/numerics.md's name for a known difference this program falls under, or None."""
     return next((name for name, hit in KNOWN.items() if hit(p)), None)
 
 
+# Programs whose difference from JAX a documented convention explains after running them
+# (docs/numerics.md), by name: counted, never silently passed.
+EXPLAINED: dict = {}
+SUBNORMALS = "subnormals: kept eagerly, flushed to zero by XLA on CPU"
+
+
 def compare_edge(p: EdgeProgram) -> str | None:
-    """None when funcad agrees with JAX (or JAX rejects the program), else the mismatch."""
+    """None when funcad agrees with JAX (or JAX rejects the program, or the difference is
+    the subnormal convention: counted in EXPLAINED), else the mismatch."""
+    xs = edge_inputs(p)  # a fault of the fuzzer's own is an error, never "JAX rejects it"
     try:
         want = run_edge(p, "jax")
     except Exception:
         return None  # not a JAX program
+    bad = _edge_mismatch(p, want, False)
+    if bad and p.transform in ("value", "vmap") \
+            and any(not np.array_equal(x, _flush_subnormals(x), equal_nan=True) for x in xs) \
+            and not _edge_mismatch(p, want, True):
+        EXPLAINED[SUBNORMALS] = EXPLAINED.get(SUBNORMALS, 0) + 1
+        return None
+    return bad
+
+
+def _edge_mismatch(p: EdgeProgram, want, flush: bool) -> str | None:
     try:
-        got = run_edge(p, "funcad")
+        got = run_edge(p, "funcad", flush)
     except Exception as e:
         return f"{p!r}: funcad raised {type(e).__name__}: {str(e)[:200]}"
     if len(got) != len(want):
@@ -752,22 +783,28 @@ def compare_edge(p: EdgeProgram) -> str | None:
 
 
 def _value_mismatch(p: EdgeProgram, g: np.ndarray, w: np.ndarray) -> str | None:
+    import ml_dtypes
     if g.dtype.kind not in "fcV" or g.dtype == w.dtype and g.dtype.kind in "biu":
         if not np.array_equal(g.astype(w.dtype) if g.dtype != w.dtype else g, w):
             return f"values {g.ravel()[:6]} vs JAX's {w.ravel()[:6]}"
         return None
-    low = min((g.dtype, w.dtype), key=lambda d: np.finfo(d).bits if d.kind != "c" else np.finfo(d).bits)
-    rtol = EDGE_RTOL.get(str(low) if str(low) != "bfloat16" else "bfloat16", 1e-12)
+    real = [np.dtype(d.char.lower()) if d.kind == "c" else d for d in (g.dtype, w.dtype)]
+    low = min(real, key=lambda d: ml_dtypes.finfo(d).bits)  # the less precise of the two
+    rtol, tiny = EDGE_RTOL[str(low)], float(ml_dtypes.finfo(low).tiny)
     if g.dtype.kind == "c" or w.dtype.kind == "c":
         g, w = g.astype(np.complex128), w.astype(np.complex128)
         pairs = [(g.real, w.real), (g.imag, w.imag)]
     else:
         pairs = [(g.astype(np.float64), w.astype(np.float64))]
-    tiny = float(np.finfo(np.float32 if str(low) in ("complex64",) else low).tiny) if str(low) != "bfloat16" \
-        else 1.2e-38
     for a, b in pairs:
         same_nan = np.isnan(a) == np.isnan(b)
-        close = np.isclose(a, b, rtol=rtol, atol=tiny * 4, equal_nan=True)
+        atol = tiny * 4
+        if p.transform not in _EDGY:
+            # derivatives (of smooth inputs) sum terms that cancel: their rounding error is
+            # relative to the largest term, so to the output's scale
+            finite = np.abs(b[np.isfinite(b)])
+            atol = max(atol, rtol * float(finite.max(initial=0.0)))
+        close = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
         if not (same_nan.all() and close.all()):
             k = np.flatnonzero(~(same_nan & close))[:4]
             return f"values {a.ravel()[k]} vs JAX's {b.ravel()[k]} at {k.tolist()}"

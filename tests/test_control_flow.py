@@ -14,7 +14,7 @@ import pytest
 import funcad
 import funcad.numpy as fnp
 from funcad import lax
-from funcad.core.ir import typecheck
+from funcad.core.trace import typecheck
 from funcad.test_util import check_grads
 
 jax = pytest.importorskip("jax")
@@ -514,3 +514,13 @@ def test_eager_scan_over_a_primitive_without_lowering_runs_on_the_interpreter():
     close(ys, [8.0, 4.0, 3.0])
     with pytest.raises(Exception, match="halve_host_only"):
         funcad.jit(lambda c: lax.scan(lambda c, x: (halve_p.bind(c) + x, c), c, np.arange(3.0)))(8.0)
+
+
+def test_eager_scan_with_debug_print_runs_on_the_interpreter(capsys):
+    # jit prints only outside control flow, so such a body is not compiled eagerly
+    def body(c, x):
+        funcad.debug.print("c={c}", c=c)
+        return c + x, c
+    c, ys = lax.scan(body, 0.0, np.arange(3.0))
+    close(c, 3.0)
+    assert capsys.readouterr().out.split() == ["c=0.0", "c=0.0", "c=1.0"]

@@ -394,6 +394,27 @@ def test_custom_vjp_constant_residual_reaches_bwd_as_a_value():
     _close(funcad.jit(funcad.grad(funcad.jit(f)))(x), jax.jit(jax.grad(jax.jit(jf)))(x))
 
 
+def test_custom_vjp_float_cotangent_of_another_float_dtype_passes_as_jax():
+    # flax's fp8 rules return float32 cotangents for float8 inputs; JAX lets them pass
+    def define(m):
+        @m.custom_vjp
+        def f(x):
+            return x * 2
+        f.defvjp(lambda x: (x * 2, None), lambda r, g: (g.astype(np.float32) * 3,))
+        return f
+    f, jf = define(funcad), define(jax)
+    for g in (lambda m, h: lambda x: h(x).astype(np.float32).sum(),
+              lambda m, h: lambda x: h(x.astype(np.float16)).astype(np.float32).sum()):
+        for x in (np.ones(3, np.float16), np.ones(3, np.float32)):
+            got, want = funcad.grad(g(funcad, f))(x), jax.grad(g(jax, jf))(x)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    with pytest.raises(FuncadTypeError, match="cotangent of type"):
+        bad = funcad.custom_vjp(lambda x: x)
+        bad.defvjp(lambda x: (x, None), lambda r, g: (np.ones(2),))
+        funcad.grad(lambda x: bad(x).sum())(np.ones(3))
+
+
 def test_custom_call_is_one_staged_equation():
     for f, args in ((F, (0.7,)), (G, (0.7, 1.5))):
         closed = funcad.make_jaxpr(f)(*args)

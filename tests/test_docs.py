@@ -12,6 +12,7 @@ from __future__ import annotations
 import doctest
 import importlib.util
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -135,6 +136,18 @@ def test_the_reference_has_a_page_for_every_public_name(tmp_path):
 ])
 def test_prose_habits_become_rest(prose, rest):
     assert api.escape_docstring([prose]) == [rest, ""]
+
+
+def test_summaries_close_their_literals():
+    # The reference's tables show each docstring up to its first ". " (Sphinx's
+    # autosummary): a literal cut there breaks the page's reST.
+    broken = []
+    for e in ENTRIES:
+        lines = api.escape_docstring((_own_doc(e.obj) if api.needs_docstring(e) else "").splitlines())
+        paragraph = " ".join(line.strip() for line in lines[:lines.index("")]) if lines else ""
+        if re.split(r"\.\s+", paragraph)[0].count("``") % 2:
+            broken.append(e.fullname)
+    assert not broken, f"a summary sentence ends inside a `code` span: {broken}"
 
 
 def test_doctest_blocks_are_left_alone():

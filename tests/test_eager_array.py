@@ -356,3 +356,16 @@ def test_operators_defer_to_unknown_operands():
         e - object()
     with pytest.raises(TypeError):
         fnp.add(e, object())
+
+
+def test_no_op_methods_of_a_device_array_give_funcad_arrays():
+    # flax's normalization calls x.astype(x.dtype).mean(axes, where=None) on a jit result;
+    # a plain ndarray there would take NumPy's mean, which refuses where=None.
+    jnp = _jnp()
+    x = funcad.jit(lambda: fnp.arange(6.0, dtype=np.float32).reshape(2, 3))()
+    want = jnp.arange(6.0, dtype=np.float32).reshape(2, 3)
+    for f in (lambda a: a.astype(np.float32), lambda a: a.reshape(2, 3), lambda a: a.squeeze(),
+              lambda a: a.transpose((0, 1))):
+        got = f(x)
+        assert type(got) is EagerArray, type(got)
+        np.testing.assert_array_equal(got.mean((1,), where=None), f(want).mean((1,), where=None))

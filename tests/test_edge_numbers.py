@@ -25,6 +25,8 @@ def same(got, want, rtol=None):
     where the values are exact)."""
     got, want = np.asarray(got), np.asarray(want)
     assert (got.dtype, got.shape) == (want.dtype, want.shape)
+    if got.dtype.kind == "V":  # bfloat16: 8 significant bits, compared as float32
+        got, want, rtol = got.astype(np.float32), want.astype(np.float32), 8e-3 if rtol is None else rtol
     if rtol is None:
         rtol = {4: 1e-6, 8: 1e-14, 2: 1e-3}.get(np.finfo(got.dtype).bits // 8
                                                  if got.dtype.kind in "fc" else 0, 0)
@@ -37,11 +39,11 @@ def check(fname, *args, fmod=fnp, jmod=jnp, transforms=("eager", "jit")):
     f, j = getattr(fmod, fname), getattr(jmod, fname)
     want = j(*args)
     if "eager" in transforms:
-        same(f(*args), want)
+        _same_tree(f(*args), want)
     if "jit" in transforms:
-        same(funcad.jit(f)(*args), want)
+        _same_tree(funcad.jit(f)(*args), want)
     if "vmap" in transforms:
-        same(funcad.vmap(f)(*args), jax.vmap(j)(*args))
+        _same_tree(funcad.vmap(f)(*args), jax.vmap(j)(*args))
 
 
 Z1 = np.array([0.3 + 0.5j, -1 + 2j, 3 - 4j, -2 - 3j])
@@ -382,3 +384,45 @@ def test_lu_factor_of_rectangular_matrices(mode):
     for x in (a, a[0], a[0].T, np.zeros((0, 3))):
         _same_tree(funcad.scipy.linalg.lu_factor(x), jax.scipy.linalg.lu_factor(x))
         _same_tree(funcad.jit(funcad.scipy.linalg.lu_factor)(x), jax.scipy.linalg.lu_factor(x))
+
+
+# ---------------------------------- bfloat16 (the edge fuzzer never drew it before) ----
+
+def test_bfloat16_derivatives_through_loops_and_conds(mode):
+    import ml_dtypes
+    x = np.array([1.5, 0.5, -1.0], ml_dtypes.bfloat16)
+    t = np.full(3, 0.5, ml_dtypes.bfloat16)
+    loop = lambda m: lambda v: m.lax.fori_loop(0, 3, lambda i, c: c * 2 + v, v)  # noqa: E731
+    _same_tree(funcad.jvp(loop(funcad), (x,), (t,)), jax.jvp(loop(jax), (x,), (t,)))
+    g = lambda m, n: m.grad(lambda v: n.sum(loop(m)(v)))  # noqa: E731
+    _same_tree(g(funcad, fnp)(x), g(jax, jnp)(x))
+    _same_tree(funcad.jit(g(funcad, fnp))(x), g(jax, jnp)(x))
+    h = lambda m, n: m.vmap(m.grad(lambda v: n.sum(m.lax.cond(n.sum(v) > 0, lambda u: u * 2, lambda u: u - 1, v))))  # noqa: E731
+    _same_tree(funcad.jit(h(funcad, fnp))(x.reshape(3, 1)), h(jax, jnp)(x.reshape(3, 1)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_narrow_float_special_functions_keep_their_dtype(dtype, mode):
+    import ml_dtypes
+    import jax.nn as jnn
+    import funcad.nn as fnn
+    d = np.dtype(getattr(ml_dtypes, dtype, dtype))
+    x = np.array([0.25, 0.5, 0.75], d)
+    for name in ("erf", "erfc", "logit", "expit", "gammaln"):
+        check(name, x, fmod=fss, jmod=jss, transforms=("eager", "jit", "vmap"))
+    for name in ("frexp", "spacing"):
+        check(name, x)
+    for v in (x, x[0]):  # 0-d too: a NumPy scalar widened by ml_dtypes
+        check("gelu", v, fmod=fnn, jmod=jnn)
+    _same_tree(funcad.grad(lambda v: fss.logit(v).sum())(x), jax.grad(lambda v: jss.logit(v).sum())(x))
+    _same_tree(funcad.grad(lambda v: fss.erf(v).sum())(x), jax.grad(lambda v: jss.erf(v).sum())(x))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "uint32"])
+def test_cumulative_sums_of_small_integers_in_32_bit_mode(dtype):
+    # JAX's dtypes with x64 off: integers keep theirs, bools give int32 (64-bit mode: NumPy's)
+    x = np.array([[1, 0, 1], [1, 1, 0]], dtype)
+    with jax.enable_x64(False), funcad.enable_x64(False):
+        for name in ("cumsum", "cumprod"):
+            check(name, x, transforms=("eager", "jit", "vmap"))
+            check(name, x[:0], transforms=("eager", "jit"))

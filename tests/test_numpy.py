@@ -13,7 +13,7 @@ import pytest
 import funcad
 import funcad.lax as lax
 import funcad.numpy as fnp
-from funcad.core.ir import typecheck
+from funcad.core.trace import typecheck
 from tests.op_table import OPS
 
 CASES = [pytest.param(spec, np.dtype(dt), id=f"{spec.name}-{np.dtype(dt).name}")

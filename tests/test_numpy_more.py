@@ -384,3 +384,27 @@ def test_reshape_size_mismatch_says_what_jax_says():
         with pytest.raises(TypeError) as got:
             f(fnp)
         assert str(got.value) == str(want.value)
+
+
+def test_bool_to_an_int_power_with_x64_off_as_jax():
+    # blackjax's thinning: `(x ** 2).mean() ** 0.5` over a bool leaf of an info tuple
+    b = np.array([True, False, True, True])
+    with jax.enable_x64(False), funcad.enable_x64(False):
+        for f in (lambda m, v: v ** 2, lambda m, v: m.power(v, 3), lambda m, v: (v ** 2).mean() ** 0.5):
+            got, want = funcad.jit(lambda v: f(fnp, v))(b), jax.jit(lambda v: f(jnp, v))(b)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_samplers_do_not_warn_about_their_own_dtypes_with_x64_off():
+    import warnings
+    with funcad.enable_x64(False), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        k = funcad.random.key(0)
+        c = funcad.random.choice(k, fnp.asarray([5, 10, 20]), p=fnp.asarray([0.1, 0.8, 0.1]))
+        r = funcad.random.randint(k, (3,), 0.0, 5.0)
+        g = funcad.random.binomial(k, 5, fnp.asarray([0, 1]), (2,))
+    with jax.enable_x64(False):
+        jk = jax.random.key(0)
+        np.testing.assert_array_equal(c, jax.random.choice(jk, jnp.asarray([5, 10, 20]), p=jnp.asarray([0.1, 0.8, 0.1])))
+    assert r.dtype == np.int32 and g.dtype == np.float32

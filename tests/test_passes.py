@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 import funcad
 import funcad.lax as lax
 import funcad.numpy as fnp
-from funcad.core.ir import ClosedJaxpr, Jaxpr, Literal, typecheck
+from funcad.core.ir import ClosedJaxpr, Jaxpr, Literal
+from funcad.core.trace import typecheck
 from funcad.core.trace import eval_jaxpr
 from funcad.transforms.passes import count_eqns, cse, dce, fold, inline, optimize, simplify
 from funcad.transforms.passes.fold import MAX_CONST_SIZE

@@ -158,8 +158,10 @@ def test_shard_map_errors_on_one_device():
                          out_specs=P())(x)
     with pytest.raises(ValueError, match="mesh="):
         funcad.shard_map(lambda a: a, in_specs=P(), out_specs=P())(x)
-    with pytest.raises(TypeError, match="in_specs"):
-        funcad.shard_map(lambda a: a, mesh=mesh, out_specs=P())(x)
+    auto = funcad.make_mesh(mesh.axis_sizes, mesh.axis_names, (funcad.sharding.AxisType.Auto,) * mesh.devices.ndim,
+                            devices=list(mesh.devices.flat))
+    with pytest.raises(TypeError, match="in_specs"):  # inferred from types on Explicit axes only
+        funcad.shard_map(lambda a: a, mesh=auto, out_specs=P())(x)
     with pytest.raises(ValueError, match="rank"):
         funcad.shard_map(lambda a: a, mesh=mesh, in_specs=P("i", None, None), out_specs=P())(x)
     with pytest.raises(ValueError, match="prefix"):

@@ -213,3 +213,46 @@ def test_auto_axes_and_explicit_axes():
         jy = jax.jit(jax.sharding.explicit_axes(f, in_sharding=JP("X", "Y")))(A)
         np.testing.assert_allclose(np.asarray(y), np.asarray(jy))
         assert _spec(y, funcad) == _spec(jy, jax)
+
+
+@child
+def test_out_sharding_of_creation_and_samplers_types_the_result():
+    from funcad.sharding import set_mesh
+    JP = jax.sharding.PartitionSpec
+    with set_mesh(MESH), jax.set_mesh(JMESH):
+        pairs = [
+            (lambda: fnp.zeros((8, 4), out_sharding=P("X", "Y")),
+             lambda: jnp.zeros((8, 4), out_sharding=JP("X", "Y"))),
+            (lambda: fnp.full((8, 4), 2.0, out_sharding=P(None, "Y")),
+             lambda: jnp.full((8, 4), 2.0, out_sharding=JP(None, "Y"))),
+            (lambda: funcad.random.normal(funcad.random.key(0), (8, 4), np.float32, out_sharding=P("X", "Y")),
+             lambda: jax.random.normal(jax.random.key(0), (8, 4), out_sharding=JP("X", "Y"))),
+            (lambda: funcad.nn.one_hot(_NS(False).put(np.arange(8) % 4, "X"), 4, out_sharding=P("X", None)),
+             lambda: jax.nn.one_hot(_NS(True).put(np.arange(8) % 4, "X"), 4, out_sharding=JP("X", None))),
+        ]
+        for f, j in pairs:
+            for wrap_f, wrap_j in ((lambda g: g, lambda g: g), (funcad.jit, jax.jit)):
+                got, want = wrap_f(f)(), wrap_j(j)()
+                np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+                assert _spec(got, funcad) == _spec(want, jax)
+
+
+@child
+def test_shard_map_and_smap_infer_their_specs_from_the_types():
+    from funcad.sharding import set_mesh
+    m = funcad.make_mesh((8,), ("i",))
+    jm = jax.make_mesh((8,), ("i",))
+    data = np.arange(16.0, dtype=np.float32).reshape(8, 2)
+    with set_mesh(m), jax.set_mesh(jm):
+        x = funcad.device_put(data, P("i"))
+        jx = jax.device_put(data, jax.sharding.PartitionSpec("i"))
+        body = lambda lib: (lambda a: lib.lax.psum(a, "i") * 2)  # noqa: E731
+        y = funcad.smap(body(funcad), out_axes=0, axis_name="i")(x)
+        jy = jax.smap(body(jax), out_axes=0, axis_name="i")(jx)
+        np.testing.assert_allclose(np.asarray(y), np.asarray(jy))
+        assert _spec(y, funcad) == _spec(jy, jax)
+        local = lambda a: a.sum(0, keepdims=True)  # noqa: E731
+        y = funcad.shard_map(local, out_specs=P("i"))(x)
+        jy = jax.shard_map(local, out_specs=jax.sharding.PartitionSpec("i"))(jx)
+        np.testing.assert_allclose(np.asarray(y), np.asarray(jy))
+        assert _spec(y, funcad) == _spec(jy, jax)

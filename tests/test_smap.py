@@ -36,8 +36,9 @@ def test_one_device_and_errors():
         np.testing.assert_array_equal(g(np.zeros(2)), [1.0, 1.0])
     with pytest.raises(FuncadTypeError, match="axis_name should be a `str`"):
         funcad.smap(lambda x: x, in_axes=0, out_axes=0, axis_name=("i",))
-    with pytest.raises(FuncadTypeError, match="pass in_axes"):
-        funcad.smap(lambda x: x, out_axes=0, axis_name="i")
+    auto = funcad.make_mesh((1,), ("i",), (funcad.sharding.AxisType.Auto,))
+    with funcad.set_mesh(auto), pytest.raises(FuncadTypeError, match="pass in_axes"):
+        funcad.smap(lambda x: x, out_axes=0, axis_name="i")(np.zeros(2))  # Infer needs Explicit
     with pytest.raises(FuncadTypeError, match="in_axes must be an int"):
         funcad.smap(lambda x: x, in_axes=[0], out_axes=0, axis_name="i")
     with pytest.raises(FuncadTypeError, match="out_axes must be an int"):

@@ -3,19 +3,24 @@ from __future__ import annotations
 
 import functools
 import operator
+from types import SimpleNamespace
 
 import numpy as np
 from ..core.narrow import kind as _kind
 
 from ..core import x64
 from ..core.avals import aval_of
+from ..core.eager import eager_result
 from ..core.trace import Tracer, ctx
-from ..core.typed_sharding import is_typed_array
+from ..core.typed_sharding import is_sharded_array
 from ..primitives import structural as S
 from ..primitives._base import full as _full
-from .dtypes import cast, promote
+from .dtypes import cast, hooks as _dtypes_hooks, promote
 from . import ufuncs as U
 from .placement import place
+from .shape import stack
+from ..primitives._base import broadcast_to
+from ..core.errors import ConcretizationError
 
 
 def _has_tracer(x):
@@ -45,13 +50,12 @@ def _ndim(x):
 
 def _array(obj, dtype=None, copy=True):
     if isinstance(obj, (list, tuple)) and _has_tracer(obj):
-        from .shape import stack
         out = stack([_array(e) for e in obj])
         return out if dtype is None else cast(out, x64.explicit_dtype(dtype, "array"))
     if isinstance(obj, Tracer):
         return x64.canonicalize_held(obj) if dtype is None else cast(obj, x64.explicit_dtype(dtype, "array"))
     if hasattr(obj, "__funcad_array__"):
-        if not is_typed_array(obj):  # an array typed on Explicit mesh axes stays on its devices
+        if not is_sharded_array(obj):  # an array typed on Explicit mesh axes stays on its devices
             obj = obj.__funcad_array__()
         return obj if dtype is None else astype(obj, dtype)
     if x64.enabled:
@@ -83,7 +87,7 @@ def _asarray(obj, dtype=None):
         dtype = x64.explicit_dtype(dtype, "asarray")
         return obj if aval_of(obj).dtype == dtype else cast(obj, dtype)
     if hasattr(obj, "__funcad_array__") and dtype is None:
-        return obj if is_typed_array(obj) else obj.__funcad_array__()
+        return obj if is_sharded_array(obj) else obj.__funcad_array__()
     # copy=None: copy only when needed (NumPy 2's copy=False raises for lists, scalars, casts).
     if isinstance(obj, np.ndarray) and dtype is None:
         return obj if x64.enabled else x64.canonicalize(obj)
@@ -124,7 +128,6 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
 def _fill(shape, fill_value, dtype=None):
     if isinstance(fill_value, Tracer):
         v = fill_value if dtype is None else cast(fill_value, x64.explicit_dtype(dtype, "full"))
-        from ..primitives._base import broadcast_to
         return broadcast_to(v, _shape(shape))
     return x64.canonicalize(np.full(_shape(shape), fill_value, x64.explicit_dtype(dtype, "full")))
 
@@ -177,7 +180,6 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
 def _arange(start, stop=None, step=None, dtype=None):
     for v in (start, stop, step):
         if isinstance(v, Tracer):
-            from ..core.errors import ConcretizationError
             raise ConcretizationError("arange needs concrete bounds: its length must be known. "
                                       "Pass the bounds as static arguments (static_argnums).")
     if not x64.enabled:
@@ -281,3 +283,12 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
 
 def identity(n, dtype=None):
     return np.identity(n, dtype=_dtype(dtype, "identity"))
+
+
+_dtypes_hooks.array = staticmethod(array)
+
+# funcad.numpy's creation functions: these, with results that are immutable funcad arrays
+# (lax's compositions build with them too, so eager results have one type).
+public = SimpleNamespace(**{f.__name__: eager_result(f) for f in (
+    arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace, ones,
+    ones_like, zeros, zeros_like)})

@@ -4,14 +4,17 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+import warnings as _warnings
+
 import numpy as np
-from ..core.typed_sharding import is_typed_array
+from ..core.typed_sharding import is_sharded_array
 from ..core.narrow import KINDS as _NARROW, kind as _kind
 
+from ..core import ieee_warnings as _ieee
 from ..core import options as _options
 from ..core import x64 as _x64
 from ..core.avals import ShapedArray, aval_of, result_type
-from ..core.eager import EagerArray
+from ..core.eager import EagerArray, wrap
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.refs import Ref
 from ..core.trace import Tracer, ctx
@@ -20,18 +23,28 @@ from ..primitives.elementwise import convert_element_type
 _SCALARS = (int, float, complex, bool)
 
 
+class hooks:
+    """Set by creation.py, which builds on this module: `array(x)`, for nested lists."""
+    array = None
+
+
 def asarray_or_tracer(x):
     """A value funcad's primitives accept: ndarray, NumPy scalar, Python scalar or tracer."""
+    # funcad's code may compute on NumPy inputs with NumPy's operators: keep its IEEE
+    # warnings hidden from the first op in a new filter list on (core/ieee_warnings.py)
+    if _warnings.filters is not _ieee.installed or (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
+        _ieee.install()
     t = type(x)
-    if t is np.ndarray or t is EagerArray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS:
+    if t is EagerArray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS:
         return x
+    if t is np.ndarray:  # read-only, so an op that returns its operand gives an immutable Array
+        return wrap(x)
     if isinstance(x, np.ndarray):
-        return np.asarray(x)
+        return wrap(np.asarray(x))
     if hasattr(x, "__funcad_array__"):  # an array typed on Explicit mesh axes stays on its devices
-        return x if is_typed_array(x) else x.__funcad_array__()
+        return x if is_sharded_array(x) else wrap(x.__funcad_array__())
     if isinstance(x, (list, tuple)):
-        from .creation import array
-        return array(x)
+        return hooks.array(x)
     if hasattr(x, "__array__") and not isinstance(x, (str, bytes)):
         return np.asarray(x)
     raise FuncadTypeError(f"expected an array, got a value of type {type(x).__name__}: {x!r:.60}")
@@ -137,3 +150,12 @@ def typeof(x: Any) -> ShapedArray:
     if isinstance(x, Ref):  # a ref's type is Ref{...}, as JAX's
         return x.aval
     return aval_of(asarray_or_tracer(x))
+
+
+def real_args(name, *xs):
+    """The arguments as one float dtype (integers become floats), as JAX's promote_args_inexact."""
+    # A Python int stays weak (as in JAX): 0 as loc must not turn float32 into float64.
+    xs = promote(*[float(x) if type(x) in (int, bool) else to_inexact(asarray_or_tracer(x)) for x in xs])
+    if _kind(aval_of(xs[0]).dtype) != "f":  # bfloat16 is a float too (NumPy calls it kind 'V')
+        raise FuncadTypeError(f"{name} needs real inputs, got {aval_of(xs[0]).str_short()}")
+    return xs

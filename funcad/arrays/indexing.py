@@ -11,11 +11,13 @@ from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
+from ..transforms.control_flow_api import while_loop
 from .dtypes import asarray_or_tracer, cast
 from .shape import broadcast_to, concatenate, moveaxis, ravel, reshape, stack
 from .ufuncs import clip, maximum, minimum, power, true_divide, where
 from .reductions import max as _max
 from .creation import ones_like
+from .creation import full
 
 
 def _is_int_scalar(i):
@@ -234,7 +236,6 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indic
     idx = idx + n * (idx < 0)
     ok = (idx >= 0) & (idx < n)
     if n == 0:
-        from .creation import full
         shape = aval_of(a).shape[:axis] + aval_of(idx).shape + aval_of(a).shape[axis + 1:]
         return full(shape, _default_fill(aval_of(a).dtype) if fill_value is None else fill_value,
                     aval_of(a).dtype)
@@ -380,7 +381,6 @@ class _IndexUpdateRef:
         dtype = aval_of(x).dtype
         fill = np.asarray(_default_fill(dtype) if fill_value is None else fill_value).astype(dtype)
         if aval_of(x).size == 0:
-            from .creation import full
             return full(aval_of(pos).shape, fill, dtype)
         ok = E.ge(pos, np.int64(0)) if isinstance(pos, Tracer) else pos >= 0
         safe = E.select_n(ok, np.zeros((), np.int64), pos) if isinstance(pos, Tracer) else np.where(ok, pos, 0)
@@ -599,7 +599,6 @@ def _scatter_apply(flat, p, func):
         for r in range(int(counts.max()) if counts.size else 0):
             out = where(counts > r, func(out), out)
         return out
-    from ..lax import while_loop
     target = E.select_n(E.ge(p, np.int64(0)), _bcast(np.int64(n), aval_of(p).shape), p)
     counts = getitem(I.scatter_add(np.zeros(n + 1, np.int32), S.reshape(target, (aval_of(p).size, 1)),
                                    _bcast(np.int32(1), aval_of(p).shape)), slice(0, n))

@@ -10,10 +10,12 @@ from ..primitives import elementwise as E
 from ..primitives._base import canonical_axis
 from ..primitives.linalg import dot_general, dot_general_p
 from .dtypes import asarray_or_tracer, no_out, promote
+from .precision import _algorithm_cast, _preferred, canonical_precision
 from .shape import broadcast_to, diagonal, ndim, ravel, reshape, shape, transpose
 from .complex import conj
 from .placement import place
 from .reductions import sum as _sum
+from .dtypes import cast
 
 
 _MATMUL_2D = (((1,), (0,)), ((), ()))
@@ -26,8 +28,6 @@ def _prepare(a, b, precision, preferred_element_type):
     if precision is None and preferred_element_type is None and _options.default_matmul_precision is None:
         # the common case, kept cheap
         return a, b, None
-    from ..lax._conv import _preferred, canonical_precision
-    from ..lax._dot import _algorithm_cast
     precision = canonical_precision(precision)
     if preferred_element_type is not None:
         a, b = _preferred(_algorithm_cast(a, precision, preferred_element_type),
@@ -146,7 +146,6 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     no_out(out, "einsum")
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_to_str(subscripts, operands)
-    from ..lax._conv import canonical_precision
     if _dot_general is None:
         def contract(a, b, dn):
             return dot_general(a, b, dn, canonical_precision(precision))
@@ -155,7 +154,6 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
             return _dot_general(a, b, dn, precision=precision, preferred_element_type=preferred_element_type)
     res = _einsum_str(subscripts, *operands, contract=contract, optimize=optimize)
     if preferred_element_type is not None:
-        from .dtypes import cast
         res = cast(res, np.dtype(preferred_element_type))
     return res if out_sharding is None else place(res, out_sharding=out_sharding, name="einsum")
 

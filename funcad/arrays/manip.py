@@ -9,21 +9,31 @@ import numpy as np
 
 from ..core import x64 as _x64
 from ..core.avals import aval_of
-from ..core.errors import FuncadValueError
+from ..core.errors import ConcretizationError, FuncadValueError
 from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import structural as S
-from ..primitives._base import broadcast_shapes as broadcast_shapes_of, canonical_axis
+from ..primitives._base import (broadcast_shapes as broadcast_shapes_of, broadcast_to as _broadcast_to,
+                               canonical_axis, canonical_axis as _ax)
+from ..primitives.structural import iota
 from .dtypes import asarray_or_tracer, cast, no_out, promote
-from .indexing import _IndexUpdateHelper, getitem
+from .indexing import _IndexUpdateHelper, getitem, take
+from .placement import place as _place
 from .shape import (broadcast_arrays, broadcast_to, concatenate, flip,
-                     moveaxis, ravel, reshape, shape, split, stack, swapaxes, transpose)
+                     moveaxis, ndim, ravel, reshape, shape, split, stack, swapaxes, transpose,
+                     _reshape)
 from .ufuncs import _as_bool, add, clip, mod, multiply, subtract, where
-from .reductions import max as _max, mean as _mean, min as _min
+from .reductions import cumsum, max as _max, mean as _mean, min as _min
+from .setops import searchsorted
 from .shape import diag, vstack
 from ..transforms.vmap import vmap
+from .ufuncs import floor
+from .stats import median
+from .ufuncs import round as _round
+from .setops import concrete_or_raise
+from .shape import tile
 
-__all__ = ["pad", "append", "insert", "delete", "row_stack", "dstack", "dsplit", "concat",
+__all__ = ["repeat", "pad", "append", "insert", "delete", "row_stack", "dstack", "dsplit", "concat",
            "permute_dims", "rollaxis", "rot90", "unstack", "resize", "block", "trim_zeros",
            "atleast_3d", "broadcast_shapes", "select", "choose", "piecewise", "put_along_axis",
            "put", "place", "fill_diagonal", "apply_along_axis", "apply_over_axes", "diagflat", "copy"]
@@ -210,7 +220,6 @@ def _ramp(edge, end, k, ax, before):
     end = asarray_or_tracer(end)
     out = add(end, multiply(subtract(fe, end), cast(tb, aval_of(fe).dtype)))
     if dt.kind in "iu":
-        from .ufuncs import floor
         out = cast(floor(out), dt) if dt.kind in "iu" else out
     return cast(out, dt)
 
@@ -226,11 +235,9 @@ def _stat(a, ax, mode, length, before):
     if mode == "mean":
         out = _mean(part, ax, keepdims=True)
     else:
-        from .stats import median
         out = median(part, ax, keepdims=True)
     dt = aval_of(a).dtype
     if dt.kind in "iu":
-        from .ufuncs import round as _round
         out = cast(_round(out), dt)
     return cast(out, dt)
 
@@ -260,7 +267,6 @@ def append(arr, values, axis: int | None = None):
 
 def _concrete_index(obj, fn):
     if isinstance(obj, Tracer):
-        from .setops import concrete_or_raise
         return concrete_or_raise(obj, fn)
     return obj
 
@@ -430,7 +436,6 @@ def resize(a, new_shape):
     if n == 0 or total == 0:
         return np.zeros(new_shape, aval_of(a).dtype)
     reps = -(-total // n)
-    from .shape import tile
     return reshape(S.slice(tile(a, reps), (0,), (total,)), new_shape)
 
 
@@ -464,7 +469,6 @@ def _leaves(x):
 
 def trim_zeros(filt, trim: str = "fb", axis=None):
     """filt without its leading ('f') and/or trailing ('b') zeros (concrete input)."""
-    from .setops import concrete_or_raise
     a = asarray_or_tracer(filt)
     c = concrete_or_raise(a, "trim_zeros") if isinstance(a, Tracer) else np.asarray(a)
     if c.ndim != 1 and axis is None:
@@ -601,7 +605,6 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
     if k == 0:
         return a
     if shape(v)[0] != k:
-        from .shape import tile
         v = S.slice(tile(v, -(-k // max(shape(v)[0], 1))), (0,), (k,)) if shape(v)[0] else v
     if mode == "wrap":
         ind = mod(ind, n)
@@ -702,3 +705,49 @@ def copy(a, order=None):
     """A copy of a (a new array; funcad arrays are never aliased by later updates)."""
     a = asarray_or_tracer(a)
     return np.array(a, copy=True) if isinstance(a, np.ndarray) else _x64.canonicalize_held(a)
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+    """Each element of `a` repeated `repeats` times along `axis` (flattened for None).
+    With `total_repeat_length` the output has that length along the axis whatever
+    the repeats are: longer results are cut, shorter ones padded with the last
+    element; that makes traced `repeats` work under jit (as JAX's)."""
+    out = _repeat(a, repeats, axis, total_repeat_length)
+    return _place(out, out_sharding=out_sharding, name="repeat")
+
+
+def _repeat(a, repeats, axis, total):
+    a = asarray_or_tracer(a)
+    if axis is None:
+        a = _reshape(a, (-1,))
+        axis = 0
+    ax = _ax(axis, ndim(a), 'repeat', a)
+    sh = shape(a)
+    if total is not None:
+        return _repeat_to_length(a, repeats, ax, int(total))
+    if isinstance(repeats, Tracer):
+        raise ConcretizationError("repeat: traced `repeats` give an output of unknown length; pass "
+                                  "total_repeat_length=N (the output length along the axis), or make "
+                                  "`repeats` static (static_argnums)")
+    if np.ndim(repeats) == 0:
+        r = int(repeats)
+        b = S.broadcast_in_dim(a, sh[:ax + 1] + (r,) + sh[ax + 1:], tuple(range(ax + 1)) + tuple(range(ax + 2, len(sh) + 1)))
+        return S.reshape(b, sh[:ax] + (sh[ax] * r,) + sh[ax + 1:])
+    idx = np.repeat(np.arange(sh[ax]), np.asarray(repeats))
+    return take(a, idx, axis=ax, mode="clip")
+
+
+def _repeat_to_length(a, repeats, ax, total):
+    # Output position p takes element i, the number of elements before the last whose
+    # repeat blocks end at or before p: cut when the repeats add up to more than
+    # `total`, the last element repeated when they add up to less.
+    n = shape(a)[ax]
+    if total == 0 or n == 0:
+        return _reshape(a[(slice(None),) * ax + (slice(0, 0),)], shape(a)[:ax] + (0,) + shape(a)[ax + 1:]) \
+            if n else a
+    r = asarray_or_tracer(repeats)
+    if aval_of(r).ndim == 0:
+        r = _broadcast_to(r, (n,))
+    ends = cumsum(r)[:-1]
+    idx = searchsorted(ends, iota(aval_of(ends).dtype, (total,), 0), side="right")
+    return take(a, idx, axis=ax, mode="clip")

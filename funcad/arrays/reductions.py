@@ -5,6 +5,7 @@ import ml_dtypes
 import numpy as np
 from ..core.narrow import kind as _kind
 
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
 from ..core.eager import EagerArray, wrap
@@ -12,9 +13,11 @@ from ..primitives import elementwise as E
 from ..primitives import reductions as R
 from ..primitives import structural as S
 from ..primitives._base import broadcast_to as _broadcast, canonical_axis
+from .broadcast import broadcast_to
 from .dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
 from .ufuncs import (_as_bool, abs as _abs, exp, isfinite, log, not_equal, sqrt, square, subtract,
     where as _where)
+from ..core.errors import FuncadValueError
 
 _ARRAYS = (np.ndarray, EagerArray)
 _PRIMS = {R.reduce_sum: R.reduce_sum_p, R.reduce_max: R.reduce_max_p, R.reduce_min: R.reduce_min_p,
@@ -221,7 +224,6 @@ def _where_count(a, axis, keepdims, where, d):
     shape = aval_of(a).shape
     if where is None:
         return np.array(_count(shape, _norm_axes(len(shape), axis)), d)
-    from .shape import broadcast_to
     return sum(broadcast_to(where, shape), axis, d, keepdims=keepdims)
 
 
@@ -314,7 +316,11 @@ def _cumulative(prim_fn, a, axis, dtype):
     if dtype is not None:
         a = cast(a, np.dtype(dtype))
     elif prim_fn in (R.cumsum, R.cumprod):
-        a = cast(a, _sum_dtype(a))
+        # 64-bit mode: NumPy's widening; 32-bit mode: JAX's (integers keep their dtype)
+        if _x64.enabled:
+            a = cast(a, _sum_dtype(a))
+        elif aval_of(a).dtype == np.bool_:
+            a = cast(a, np.dtype(np.int32))
     if axis is None:
         a = S.reshape(a, (aval_of(a).size,))
         axis = 0

@@ -24,9 +24,12 @@ from .reductions import any as _any, cumsum, max as _max, min as _min, sum as _s
 from .shape import (argsort, atleast_1d, broadcast_arrays, concatenate, moveaxis, ravel, reshape,
     shape, stack)
 from .ufuncs import (_as_bool, add, clip, equal, isnan, logical_and, logical_not, logical_or, mod,
-    multiply, not_equal, where)
+    multiply, not_equal, where as _where)
+from .creation import full
+from .shape import sort
+from .reductions import argmax
 
-__all__ = ["nonzero", "argwhere", "flatnonzero", "unique", "unique_all", "unique_counts",
+__all__ = ["where", "nonzero", "argwhere", "flatnonzero", "unique", "unique_all", "unique_counts",
            "unique_inverse", "unique_values", "isin", "union1d", "intersect1d", "setdiff1d",
            "setxor1d", "searchsorted", "lexsort", "partition", "argpartition", "top_k",
            "ravel_multi_index", "unravel_index", "extract", "compress"]
@@ -63,6 +66,18 @@ def _flat_nonzero_sized(mask, size):
         np.array(size, _INT), (n,), ()), pos)
     out = I.scatter_add(np.zeros(size, _INT), S.reshape(target, (n, 1)), _iota(n))
     return out, _sum(cast(m, _INT))
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """Elementwise choice: x where condition, else y (both branches are computed).
+    With only the condition it is nonzero(condition, size=, fill_value=)."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise FuncadValueError("where: give both x and y, or neither (then it is nonzero(condition))")
+    if size is not None or fill_value is not None:
+        raise FuncadValueError("where: size= and fill_value= apply only to the one-argument form where(condition)")
+    return _where(condition, x, y)
 
 
 def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
@@ -204,7 +219,6 @@ def _unique(ar, return_index, return_inverse, return_counts, axis, equal_nan, si
         if m:
             result = where(reshape(valid, (k,) + (1,) * (len(shape(result)) - 1)), result, fill)
         else:
-            from .creation import full
             result = full((k,) + shape(rows)[1:], fill, aval_of(rows).dtype)
     out = [moveaxis(result, 0, axis)]
     if return_index:
@@ -341,7 +355,6 @@ def setxor1d(ar1, ar2, assume_unique: bool = False, *, size: int | None = None, 
         ua, ub = (a, b) if assume_unique else (unique(a), unique(b))
         both = concatenate([getitem(ua, np.nonzero(concrete_or_raise(isin(ua, ub, invert=True), "setxor1d"))[0]),
                             getitem(ub, np.nonzero(concrete_or_raise(isin(ub, ua, invert=True), "setxor1d"))[0])])
-        from .shape import sort
         return sort(both)
     size = int(size)
     parts, keeps = [], []
@@ -399,7 +412,6 @@ def intersect1d(ar1, ar2, assume_unique: bool = False, return_indices: bool = Fa
     k = shape(vals)[0]
     if nb and k:
         hit = equal(S.expand_dims(vals, (1,)), S.broadcast_in_dim(b, (k, nb), (1,)))
-        from .reductions import argmax
         i2 = argmax(hit, axis=1)
         if count is not None:
             i2 = where(E.lt(_iota(k), count), i2, nb)
@@ -469,7 +481,6 @@ def partition(a, kth: int, axis: int = -1):
     >>> fnp.partition(fnp.array([5, 1, 4, 2, 3]), 1)
     Array([1, 2, 5, 4, 3], dtype=int64)
     """
-    from .shape import sort
     a = asarray_or_tracer(a)
     sh = shape(a)
     ax = canonical_axis(axis, len(sh), "partition", a)

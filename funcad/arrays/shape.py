@@ -11,12 +11,12 @@ from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..core.eager import EagerArray, wrap
 from ..primitives import structural as S
-from ..primitives._base import broadcast_shapes as broadcast_shapes_of, broadcast_to as _broadcast_to
 from ..primitives._base import canonical_axis as _ax
 from .dtypes import asarray_or_tracer, cast, promote
 from .reductions import _norm_axes, sum as _sum
 from ..primitives.structural import iota
 from .placement import place
+from .broadcast import broadcast_arrays, broadcast_to  # noqa: F401  (shape's names too)
 
 
 def shape(a):
@@ -132,23 +132,6 @@ def expand_dims(a, axis):
     out_nd = ndim(a) + len(axes)
     axes = sorted(_ax(x, out_nd, 'expand_dims') for x in axes)
     return S.expand_dims(a, axes)
-
-
-def broadcast_to(array, shape, *, out_sharding=None):
-    a = asarray_or_tracer(array)
-    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(shape)
-    src = aval_of(a).shape
-    if len(src) > len(shape) or any(n != 1 and n != m for n, m in zip(src[::-1], shape[::-1])):
-        raise FuncadTypeError(f"broadcast_to got {aval_of(a).str_short()}: it cannot be broadcast to "
-                              f"shape {shape} (each dimension must be 1 or match, from the right)")
-    out = _broadcast_to(a, shape)
-    return out if out_sharding is None else place(out, out_sharding=out_sharding, name="broadcast_to")
-
-
-def broadcast_arrays(*args):
-    args = [asarray_or_tracer(a) for a in args]
-    s = broadcast_shapes_of(*[shape(a) for a in args])
-    return [broadcast_to(a, s) for a in args]
 
 
 def atleast_1d(a):
@@ -288,38 +271,6 @@ def tile(A, reps):
     return S.reshape(b, tuple(r * s for r, s in zip(reps, sh)))
 
 
-def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
-    """Each element of `a` repeated `repeats` times along `axis` (flattened for None).
-    With `total_repeat_length` the output has that length along the axis whatever
-    the repeats are: longer results are cut, shorter ones padded with the last
-    element; that makes traced `repeats` work under jit (as JAX's)."""
-    out = _repeat(a, repeats, axis, total_repeat_length)
-    return place(out, out_sharding=out_sharding, name="repeat")
-
-
-def _repeat(a, repeats, axis, total):
-    a = asarray_or_tracer(a)
-    if axis is None:
-        a = _reshape(a, (-1,))
-        axis = 0
-    ax = _ax(axis, ndim(a), 'repeat', a)
-    sh = shape(a)
-    if total is not None:
-        return _repeat_to_length(a, repeats, ax, int(total))
-    if isinstance(repeats, Tracer):
-        from ..core.errors import ConcretizationError
-        raise ConcretizationError("repeat: traced `repeats` give an output of unknown length; pass "
-                                  "total_repeat_length=N (the output length along the axis), or make "
-                                  "`repeats` static (static_argnums)")
-    if np.ndim(repeats) == 0:
-        r = int(repeats)
-        b = S.broadcast_in_dim(a, sh[:ax + 1] + (r,) + sh[ax + 1:], tuple(range(ax + 1)) + tuple(range(ax + 2, len(sh) + 1)))
-        return S.reshape(b, sh[:ax] + (sh[ax] * r,) + sh[ax + 1:])
-    idx = np.repeat(np.arange(sh[ax]), np.asarray(repeats))
-    from .indexing import take
-    return take(a, idx, axis=ax, mode="clip")
-
-
 def diagonal(a, offset=0, axis1=0, axis2=1):
     a = asarray_or_tracer(a)
     a = moveaxis(a, (axis1, axis2), (-2, -1))
@@ -410,20 +361,3 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
     return cast(idx, idx_dtype)
 
 
-def _repeat_to_length(a, repeats, ax, total):
-    # Output position p takes element i, the number of elements before the last whose
-    # repeat blocks end at or before p: cut when the repeats add up to more than
-    # `total`, the last element repeated when they add up to less.
-    from .indexing import take
-    from .reductions import cumsum
-    from .setops import searchsorted
-    n = shape(a)[ax]
-    if total == 0 or n == 0:
-        return _reshape(a[(slice(None),) * ax + (slice(0, 0),)], shape(a)[:ax] + (0,) + shape(a)[ax + 1:]) \
-            if n else a
-    r = asarray_or_tracer(repeats)
-    if aval_of(r).ndim == 0:
-        r = _broadcast_to(r, (n,))
-    ends = cumsum(r)[:-1]
-    idx = searchsorted(ends, iota(aval_of(ends).dtype, (total,), 0), side="right")
-    return take(a, idx, axis=ax, mode="clip")

@@ -26,6 +26,10 @@ from .linalg import dot
 from .ufuncs import clip
 from .setops import searchsorted
 from .creation import linspace
+from .reductions import mean as _m
+from .shape import _ax
+from .shape import broadcast_to
+from .setops import concrete_or_raise
 
 _select = where
 
@@ -294,7 +298,6 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
     no_out(out, "nanmean")
     a = asarray_or_tracer(a)
     if aval_of(a).dtype.kind not in "fc":
-        from .reductions import mean as _m
         if where is None:
             return _m(a, axis, dtype, keepdims=keepdims)
         a = _inexact(a)
@@ -358,7 +361,6 @@ def _cumulative(fn, init, x, axis, dtype, include_initial):
         axis = 0
     out = fn(x, axis, dtype)
     if include_initial:
-        from .shape import _ax
         ax = _ax(axis, nd, "cumulative")
         cfg = [(0, 0, 0)] * nd
         cfg[ax] = (1, 0, 0)
@@ -425,7 +427,6 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
         wsum = _sum(w, axis, keepdims=keepdims)
         avg = divide(_sum(multiply(a, w), axis, keepdims=keepdims), wsum)
     if returned:
-        from .shape import broadcast_to
         return avg, broadcast_to(wsum, shape(avg))
     return avg
 
@@ -495,7 +496,6 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None, 
     if len(shape(x)) != 1:
         raise FuncadValueError(f"bincount: x must be 1-d, got {aval_of(x).str_short()}")
     if length is None:
-        from .setops import concrete_or_raise
         c = concrete_or_raise(x, "bincount") if isinstance(x, Tracer) else np.asarray(x)
         length = builtins.max(int(minlength), int(c.max()) + 1 if c.size else 0)
     length = int(length)
@@ -505,7 +505,6 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None, 
         w = asarray_or_tracer(weights)
         if aval_of(w).dtype == np.bool_:
             w = cast(w, _INT)
-        from .shape import broadcast_to
         w = broadcast_to(w, shape(x))
     idx = cast(x, _INT)
     # Negative entries would wrap; send them out of range instead (dropped by the scatter).

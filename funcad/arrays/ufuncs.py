@@ -15,6 +15,7 @@ from ..core.eager import EagerArray, lane_dtypes, plain, wrap
 from ..primitives import elementwise as E
 from .dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
 from ..core.trace import Tracer, bind_custom_jvp, ctx
+from ..core.errors import FuncadValueError
 
 # The eager fast lane. With no transformation and no debug_nans, an op on real floating
 # NumPy or eager arrays whose dtype the x64 mode keeps, and on Python numbers or arrays of
@@ -41,7 +42,9 @@ def _float_unary(prim_fn, ufunc, name, prepare=to_inexact):
     def f(x):
         t = type(x)
         if (t is EagerArray or t is _nd) and x.dtype in _LANE and ctx.trace is None:
-            if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+            # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
+            if _warnings.filters is not _ieee.installed or \
+                    (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
                 _ieee.install()
             return _lane_out(ufunc(_view(x, _nd) if t is EagerArray else x))
         return prim_fn(prepare(x, ufunc))
@@ -257,7 +260,10 @@ def _binary(prim_fn, name, ufunc=None, lane=None, names=("x1", "x2")):
                 else:
                     d = None
                 if d in _LANE:
-                    if _warnings.filters is not _ieee.installed:  # NumPy's IEEE warnings stay hidden
+                    # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE
+                    # warnings stay hidden)
+                    if _warnings.filters is not _ieee.installed or \
+                            (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
                         _ieee.install()
                     try:
                         out = lane(_view(x1, _nd) if tx is EagerArray else x1,
@@ -354,7 +360,7 @@ def logical_xor(x, y, /, out=None, where=None):
 def power(x1, x2):
     """x ** y; an integer Python exponent becomes integer_pow (exact, as in JAX)."""
     if type(x2) is int and not isinstance(x1, bool):
-        x1 = asarray_or_tracer(x1)
+        x1 = _bool_as_int(asarray_or_tracer(x1))  # bool ** 2 is an int, as JAX's
         if _kind(aval_of(x1).dtype) in "fc" or x2 >= 0:
             return E.integer_pow(x1, x2)
     x1, x2 = map(_bool_as_int, promote(x1, x2))  # bool ** bool is an int, as NumPy's and JAX's
@@ -526,30 +532,15 @@ def _logaddexp2_jvp(primals, tangents):
     return [out], [terms[0] if len(terms) == 1 else add(*terms)]
 
 
-def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
-    """Elementwise choice: x where condition, else y (both branches are computed).
-    With only the condition it is nonzero(condition, size=, fill_value=)."""
-    if x is None and y is None:
-        return nonzero(condition, size=size, fill_value=fill_value)
-    if x is None or y is None:
-        from ..core.errors import FuncadValueError
-        raise FuncadValueError("where: give both x and y, or neither (then it is nonzero(condition))")
-    if size is not None or fill_value is not None:
-        from ..core.errors import FuncadValueError
-        raise FuncadValueError("where: size= and fill_value= apply only to the one-argument form where(condition)")
+def where(condition, x, y, /):
+    """Elementwise choice: x where condition, else y (both branches are computed); the
+    public where, with its one-argument form, is in setops.py."""
     x, y = promote(x, y)
     return E.select_n(_as_bool(condition), y, x)
 
 
-def nonzero(x, *, size=None, fill_value=None):
-    """Indices of the non-zero entries; under jit/vmap pass a static size= (see _setops)."""
-    from .setops import nonzero as _nonzero
-    return _nonzero(x, size=size, fill_value=fill_value)
-
-
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     """arr limited to [min, max]; NumPy's a_min=/a_max= and JAX's min=/max= both work."""
-    from ..core.errors import FuncadValueError
     if arr is None:
         arr = a
     elif a is not None:
@@ -601,3 +592,10 @@ def rad2deg(x):
 
 
 radians, degrees = deg2rad, rad2deg
+
+
+def abs2(x):
+    """|x|² elementwise: real for complex x, where x·x would be complex and wrong."""
+    if np.dtype(x.dtype).kind == "c":
+        return square(abs(x))
+    return x * x

@@ -4,6 +4,8 @@ from __future__ import annotations
 import os
 import runpy
 import sys
+import funcad.as_jax
+from funcad.as_jax._check import check_source
 
 USAGE = ("usage: python -m funcad.as_jax script.py [args ...]\n"
          "       python -m funcad.as_jax -m module [args ...]\n"
@@ -15,7 +17,6 @@ def main(argv: list[str]) -> int:
         print(USAGE)
         return 0 if argv else 2
     if argv[0] == "--check":
-        from funcad.as_jax._check import check_source
         found = 0
         for path in argv[1:]:
             with open(path, encoding="utf-8") as f:
@@ -24,7 +25,6 @@ def main(argv: list[str]) -> int:
                     found += 1
         print(f"{found} JAX name(s) or parameter(s) funcad lacks" if found else "funcad has every JAX name and parameter these use")
         return 1 if found else 0
-    import funcad.as_jax
     funcad.as_jax.install()
     if argv[0] == "-m" and len(argv) < 2:
         print(USAGE, file=sys.stderr)

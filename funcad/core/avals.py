@@ -6,6 +6,7 @@ import numpy as np
 from . import narrow as _narrow, options as _options
 from .eager import EagerArray
 from .errors import FuncadTypeError, TypePromotionError
+from .sharding import AbstractMesh, NamedSharding, PartitionSpec
 
 # JAX's tangent type for integer and boolean primals: a dtype with no data.
 float0 = np.dtype([("float0", np.void, 0)])
@@ -59,7 +60,6 @@ class ShapedArray(AbstractValue):
         the abstract mesh (the empty mesh and an all-None spec when there is none)."""
         if self._sharding is not None:
             return self._sharding
-        from .sharding import AbstractMesh, NamedSharding, PartitionSpec
         return NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * len(self.shape)))
 
     @property
@@ -89,6 +89,9 @@ class ShapedArray(AbstractValue):
             dims = [d + _at(p) for d, p in zip(dims, self._sharding.spec)]
         return f"{short_dtype(self.dtype)}[{','.join(dims)}]"
 
+    def __str__(self):  # JAX's: float32[8@X,4]
+        return self.str_short().replace(short_dtype(self.dtype), self.dtype.name, 1)
+
     def __eq__(self, other):
         return (isinstance(other, ShapedArray) and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
@@ -98,7 +101,15 @@ class ShapedArray(AbstractValue):
         return hash((self.shape, self.dtype, self.weak_type, self._sharding))
 
     def __repr__(self):
-        return f"ShapedArray({self.str_short()}{', weak' if self.weak_type else ''})"
+        return f"ShapedArray({self}{', weak_type=True' if self.weak_type else ''})"  # JAX's
+
+
+def _eager_aval(self) -> ShapedArray:
+    """The array's type, a ShapedArray (as `jax.Array.aval`)."""
+    return ShapedArray(self.shape, self.dtype)
+
+
+EagerArray.aval = property(_eager_aval)
 
 
 def _at(part) -> str:

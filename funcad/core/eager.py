@@ -87,11 +87,8 @@ class EagerArray(np.ndarray):
     def weak_type(self) -> bool:
         return False
 
-    @property
-    def aval(self):
-        """The array's type, a ShapedArray (as `jax.Array.aval`)."""
-        from .avals import ShapedArray  # avals imports this module
-        return ShapedArray(self.shape, self.dtype)
+    # aval (the array's type, as `jax.Array.aval`) is installed by core/avals.py, which
+    # builds on this module.
 
     def copy(self, order="C") -> "EagerArray":
         return wrap(np.array(_view(self, np.ndarray), order=order))

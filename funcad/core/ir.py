@@ -6,7 +6,6 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .avals import ShapedArray, aval_of
-from .errors import JaxprTypeError
 
 
 class Var:
@@ -51,7 +50,10 @@ class Eqn(NamedTuple):
 
 
 class Jaxpr:
-    """A typed program: `{ lambda consts ; args . let eqns in (outs) }`."""
+    """A typed program: constants, inputs, equations and outputs.
+
+    It prints as `{ lambda consts ; args . let eqns in (outs) }`.
+    """
 
     __slots__ = ("constvars", "invars", "eqns", "outvars")
 
@@ -69,18 +71,11 @@ class Jaxpr:
     def out_avals(self):
         return [v.aval for v in self.outvars]
 
-    def __str__(self):
-        from .pretty import pp_jaxpr
-        return pp_jaxpr(self)
-
-    __repr__ = __str__
+    def __repr__(self):  # printed by core/pretty.py, which installs __str__ and _repr_html_
+        return str(self)
 
     def _repr_pretty_(self, p, cycle):
         p.text(str(self))
-
-    def _repr_html_(self):
-        from .pretty import pp_jaxpr_html
-        return pp_jaxpr_html(self)
 
 
 class ClosedJaxpr:
@@ -127,22 +122,12 @@ class ClosedJaxpr:
         k = len(invars) if position is None else position
         return self.replace(invars=invars[:k] + [Var(a) for a in avals] + invars[k:])
 
-    def __call__(self, *args):
-        from .trace import eval_jaxpr
-        return eval_jaxpr(self.jaxpr, self.consts, *args)
 
-    def __str__(self):
-        from .pretty import pp_jaxpr
-        return pp_jaxpr(self.jaxpr)
-
-    __repr__ = __str__
+    def __repr__(self):  # printed by core/pretty.py, which installs __str__ and _repr_html_
+        return str(self)
 
     def _repr_pretty_(self, p, cycle):
         p.text(str(self))
-
-    def _repr_html_(self):
-        from .pretty import pp_jaxpr_html
-        return pp_jaxpr_html(self.jaxpr)
 
 
 def inline_jaxpr(jaxpr: Jaxpr, consts, args) -> tuple[list, list]:
@@ -163,42 +148,6 @@ def inline_jaxpr(jaxpr: Jaxpr, consts, args) -> tuple[list, list]:
         eqns.append(e._replace(inputs=[read(a) for a in e.inputs], outvars=outs))
         sub.update((id(v), w) for v, w in zip(e.outvars, outs))
     return eqns, [read(a) for a in jaxpr.outvars]
-
-
-def typecheck(jaxpr: Jaxpr) -> None:
-    """Check that every variable is bound once before use and that every
-    equation's output types are what its primitive's shape rule says."""
-    from .trace import abstract_eval_rules
-    bound: set[int] = set()
-
-    def bind(v):
-        if id(v) in bound:
-            raise JaxprTypeError(f"variable {v} is bound twice")
-        bound.add(id(v))
-
-    def use(a, where):
-        if isinstance(a, Var) and id(a) not in bound:
-            raise JaxprTypeError(f"{where} uses {a.aval.str_short()} variable before it is bound")
-
-    for v in jaxpr.constvars + jaxpr.invars:
-        bind(v)
-    for eqn in jaxpr.eqns:
-        for a in eqn.inputs:
-            use(a, f"equation `{eqn.prim}`")
-        want = abstract_eval_rules[eqn.prim](*[a.aval for a in eqn.inputs], **eqn.params)
-        want = list(want) if eqn.prim.multiple_results else [want]
-        got = [v.aval for v in eqn.outvars]
-        if [(a.shape, a.dtype) for a in want] != [(a.shape, a.dtype) for a in got]:
-            raise JaxprTypeError(
-                f"equation `{eqn.prim}` outputs {', '.join(a.str_short() for a in got)} "
-                f"but its rule gives {', '.join(a.str_short() for a in want)}")
-        for p in eqn.params.values():
-            if isinstance(p, ClosedJaxpr):
-                typecheck(p.jaxpr)
-        for v in eqn.outvars:
-            bind(v)
-    for a in jaxpr.outvars:
-        use(a, "the output")
 
 
 def literal_value(x) -> bool:

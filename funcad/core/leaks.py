@@ -37,6 +37,9 @@ class _Finished(threading.local):
 _finished = _Finished()
 
 
+tracer_type: type = type(None)  # core.trace's Tracer, set there (it imports this module)
+
+
 def remember(trace) -> None:
     """Called by `Trace.finish` while the option is on."""
     _finished.refs.append(weakref.ref(trace))
@@ -49,12 +52,11 @@ def check() -> None:
     if not refs:  # every trace freed by reference counting: nothing can hold its tracers
         return
     gc.collect()  # tracers kept alive only by reference cycles cannot reach user code
-    from .trace import Tracer
     for ref in refs:
         trace = ref()
         if trace is None:
             continue
-        leaked = [r for r in gc.get_referrers(trace) if isinstance(r, Tracer)]
+        leaked = [r for r in gc.get_referrers(trace) if isinstance(r, tracer_type)]
         del trace
         if leaked:
             raise TracerLeakError(_message(leaked))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .avals import short_dtype
+from .ir import ClosedJaxpr, Jaxpr, Literal
 
 
 def _names():
@@ -24,7 +25,6 @@ class _Namer:
         self.names, self.gen = {}, _names()
 
     def __call__(self, v):
-        from .ir import Literal
         if isinstance(v, Literal):
             return _literal(v)
         if id(v) not in self.names:
@@ -48,12 +48,10 @@ def _decl(name, v) -> str:
 
 
 def _is_jaxpr(value) -> bool:
-    from .ir import ClosedJaxpr, Jaxpr
     return isinstance(value, (Jaxpr, ClosedJaxpr))
 
 
 def _param(value, name, indent) -> str:
-    from .ir import ClosedJaxpr
     if isinstance(value, ClosedJaxpr):
         value = value.jaxpr
     if _is_jaxpr(value):
@@ -123,3 +121,10 @@ def pp_jaxpr_html(jaxpr) -> str:
     text = re.sub(r"(= )([a-z_][a-z_0-9]*)(?=[\[ \n])", r'\1<span class="pr">\2</span>', text)
     text = re.sub(r"\b(lambda|let|in)\b", r'<span class="kw">\1</span>', text)
     return f'{_STYLE}<div class="fj">{text}</div>'
+
+
+# The IR prints through this module (ir.py knows no printer).
+Jaxpr.__str__ = lambda self: pp_jaxpr(self)
+Jaxpr._repr_html_ = lambda self: pp_jaxpr_html(self)
+ClosedJaxpr.__str__ = lambda self: pp_jaxpr(self.jaxpr)
+ClosedJaxpr._repr_html_ = lambda self: pp_jaxpr_html(self.jaxpr)

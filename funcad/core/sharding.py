@@ -37,8 +37,8 @@ class PartitionSpec(tuple):
     """Per array dimension: a mesh axis name, a tuple of names, or None (not split).
     (JAX's unreduced/reduced/unreduced_kind are taken at their defaults only.)
 
-    >>> PartitionSpec("data", None)
-    PartitionSpec('data', None)
+    >>> PartitionSpec("data", None), PartitionSpec("data")
+    (P('data', None), P('data',))
     """
 
     def __new__(cls, *partitions, unreduced=frozenset(), reduced=frozenset(), unreduced_kind=None):
@@ -60,8 +60,8 @@ class PartitionSpec(tuple):
                                       f"names, or None; got {p!r}")
         return super().__new__(cls, parts)
 
-    def __repr__(self):
-        return f"PartitionSpec({', '.join(map(repr, self))})"
+    def __repr__(self):  # JAX 0.12's form: P('x',), P('x', None)
+        return f"P{tuple.__repr__(self)}"
 
     def __reduce__(self):
         return (PartitionSpec, tuple(self))
@@ -150,7 +150,11 @@ class AbstractMesh(_MeshAxes):
     {'data': 4, 'model': 2}
     """
 
-    def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str], axis_types=None):
+    def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str], axis_types=None, *,
+                 device_kind: str | None = None, num_cores: int | None = None,
+                 platform: str | None = None):
+        # the devices' kind, as JAX's (shown, not compared): known for a Mesh's abstract mesh
+        self.device_kind, self.num_cores, self.platform = device_kind, num_cores, platform
         self.axis_sizes = tuple(int(s) for s in axis_sizes)
         self.axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
         if len(self.axis_sizes) != len(self.axis_names):
@@ -167,7 +171,8 @@ class AbstractMesh(_MeshAxes):
         return self
 
     def _with_types(self, types) -> "AbstractMesh":
-        return AbstractMesh(self.axis_sizes, self.axis_names, types)
+        return AbstractMesh(self.axis_sizes, self.axis_names, types, device_kind=self.device_kind,
+                            num_cores=self.num_cores, platform=self.platform)
 
     def __eq__(self, other):
         return isinstance(other, AbstractMesh) and (self.axis_sizes, self.axis_names, self.axis_types) \
@@ -180,7 +185,9 @@ class AbstractMesh(_MeshAxes):
         if self.empty:
             return "AbstractMesh((), axis_types=())"
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
-        return f"AbstractMesh({axes}, axis_types=({', '.join(t.name for t in self.axis_types)}))"
+        kind = "" if self.platform is None else (f", device_kind={self.device_kind}, num_cores="
+                                                 f"{self.num_cores}, platform={self.platform}")
+        return f"AbstractMesh({axes}, axis_types=({', '.join(t.name for t in self.axis_types)}){kind})"
 
 
 class Mesh(_MeshAxes):
@@ -224,7 +231,11 @@ class Mesh(_MeshAxes):
     @property
     def abstract_mesh(self) -> AbstractMesh:
         if self._abstract is None:
-            self._abstract = AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+            d = self.devices.flat[0] if self.devices.size else None
+            self._abstract = AbstractMesh(
+                self.axis_sizes, self.axis_names, self.axis_types,
+                device_kind=getattr(d, "device_kind", None), platform=getattr(d, "platform", None),
+                num_cores=getattr(d, "num_cores", None))
         return self._abstract
 
     def _with_types(self, types) -> "Mesh":
@@ -443,7 +454,8 @@ class NamedSharding(Sharding):
         return hash((self.mesh, _trimmed(self.spec)))
 
     def __repr__(self):
-        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
+        kind = "" if isinstance(self.mesh, AbstractMesh) else f", memory_kind={self.memory_kind}"
+        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}{kind})"
 
 
 def _trimmed(spec) -> tuple:
@@ -525,7 +537,7 @@ class set_mesh:
     >>> from funcad.sharding import PartitionSpec as P
     >>> with set_mesh(funcad.make_mesh((1,), ("x",), devices=funcad.devices()[:1])):
     ...     funcad.device_put(np.ones(2), P("x")).sharding.spec
-    PartitionSpec('x')
+    P('x',)
     """
 
     def __init__(self, mesh: Mesh | None):

@@ -13,10 +13,10 @@ import numpy as np
 
 from .avals import ShapedArray, aval_of
 from . import options as _options
-from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, literal_value, typecheck
+from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, literal_value
 from .typed_sharding import with_shardings
 from .trace import (Trace, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
-                    check_alive, ctx, hooks, rule_for, set_trace)
+                    check_alive, ctx, hooks, rule_for, set_trace, typecheck)
 from .traceback_util import user_source
 from .errors import FuncadTypeError
 from .arguments import merge_static, split_static

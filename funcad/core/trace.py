@@ -15,12 +15,15 @@ import numpy as np
 
 from .avals import ShapedArray, aval_of
 from .eager import EagerArray, plain_args, wrap, wrap_many
+from .errors import FuncadError
 
 _ndarray, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
 from .errors import (ConcretizationError, MissingRuleError, TracerArrayConversionError,
-                     TracerBoolConversionError, TracerIntegerConversionError, TracerLeakError)
-from .ir import Literal
+                     JaxprTypeError, TracerBoolConversionError, TracerIntegerConversionError,
+                     TracerLeakError)
+from .ir import ClosedJaxpr, Literal, Var
 from . import ieee_warnings as _ieee, leaks as _leaks, options as _options
+from .traceback_util import user_source
 
 # Rule tables, one per interpretation. Keys are Primitive objects.
 impl_rules: dict = {}            # prim -> f(*arrays, **params) on NumPy
@@ -75,9 +78,10 @@ class _Hooks:
     # (installed by funcad/random/_key_reuse.py, read when debug_key_reuse is on).
     key_reuse_trace: Callable = staticmethod(lambda trace, *args, **kw: trace(*args, **kw))
     key_reuse_boundary: Callable = staticmethod(lambda fun, args: fun(*args))
-    # typed_eager(prim, args, params): an eager operation on device arrays whose types have
-    # shardings (Explicit mesh axes), its results laid out as their types say (installed
-    # by funcad/lowering/spmd.py, which adds its array type to `typed_types`).
+    # typed_eager(prim, args, params): an eager operation on arrays laid out over several
+    # devices, its results laid out as JAX's are: as their types say (Explicit mesh axes),
+    # else as XLA places them (installed by funcad/transforms/jit_spmd.py, which adds the
+    # sharded array type to `typed_types`).
     typed_eager: Callable
     typed_types: frozenset = frozenset()
 
@@ -110,14 +114,16 @@ class Primitive:
                 raise MissingRuleError(f"primitive `{self.name}` has no NumPy implementation"
                                        + (f"; register one with {self.rule_hint(impl_rules)}"
                                           if self.rule_hint(impl_rules) else ""))
-            for a in args:  # sharding in types: an operand typed on an Explicit mesh
-                if type(a) in hooks.typed_types and a.aval._sharding is not None:
+            for a in args:  # an operand laid out over several devices (ShardedArray)
+                if type(a) in hooks.typed_types:
                     return hooks.typed_eager(self, args, params)
             for a in args:  # impl rules run on plain ndarrays (no subclass dispatch in NumPy)
                 if type(a) is EagerArray:
                     args = plain_args(args)
                     break
-            if _warnings.filters is not _ieee.installed:  # a new catch_warnings list
+            # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
+            if _warnings.filters is not _ieee.installed or \
+                    (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
                 _ieee.install()
             try:
                 out = rule(*args, **params)
@@ -139,7 +145,6 @@ class Primitive:
 def _explain_impl_error(prim: Primitive, args, params, err: Exception) -> None:
     """Raise the shape rule's own error (naming the op and the types) for a failed NumPy
     call, so eager code reports a bad call as staged code does; else return."""
-    from .errors import FuncadError
     rule = abstract_eval_rules.get(prim)
     if isinstance(err, FuncadError) or rule is None:
         return
@@ -234,7 +239,6 @@ _LEAK_HINTS = {"jvp": "jvp (which grad, vjp, linearize, jacfwd, jacrev and hessi
 def check_alive(x):
     """Raise a clear error for a tracer whose transformation has finished."""
     if isinstance(x, Tracer) and not x._trace.alive:
-        from .traceback_util import user_source
         name = x._trace.name
         where = user_source()
         raise TracerLeakError(
@@ -350,6 +354,9 @@ def _concretization_message(t: Tracer) -> str:
             + _where_concretized())
 
 
+_leaks.tracer_type = Tracer  # the leak checker finds tracers by this class
+
+
 _CONVERSIONS = {"__bool__": "bool() (an `if`, `while`, `and`/`or` or `not`)", "__int__": "int()",
                 "__float__": "float()", "__complex__": "complex()", "__index__": "use as an index",
                 "__array__": "np.asarray()", "__len__": "len()", "item": ".item()",
@@ -427,3 +434,45 @@ def rule_for(table: dict, prim: Primitive, transform: str) -> Callable:
             f"{transform}. Wrap the computation in `funcad.custom_jvp`/`custom_vjp`, or file an "
             f"issue naming `{prim.name}` and {transform}.")
     return rule
+
+
+def typecheck(jaxpr: Jaxpr) -> None:
+    """Check that every variable is bound once before use and that every
+    equation's output types are what its primitive's shape rule says."""
+    bound: set[int] = set()
+
+    def bind(v):
+        if id(v) in bound:
+            raise JaxprTypeError(f"variable {v} is bound twice")
+        bound.add(id(v))
+
+    def use(a, where):
+        if isinstance(a, Var) and id(a) not in bound:
+            raise JaxprTypeError(f"{where} uses {a.aval.str_short()} variable before it is bound")
+
+    for v in jaxpr.constvars + jaxpr.invars:
+        bind(v)
+    for eqn in jaxpr.eqns:
+        for a in eqn.inputs:
+            use(a, f"equation `{eqn.prim}`")
+        want = abstract_eval_rules[eqn.prim](*[a.aval for a in eqn.inputs], **eqn.params)
+        want = list(want) if eqn.prim.multiple_results else [want]
+        got = [v.aval for v in eqn.outvars]
+        if [(a.shape, a.dtype) for a in want] != [(a.shape, a.dtype) for a in got]:
+            raise JaxprTypeError(
+                f"equation `{eqn.prim}` outputs {', '.join(a.str_short() for a in got)} "
+                f"but its rule gives {', '.join(a.str_short() for a in want)}")
+        for p in eqn.params.values():
+            if isinstance(p, ClosedJaxpr):
+                typecheck(p.jaxpr)
+        for v in eqn.outvars:
+            bind(v)
+    for a in jaxpr.outvars:
+        use(a, "the output")
+
+
+def _call_closed_jaxpr(self, *args):
+    return eval_jaxpr(self.jaxpr, self.consts, *args)
+
+
+ClosedJaxpr.__call__ = _call_closed_jaxpr  # the IR knows no interpreter; this module is its evaluator

@@ -26,6 +26,9 @@ import math
 
 from .errors import ShardingTypeError
 from .sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec, _axes, resolve_spec
+from .trace import hooks
+from .trace import sharding_rules
+from .sharding import concrete_mesh
 
 __all__ = ["BY_SHAPE_RULE", "axes_of", "broadcasting_rule", "spec_of", "type_sharding", "with_shardings"]
 
@@ -43,11 +46,10 @@ def axes_of(entry) -> tuple:
     return _axes(entry)
 
 
-def is_typed_array(x) -> bool:
-    """Whether x is a device array whose type has a sharding (Explicit mesh axes): funcad
-    operations on it run typed (lowering/spmd.py) instead of on its host copy."""
-    from .trace import hooks
-    return type(x) in hooks.typed_types and x.aval._sharding is not None
+def is_sharded_array(x) -> bool:
+    """Whether x is a device array laid out over several devices: funcad operations on it
+    run on its devices (transforms/jit_spmd.py), as JAX's, instead of on its host copy."""
+    return type(x) in hooks.typed_types
 
 
 def spec_of(aval) -> tuple:
@@ -102,7 +104,6 @@ def out_spec(out_sharding, ndim: int) -> tuple:
 def with_shardings(prim, in_avals, out, params):
     """`out` (the shape rule's aval, or list of avals) with the shardings `prim`'s
     sharding rule gives for operands typed `in_avals`."""
-    from .trace import sharding_rules
     rule = sharding_rules.get(prim)
     if rule is BY_SHAPE_RULE:
         return out
@@ -154,7 +155,6 @@ def _typed(prim, in_avals, aval, spec, mesh):
 def concrete(type_sh: NamedSharding, *candidates) -> NamedSharding:
     """A type's sharding laid out on devices: the spec on the concrete mesh of the
     abstract one (the first of `candidates`, the context mesh, or the last made)."""
-    from .sharding import concrete_mesh
     mesh = type_sh.mesh if isinstance(type_sh.mesh, Mesh) else concrete_mesh(type_sh.mesh, *candidates)
     return NamedSharding(mesh, type_sh.spec)
 

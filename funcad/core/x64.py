@@ -38,7 +38,9 @@ from . import avals as _avals
 from .avals import ShapedArray
 from .trace import Primitive, ctx
 from . import eager as _eager
+from . import ieee_warnings as _ieee
 from . import options as _options
+from .trace import ctx
 
 # The 64-bit dtypes and what JAX turns them into with x64 off.
 _TO_32 = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),
@@ -145,6 +147,7 @@ def _value32(x):
     elif isinstance(x, np.generic):
         c = _TO_32.get(x.dtype)
         if c is not None:
+            _ieee.ensure()  # the cast overflows quietly, as JAX's conversion
             return x.astype(c)
     return x
 

@@ -15,6 +15,7 @@ from ..primitives.callback import host_array
 from ..primitives.effects import debug_callback_p, io_callback_p
 from ..numpy import asarray
 from ..arrays.dtypes import asarray_or_tracer
+from ..core.sharding import SingleDeviceSharding
 
 __all__ = ["debug_callback", "io_callback"]
 
@@ -123,7 +124,6 @@ def io_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: A
         raise FuncadTypeError("first argument to io_callback must be callable, but got an "
                               f"object of type {type(callback).__name__}")
     if sharding is not None:
-        from ..core.sharding import SingleDeviceSharding
         if not isinstance(sharding, SingleDeviceSharding):
             raise FuncadValueError("io_callback in funcad takes only a SingleDeviceSharding "
                                    f"(a program on one device), got {sharding!r}")

@@ -16,6 +16,7 @@ import numpy as np
 
 from ._callbacks import debug_callback
 from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.traceback_util import user_frame
 
 __all__ = ["log", "logger"]
 
@@ -43,7 +44,6 @@ _checker = _FormatChecker()
 
 
 def _record(level: int) -> logging.LogRecord:
-    from ..core.traceback_util import user_frame
     frame = user_frame(sys._getframe(1))
     path, line = ("(unknown file)", 0) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
     return logger.makeRecord(logger.name, level, path, line, "", (), None)

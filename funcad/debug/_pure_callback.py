@@ -12,6 +12,7 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.x64 import explicit_dtype
 from ..primitives.callback import VMAP_METHODS, pure_callback_p
 from ..arrays.dtypes import asarray_or_tracer
+from ..core.sharding import SingleDeviceSharding
 
 __all__ = ["pure_callback"]
 
@@ -60,7 +61,6 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
     if vmap_method not in VMAP_METHODS:
         raise FuncadValueError(f"vmap_method must be one of {list(VMAP_METHODS)}, got {vmap_method!r}")
     if sharding is not None:
-        from ..core.sharding import SingleDeviceSharding
         if not isinstance(sharding, SingleDeviceSharding):
             raise FuncadValueError("pure_callback only supports a SingleDeviceSharding (as JAX), "
                                    f"got {sharding!r}")

@@ -16,7 +16,7 @@ arrays (BCOO, BCSR, COO, CSR, CSC), `sparsify` and sparse-aware gradients;
 import contextlib as _contextlib
 from ..debug._callbacks import io_callback
 
-from ..config import scopes as _scopes
+from ..core.config import scopes as _scopes
 
 enable_x64 = _scopes["enable_x64"]  # funcad.enable_x64
 

@@ -32,6 +32,12 @@ from ..transforms.checkpoint import name_p
 from ..transforms.closed_call import closed_call_p
 from ..transforms.jit import jit_p
 from ._jet_trace import jet_rules, jet_terms
+from ..numpy import broadcast_arrays
+from ..numpy import where
+from ..core.staging import trace_to_jaxpr
+from ..core.trace import eval_jaxpr
+from ._jet_trace import jet_flat
+from ..lowering.runtime import memo
 
 __all__: list = []
 
@@ -363,7 +369,6 @@ def _chooser_reduce_rule(prim):
 
 
 def _broadcast(*xs):
-    from ..numpy import broadcast_arrays
     return broadcast_arrays(*xs)
 
 
@@ -383,7 +388,6 @@ def _minmax_rule(prim, pick):
 
 def _abs_rule(primals, series):
     (x,), (s,) = primals, series
-    from ..numpy import where
     negs = where(E.lt_p.bind(x, const(x, 0)), const(x, -1), const(x, 1))
     return E.abs_p.bind(x), [negs * t for t in s]
 
@@ -398,9 +402,6 @@ jet_rules[E.abs_p] = _abs_rule
 # -------------------------------------------------------------------- jit ----
 
 def _jet_jaxpr(closed, order: int, series_avals):
-    from ..core.staging import trace_to_jaxpr
-    from ..core.trace import eval_jaxpr
-    from ._jet_trace import jet_flat
     n = len(closed.in_avals)
 
     def fun(*xs):
@@ -415,7 +416,6 @@ def _jet_jaxpr(closed, order: int, series_avals):
 
 def _jit_rule(primals, series, *, jaxpr, name, backend):
     # jet of a jitted function stays one jitted call (its jet, traced once per signature).
-    from ..lowering.runtime import memo
     order = len(series[0])
     flat = [t for s in series for t in s]
     avals = tuple(aval_of(t) for t in flat)
@@ -430,8 +430,6 @@ jet_rules[jit_p] = _jit_rule
 
 def _closed_call_rule(primals, series, *, call_jaxpr):
     # a closed_call has no meaning of its own: the jet of its callee
-    from ..core.trace import eval_jaxpr
-    from ._jet_trace import jet_flat
     return jet_flat(lambda *a: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *a),
                     list(primals), [list(s) for s in series], len(series[0]))
 

@@ -13,6 +13,7 @@ from typing import Callable
 from ..core.avals import aval_of
 from ..core.errors import MissingRuleError
 from ..core.trace import Trace, Tracer, check_alive, ctx, set_trace
+from .. import numpy as fnp
 
 __all__ = ["JetTrace", "JetTracer", "MissingJetRuleError", "jet_flat", "jet_rules", "jet_terms",
            "zero_terms"]
@@ -48,7 +49,6 @@ class JetTracer(Tracer):
 
 def zero_terms(x, order: int) -> list:
     """K materialised zero coefficients for a value like `x`."""
-    from .. import numpy as fnp
     a = aval_of(x)
     z = fnp.zeros(a.shape, a.dtype)
     return [z] * order

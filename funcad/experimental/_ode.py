@@ -27,7 +27,7 @@ from ..transforms.tracing import eval_shape
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..dtypes import issubdtype, result_type
+from ..numpy._jax_dtypes import issubdtype, result_type
 from ..transforms.api import vjp
 from ..transforms.custom import custom_vjp
 

@@ -22,6 +22,7 @@ from ..core.traceback_util import api_boundary as _api_boundary
 from . import _jet_rules  # noqa: F401  (fills the rule table)
 from ._jet_trace import jet_flat as _jet_flat
 from ..arrays.dtypes import asarray_or_tracer as _asarray
+from ..numpy import asarray as _asarray
 
 __all__ = ["jet", "jet2"]
 
@@ -36,8 +37,7 @@ def _leaf(x, what: str):
 def _term_like(term, primal):
     # A Python scalar term takes the primal's dtype, as JAX's weak-typed one does.
     if isinstance(term, (int, float, complex)) and not isinstance(term, bool):
-        from ..numpy import asarray
-        return asarray(term, dtype=_aval_of(primal).dtype)
+        return _asarray(term, dtype=_aval_of(primal).dtype)
     return _asarray(term)
 
 

@@ -20,6 +20,7 @@ from typing import Any as _Any, Sequence as _Sequence
 import numpy as _np
 
 from ..core.errors import FuncadValueError as _FuncadValueError
+from ..lowering.devices import devices as _all_devices
 
 __all__ = ["create_device_mesh", "create_hybrid_device_mesh"]
 
@@ -54,8 +55,7 @@ def create_device_mesh(mesh_shape: _Sequence[int], devices: _Sequence[_Any] | No
     """
     del contiguous_submeshes, allow_split_physical_axes  # TPU topologies only (see module doc)
     if devices is None:
-        from ..lowering.devices import devices as all_devices
-        devices = all_devices()
+        devices = _all_devices()
     sizes = _axis_sizes(mesh_shape)
     if sizes is None:
         raise _FuncadValueError(f"`mesh_shape` passed to `create_device_mesh` should be a sequence of "
@@ -87,8 +87,7 @@ def create_hybrid_device_mesh(mesh_shape: _Sequence[int], dcn_mesh_shape: _Seque
     True
     """
     if devices is None:
-        from ..lowering.devices import devices as all_devices
-        devices = all_devices()
+        devices = _all_devices()
     devices = list(devices)
     attr = "process_index" if process_is_granule else "slice_index"
     if not hasattr(devices[0], attr):

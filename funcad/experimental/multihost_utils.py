@@ -28,6 +28,13 @@ from ..core.sharding import Mesh as _Mesh, NamedSharding as _NamedSharding
 from ..core.sharding import PartitionSpec as _PartitionSpec, flatten_prefix as _flatten_prefix
 from ..primitives.host_local import global_to_local_p as _global_to_local_p
 from ..primitives.host_local import local_to_global_p as _local_to_global_p
+from ..lowering.devices import (devices as _devices, local_device_count as _local_device_count,
+                                process_count as _process_count, process_index as _process_index)
+from ..lowering.array import is_device_array as _is_device_array
+from ..lowering import distributed as _distributed
+from ..lowering.make_array import make_array_from_process_local_data as _make_array_from_process_local_data
+from ..transforms.jit import jit as _jit
+from .. import numpy as _fnp
 
 __all__ = ["assert_equal", "broadcast_one_to_all", "global_array_to_host_local_array",
            "host_local_array_to_global_array", "live_devices", "process_allgather",
@@ -36,10 +43,9 @@ __all__ = ["assert_equal", "broadcast_one_to_all", "global_array_to_host_local_a
 
 def _process_mesh() -> _Mesh:
     """All devices as a (process, local device) grid."""
-    from ..lowering.devices import devices, local_device_count, process_count
-    grid = _np.empty(len(devices()), dtype=object)
-    grid[:] = devices()
-    return _Mesh(grid.reshape(process_count(), local_device_count()),
+    grid = _np.empty(len(_devices()), dtype=object)
+    grid[:] = _devices()
+    return _Mesh(grid.reshape(_process_count(), _local_device_count()),
                 ("processes", "local_devices"))
 
 
@@ -52,13 +58,11 @@ def _identity(x):
 
 
 def _sum0(xs):
-    import funcad.numpy as fnp
-    return _tree_map(lambda x: fnp.sum(x, axis=0, dtype=x.dtype), xs)
+    return _tree_map(lambda x: _fnp.sum(x, axis=0, dtype=x.dtype), xs)
 
 
 def _is_global(x) -> bool:
-    from ..lowering.array import is_device_array
-    return is_device_array(x) and any(d.process_index != d.client.process_index()
+    return _is_device_array(x) and any(d.process_index != d.client.process_index()
                                       for d in x.sharding.device_set)
 
 
@@ -69,12 +73,10 @@ def broadcast_one_to_all(in_tree: _Any, is_source: bool | None = None) -> _Any:
     >>> broadcast_one_to_all({"step": 3})
     {'step': array(3)}
     """
-    from ..lowering.devices import process_count, process_index
-    from ..transforms.jit import jit
-    if process_count() == 1:
+    if _process_count() == 1:
         return _tree_map(_np.asarray, in_tree)
     if is_source is None:
-        is_source = process_index() == 0
+        is_source = _process_index() == 0
     mesh = _process_mesh()
 
     def pre(x):
@@ -83,29 +85,26 @@ def broadcast_one_to_all(in_tree: _Any, is_source: bool | None = None) -> _Any:
                                                 _PartitionSpec("processes"))
 
     # the non-sources contribute zeros: the sum over processes is the source's value
-    out = jit(_sum0, out_shardings=_NamedSharding(mesh, _PartitionSpec()))(_tree_map(pre, in_tree))
+    out = _jit(_sum0, out_shardings=_NamedSharding(mesh, _PartitionSpec()))(_tree_map(pre, in_tree))
     return _tree_map(_first_local, out)
 
 
 def _allgather_leaf(x, tiled: bool) -> _np.ndarray:
-    from ..lowering.devices import process_count
-    from ..lowering.make_array import make_array_from_process_local_data
-    from ..transforms.jit import jit
     if _is_global(x):
         if not tiled:
             raise _FuncadValueError("Gathering global non-fully-addressable arrays only supports "
                                    "tiled=True")
         everywhere = _NamedSharding(x.sharding.mesh, _PartitionSpec()) \
             if isinstance(x.sharding, _NamedSharding) else None
-        return _first_local(jit(_identity, out_shardings=everywhere)(x))
+        return _first_local(_jit(_identity, out_shardings=everywhere)(x))
     host = _np.asarray(x)
-    if process_count() == 1:
+    if _process_count() == 1:
         return host if tiled else host[None]
     if host.ndim == 0 or not tiled:
         host = host[None]
     mesh = _process_mesh()
-    glob = make_array_from_process_local_data(_NamedSharding(mesh, _PartitionSpec("processes")), host)
-    return _first_local(jit(_identity, out_shardings=_NamedSharding(mesh, _PartitionSpec()))(glob))
+    glob = _make_array_from_process_local_data(_NamedSharding(mesh, _PartitionSpec("processes")), host)
+    return _first_local(_jit(_identity, out_shardings=_NamedSharding(mesh, _PartitionSpec()))(glob))
 
 
 def process_allgather(in_tree: _Any, tiled: bool = False) -> _Any:
@@ -128,13 +127,12 @@ def assert_equal(in_tree: _Any, fail_message: str = "") -> None:
     >>> import numpy as np
     >>> assert_equal({"w": np.ones(2)}, "weights differ")
     """
-    from ..lowering.devices import process_count
 
     def expected(x):
         if _is_global(x):
             return _first_local(x)
         x = _np.asarray(x)
-        return _np.concatenate([x.reshape(-1) if x.ndim == 0 else x] * process_count())
+        return _np.concatenate([x.reshape(-1) if x.ndim == 0 else x] * _process_count())
 
     got = process_allgather(in_tree, tiled=True)
     want = _tree_map(expected, in_tree)
@@ -161,8 +159,7 @@ def reached_preemption_sync_point(step_id: int) -> bool:
     >>> reached_preemption_sync_point(0)
     False
     """
-    from ..lowering import distributed
-    manager = distributed.preemption_sync_manager()
+    manager = _distributed.preemption_sync_manager()
     if manager is None:
         return False
     return manager.reached_sync_point(step_id)
@@ -188,13 +185,12 @@ def _flat_specs(pspecs, tree_value, what: str) -> list:
 def _laid_out(x, mesh, pspec):
     """A global array over several processes resharded as `pspec` asks (the
     primitive takes this process's blocks as they lie)."""
-    from ..transforms.jit import jit
     if not _is_global(x) or pspec is None:
         return x
     want = _NamedSharding(mesh, pspec)
     if x.sharding.devices_indices_map(x.shape) == want.devices_indices_map(x.shape):
         return x
-    return jit(_identity, out_shardings=want)(x)
+    return _jit(_identity, out_shardings=want)(x)
 
 
 def _check_mesh(mesh, what):
@@ -259,12 +255,10 @@ class ProcessFailureError(Exception):
 
 def _live(devices) -> dict:
     """{device: its process's incarnation} for the given devices whose process is alive."""
-    from ..lowering.devices import process_index
-    from ..lowering import distributed
     pids = {d.process_index for d in devices}
-    if process_index() not in pids:
+    if _process_index() not in pids:
         raise _FuncadValueError("Provided devices do not have any local devices.")
-    alive = distributed.live_nodes(pids)
+    alive = _distributed.live_nodes(pids)
     return {d: alive[d.process_index] for d in devices if d.process_index in alive}
 
 
@@ -285,8 +279,7 @@ class _LiveDevices:
 
     @_contextlib.contextmanager
     def __call__(self, devices):
-        from ..lowering import distributed
-        if not distributed.is_initialized():
+        if not _distributed.is_initialized():
             raise RuntimeError("Distributed funcad not initialized: call "
                                "funcad.distributed.initialize(...) first.")
         if not devices:

@@ -14,9 +14,11 @@ dimensions) is not supported.
 >>> funcad.grad(lambda x: f.call(x).sum())(np.arange(3, dtype=np.float32))
 Array([0., 2., 4.], dtype=float32)
 """
-from ._exported import (DisabledSafetyCheck, Exported, default_export_platform, deserialize, export,
+from ._exported import (DisabledSafetyCheck, Exported, default_export_platform, export,
                         maximum_supported_calling_convention_version,
                         minimum_supported_calling_convention_version)
+from ._serialization import deserialize  # (and Exported.serialize)
+from . import _call  # noqa: F401  (Exported.call)
 from ._registry import register_namedtuple_serialization, register_pytree_node_serialization
 
 __all__ = ["DisabledSafetyCheck", "Exported", "default_export_platform", "deserialize", "export",

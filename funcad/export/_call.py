@@ -12,6 +12,14 @@ from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path
 from ..core.trace import batch_rules, jvp_rules, lowering_rules
 from ..lowering import portable
 from ..primitives._base import new_primitive
+from ._exported import DisabledSafetyCheck, Exported, default_export_platform
+from ..core.staging import trace_to_jaxpr
+from ..core.avals import aval_of
+from ..transforms.jit import executable_for
+import funcad.numpy as fnp
+from ..primitives.structural import moveaxis0
+from ..transforms.custom import custom_vjp
+from ..transforms.sparsity import _interp, rules
 
 __all__ = ["call", "call_exported_p"]
 
@@ -47,9 +55,6 @@ def _abstract(*avals, exported):
 
 
 def _impl(*args, exported):
-    from ..core.staging import trace_to_jaxpr
-    from ..core.avals import aval_of
-    from ..transforms.jit import executable_for
     _abstract(*[aval_of(a) for a in args], exported=exported)  # JAX's errors for wrong arguments
     closed = _one_call.get(exported)
     if closed is None:
@@ -66,7 +71,6 @@ call_exported_p = new_primitive("call_exported", _impl, _abstract, multiple_resu
 
 
 def _platform_index(exported, platform: str) -> int:
-    from ._exported import DisabledSafetyCheck
     here = ("cpu",) if platform == "cpu" else ("cuda", "rocm")
     for i, p in enumerate(exported.platforms):
         if p in here:
@@ -79,7 +83,6 @@ def _platform_index(exported, platform: str) -> int:
 
 
 def _gpu_name() -> str:
-    from ._exported import default_export_platform
     return default_export_platform() if default_export_platform() != "cpu" else "cuda"
 
 
@@ -119,8 +122,6 @@ jvp_rules[call_exported_p] = _no_jvp
 def _batch(vals, dims, *, axis_size, exported):
     """vmap: the exported function applied to each batch entry in turn (its module is
     fixed to the exported shapes)."""
-    import funcad.numpy as fnp
-    from ..primitives.structural import moveaxis0
     vals = [v if d is None else moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)]
     rows = [call_exported_p.bind(*[v if d is None else v[k] for v, d in zip(vals, dims)],
                                  exported=exported) for k in range(axis_size)]
@@ -139,8 +140,6 @@ def _zero_cotangent(ct, aval):
 def call(exported):
     """A function calling `exported` with arguments of its exported structure; it is
     differentiable in reverse mode when the exported VJP is available."""
-    from ..transforms.custom import custom_vjp
-    from ._exported import Exported
     if not isinstance(exported, Exported):
         raise ValueError(f"The exported argument must be an export.Exported. Found {exported}.")
 
@@ -172,9 +171,22 @@ def call(exported):
 def _register_sparsity() -> None:
     """Sparse Jacobians see an exported call as dense (its module is opaque) and never
     run it to fold constants."""
-    from ..transforms.sparsity import _interp, rules
     _interp.dep_rules[call_exported_p] = rules.dense
     _interp.NO_FOLD.add(call_exported_p)
 
 
 _register_sparsity()
+
+
+def _call_method(self, *args, **kwargs):
+    """Run the exported function on arguments of the exported structure, shapes and dtypes.
+
+    >>> import funcad, numpy as np
+    >>> exp = funcad.export.export(funcad.jit(lambda x: 2.0 * x))(np.ones(2, np.float32))
+    >>> exp.call(np.arange(2, dtype=np.float32))
+    Array([0., 2.], dtype=float32)
+    """
+    return call(self)(*args, **kwargs)
+
+
+Exported.call = _call_method

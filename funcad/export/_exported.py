@@ -13,6 +13,13 @@ from ..core.pytree import PyTreeDef, tree_flatten, tree_map
 from ..core.staging import ShapeDtypeStruct
 from ..lowering import portable
 from ..lowering.stablehlo import lower_jaxpr, tensor_type
+from ..lowering import xla
+from ..transforms.passes import optimize
+from ..transforms.jit_spmd import constrains
+from ..core.staging import trace_to_jaxpr
+from ..core.trace import eval_jaxpr
+from ..transforms.api import vjp
+from ..transforms.jit import Jitted
 
 __all__ = ["DisabledSafetyCheck", "Exported", "export", "deserialize", "default_export_platform",
            "minimum_supported_calling_convention_version",
@@ -113,35 +120,12 @@ class Exported:
             raise ValueError("No VJP is available")
         return self._get_vjp(self)
 
-    def serialize(self, vjp_order: int = 0) -> bytearray:
-        """jax.export's bytes for this function and `vjp_order` orders of its VJP."""
-        from ._serialization import serialize
-        return serialize(self, vjp_order=vjp_order)
-
-    def call(self, *args, **kwargs):
-        """Run the exported function on arguments of the exported structure, shapes and dtypes.
-
-        >>> import funcad, numpy as np
-        >>> exp = funcad.export.export(funcad.jit(lambda x: 2.0 * x))(np.ones(2, np.float32))
-        >>> exp.call(np.arange(2, dtype=np.float32))
-        Array([0., 2.], dtype=float32)
-        """
-        from ._call import call
-        return call(self)(*args, **kwargs)
-
-
-def deserialize(blob: bytes | bytearray) -> Exported:
-    """The `Exported` in bytes written by `Exported.serialize` (funcad's or JAX's).
-
-    The bytes must be trusted: running the function runs whatever custom calls it names.
-    """
-    from ._serialization import deserialize as _de
-    return _de(blob)
+    # serialize() and call() are installed by _serialization.py and _call.py, which build on
+    # this module.
 
 
 def default_export_platform() -> str:
     """The platform `export` lowers for by default: 'cpu', or 'cuda'/'rocm' on a GPU."""
-    from ..lowering import xla
     if xla.default_backend() == "cpu":
         return "cpu"
     platform = str(xla.get_device("gpu").client.platform).lower()
@@ -256,8 +240,6 @@ def _canonical_platforms(platforms) -> tuple:
 
 def _exported_from_jaxpr(closed, in_tree, out_tree, name: str, platforms: tuple,
                          disabled: tuple, primal_fun: Callable | None) -> Exported:
-    from ..transforms.passes import optimize
-    from ..transforms.jit_spmd import constrains
     if constrains(closed):
         raise ValueError(f"cannot export {name}: it constrains shardings; funcad.export exports "
                          "single-device programs")
@@ -289,9 +271,6 @@ def _exported_from_jaxpr(closed, in_tree, out_tree, name: str, platforms: tuple,
 def _export_vjp(exp: Exported, closed, disabled: tuple) -> Exported:
     """The VJP of the exported jaxpr, exported: (flat primals, flat output cotangents) ->
     flat input cotangents (JAX's convention)."""
-    from ..core.staging import trace_to_jaxpr
-    from ..core.trace import eval_jaxpr
-    from ..transforms.api import vjp
     n_in = len(exp.in_avals)
 
     def fun_vjp(*args):
@@ -317,12 +296,11 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     >>> import funcad, numpy as np
     >>> exp = funcad.export.export(funcad.jit(funcad.numpy.sin))(np.zeros(3, np.float32))
     >>> exp.in_avals, exp.platforms
-    ((ShapedArray(f32[3]),), ('cpu',))
+    ((ShapedArray(float32[3]),), ('cpu',))
     >>> rehydrated = funcad.export.deserialize(exp.serialize())
     >>> rehydrated.call(np.full(3, 0.5, np.float32))
     Array([0.47942555, 0.47942555, 0.47942555], dtype=float32)
     """
-    from ..transforms.jit import Jitted
     if not isinstance(fun_jit, Jitted):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
     if fun_jit.in_shardings is not None or fun_jit.out_shardings is not None:

@@ -16,6 +16,8 @@ from ..core import pytree as _pt
 from ..core.avals import ShapedArray, float0
 from ..core.errors import FuncadError
 from ..core.version import __version__
+from . import _registry
+from ._exported import DisabledSafetyCheck, Exported
 
 try:
     import flatbuffers
@@ -85,7 +87,6 @@ def _table(b, nslots: int, fields) -> int:
 
 
 def _write_tree(b, td) -> int:
-    from . import _registry
     children = [_write_tree(b, c) for c in td.children()]
     kids = _vector(b, children) if children else None
     names = name = aux = None
@@ -268,7 +269,6 @@ def _read_aval(t: _T) -> ShapedArray:
 
 def _read_tree(t: _T):
     """A pytree of this structure with 0.0 leaves (made into a treedef by the caller)."""
-    from . import _registry
     kind = t.scalar(0, _nt.Int8Flags)
     children = [_read_tree(c) for c in t.tables(1)]
     if kind == _LEAF:
@@ -297,7 +297,6 @@ def _structure(tree):
 
 
 def _read_check(t: _T):
-    from ._exported import DisabledSafetyCheck
     kind = t.scalar(0, _nt.Int8Flags)
     if kind == _CHECK_CUSTOM_CALL:
         return DisabledSafetyCheck.custom_call(t.string(1))
@@ -307,7 +306,6 @@ def _read_check(t: _T):
 
 
 def _read_exported(t: _T):
-    from ._exported import Exported
     unique = [_read_aval(a) for a in t.tables(_UNIQUE_AVALS)]
     if t.length(_IN_AVAL_IDXS) or t.length(_OUT_AVAL_IDXS) or unique:
         in_avals = tuple(unique[i] for i in t.numbers(_IN_AVAL_IDXS, _nt.Uint32Flags))
@@ -340,8 +338,19 @@ def _read_exported(t: _T):
         _get_vjp=None if vjp is None else (lambda _: _read_exported(vjp)))
 
 
-def deserialize(blob):
-    """The `Exported` that jax.export's (or funcad's) `serialize` wrote into `blob`."""
+def deserialize(blob: bytes | bytearray) -> Exported:
+    """The `Exported` in bytes written by `Exported.serialize` (funcad's or JAX's).
+
+    The bytes must be trusted: running the function runs whatever custom calls it names.
+    """
     buf = bytearray(blob)
     root = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, 0)
     return _read_exported(_T(buf, root))
+
+
+def _serialize_method(self, vjp_order: int = 0) -> bytearray:
+    """jax.export's bytes for this function and `vjp_order` orders of its VJP."""
+    return serialize(self, vjp_order=vjp_order)
+
+
+Exported.serialize = _serialize_method

@@ -22,7 +22,8 @@ import numpy as np
 from ..core.avals import ShapedArray, aval_of, tangent_dtype
 from ..core.eager import EagerArray
 from ..core.errors import ConcretizationError, JaxprTypeError, UnsupportedError
-from ..core.ir import ClosedJaxpr, Eqn as JaxprEqn, Jaxpr, Literal, Var, typecheck
+from ..core.ir import ClosedJaxpr, Eqn as JaxprEqn, Jaxpr, Literal, Var
+from ..core.trace import typecheck
 from ..core.trace import (Primitive as _CorePrimitive, Tracer, abstract_eval_rules, batch_rules,
                            ctx as _ctx, eval_jaxpr, impl_rules, jvp_rules, lowering_rules,
                            transpose_rules)

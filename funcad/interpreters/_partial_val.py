@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.avals import AbstractValue
+from ..extend._api_util import shaped_abstractify
 
 __all__ = ["PartialVal"]
 
@@ -51,5 +52,4 @@ class PartialVal(tuple):
         """The abstract value: the known constant's, or the one given."""
         if self[0] is not None:
             return self[0]
-        from ..extend._api_util import shaped_abstractify  # api_util imports the interpreters
         return shaped_abstractify(self[1])

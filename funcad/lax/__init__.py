@@ -4,6 +4,7 @@ from ..primitives import linalg as _linalg, reductions as _reductions, special a
 from ..primitives import structural as _structural
 from ._checked import checked as _checked
 from ..transforms.control_flow_api import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
+from ..core.errors import UnsupportedError as _UnsupportedError, unsupported_name as _unsupported_name
 
 # The functions funcad.lax takes from the primitive modules, by module: the one
 # list to extend when a primitive is added. Each is wrapped so that it checks
@@ -55,10 +56,9 @@ def __getattr__(name):
     if name in _LAZY_SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
-    from ..core.errors import UnsupportedError, unsupported_name
     if name in _NOT_IN_FUNCAD:
-        raise UnsupportedError(f"funcad.lax.{name} is not provided: {_NOT_IN_FUNCAD[name]}.")
-    raise unsupported_name(__name__, name, globals(), None)
+        raise _UnsupportedError(f"funcad.lax.{name} is not provided: {_NOT_IN_FUNCAD[name]}.")
+    raise _unsupported_name(__name__, name, globals(), None)
 
 
 def __dir__():

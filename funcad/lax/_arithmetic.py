@@ -15,6 +15,7 @@ from ..arrays.shape import broadcast_to
 from ..core.trace import bind_custom_jvp
 from ..arrays import ufuncs as U
 from ..arrays.dtypes import asarray_or_tracer as _arr
+from ..arrays.dtypes import promote
 
 __all__ = ['reciprocal', 'log2', 'mulhi', 'nextafter', 'one_minus_square', 'polynomial', 'round']
 
@@ -42,7 +43,6 @@ def _same(name, x, y):
     ax, ay = aval_of(x), aval_of(y)
     if ax.dtype != ay.dtype:
         if ax.weak_type or ay.weak_type:
-            from ..arrays.dtypes import promote
             x, y = promote(x, y)
         else:
             raise FuncadTypeError(f"{name} requires arguments of one dtype, got {ax.str_short()} and "

@@ -409,8 +409,8 @@ DOCSTRINGS = {
 
     >>> import numpy as np
     >>> from funcad import lax
-    >>> lax.reduce_xor(np.array([[True, True], [True, False]]), axes=(1,))
-    Array([False,  True], dtype=bool)
+    >>> lax.reduce_xor(np.array([[True, True], [True, False]]), axes=(1,)).tolist()
+    [False, True]
     """,
     "rem": """\
     Elementwise remainder of x / y with the sign of x (C's fmod, not NumPy's mod).

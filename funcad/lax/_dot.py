@@ -10,11 +10,12 @@ from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ._types import RaggedDotDimensionNumbers
 from ..arrays import linalg as L
+from ..arrays.precision import _algorithm_cast, _preferred, canonical_precision
 from ..primitives.linalg import dot_general as _dot
-from ..primitives.dot_algorithm import DotAlgorithmPreset, compute_types
 from ..primitives.reductions import cumsum
 from ..arrays.dtypes import asarray_or_tracer as _arr
 from ._slicing import _shape
+from ..arrays.dtypes import promote
 
 __all__ = ['dot', 'batch_matmul', 'dot_general', 'ragged_dot', 'ragged_dot_general']
 
@@ -31,7 +32,6 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
     """
     x, y = _arr(lhs), _arr(rhs)
     if aval_of(x).dtype != aval_of(y).dtype:
-        from ..arrays.dtypes import promote
         x, y = promote(x, y)
     if dimension_numbers is None:
         if not 1 <= len(_shape(x)) <= 2 or not 1 <= len(_shape(y)) <= 2:
@@ -65,26 +65,12 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     >>> dot_general(np.ones((2, 3)), np.ones((3, 4)), (((1,), (0,)), ((), ()))).shape
     (2, 4)
     """
-    from ._conv import _preferred, canonical_precision
     precision = canonical_precision(precision)
     x, y = _arr(lhs), _arr(rhs)
     if preferred_element_type is not None:
         x, y = _preferred(_algorithm_cast(x, precision, preferred_element_type),
                           _algorithm_cast(y, precision, preferred_element_type), preferred_element_type)
     return _dot(x, y, dimension_numbers, precision, out_sharding)
-
-
-def _algorithm_cast(x, precision, preferred_element_type):
-    """Round an operand to the algorithm's input type before it is widened to
-    preferred_element_type: JAX casts the original operand (a float16 one to bfloat16
-    for BF16_BF16_F32), so the widening must not skip that rounding."""
-    if not isinstance(precision, DotAlgorithmPreset):
-        return x
-    dt = aval_of(x).dtype
-    lt = compute_types(precision, dt, dt, preferred_element_type)[0]
-    if lt == dt or lt.itemsize > dt.itemsize:  # widening loses nothing
-        return x
-    return E.convert_element_type(E.convert_element_type(x, lt), dt)
 
 
 def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,
@@ -122,7 +108,6 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers: Ragg
     (lc, rc), (lb, rb) = dn.dot_dimension_numbers
     x, y = _arr(lhs), _arr(rhs)
     if preferred_element_type is not None:
-        from ._conv import _preferred
         x, y = _preferred(x, y, preferred_element_type)
     if len(dn.lhs_ragged_dimensions) != 1:
         raise FuncadValueError("ragged_dot_general needs exactly one lhs ragged dimension")

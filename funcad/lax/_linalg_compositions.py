@@ -10,15 +10,16 @@ import numpy as np
 
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
+from ..arrays import complex as Cx
+from ..arrays.creation import public as _creation
+from ..arrays import indexing as X
+from ..arrays import reductions as R
+from ..arrays import shape as Sh
+from ..arrays import ufuncs as U
 from ..arrays.dtypes import asarray_or_tracer, promote, to_inexact
 from ..transforms.control_flow_api import cond, fori_loop
 
 __all__ = ["symmetric_product", "cholesky_update", "ormqr"]
-
-
-def _fnp():
-    from .. import numpy as fnp
-    return fnp
 
 
 def _arr(x):
@@ -36,31 +37,29 @@ def symmetric_product(a_matrix, c_matrix, *, alpha: float = 1.0, beta: float = 0
     >>> symmetric_product(np.array([[1.0, 2.0]]), np.array([[1.0]]), alpha=2.0, beta=3.0).tolist()
     [[13.0]]
     """
-    fnp = _fnp()
     a, c = _arr(a_matrix), _arr(c_matrix)
     sa, sc = tuple(aval_of(a).shape), tuple(aval_of(c).shape)
     if len(sa) < 2 or sc[-2:] != (sa[-2], sa[-2]):
         raise FuncadValueError(f"symmetric_product: a [..., m, n] needs c [..., m, m], got shapes {sa} "
                                f"and {sc}")
     dt = aval_of(a).dtype
-    out = fnp.asarray(alpha, dt) * (a @ fnp.swapaxes(a, -1, -2)) + fnp.asarray(beta, dt) * c
+    out = _creation.asarray(alpha, dt) * (a @ Sh.swapaxes(a, -1, -2)) + _creation.asarray(beta, dt) * c
     if symmetrize_output:
-        out = fnp.tril(out) + fnp.swapaxes(fnp.tril(out, -1), -1, -2)
+        out = Sh.tril(out) + Sh.swapaxes(Sh.tril(out, -1), -1, -2)
     return out
 
 
 def _givens(x, y):
     """(c, s) with c x - s y = r, s x + c y = 0 (BLAS drotg's rotation, as JAX);
     (1, 0) where y == 0."""
-    fnp = _fnp()
 
     def nonzero(x, y):
-        scale = fnp.maximum(fnp.abs(x), fnp.abs(y))
+        scale = U.maximum(U.abs(x), U.abs(y))
         x, y = x / scale, y / scale
-        rh = 1 / fnp.sqrt(x * x + y * y)
+        rh = 1 / U.sqrt(x * x + y * y)
         return x * rh, -y * rh
     one, zero = np.ones((), aval_of(x).dtype), np.zeros((), aval_of(x).dtype)
-    return cond(y == 0, lambda x, y: (fnp.asarray(one), fnp.asarray(zero)), nonzero, x, y)
+    return cond(y == 0, lambda x, y: (_creation.asarray(one), _creation.asarray(zero)), nonzero, x, y)
 
 
 def cholesky_update(r_matrix, w_vector):
@@ -73,7 +72,6 @@ def cholesky_update(r_matrix, w_vector):
     >>> r.tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    fnp = _fnp()
     r, z = to_inexact(_arr(r_matrix)), to_inexact(_arr(w_vector))
     sr, sz = tuple(aval_of(r).shape), tuple(aval_of(z).shape)
     if len(sr) != 2 or sr[0] != sr[1] or sz != (sr[1],):
@@ -87,7 +85,7 @@ def cholesky_update(r_matrix, w_vector):
     for k in range(sr[0]):
         c, s = _givens(rows[k][k], z[k])
         rows[k], z = c * rows[k] - s * z, c * z + s * rows[k]
-    return fnp.stack(rows) if rows else r
+    return Sh.stack(rows) if rows else r
 
 
 def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
@@ -103,7 +101,6 @@ def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
     >>> bool(np.allclose(q[:, :2] @ np.triu(h[:2]), a))
     True
     """
-    fnp = _fnp()
     a, taus, c = promote(_arr(a), _arr(taus), _arr(c))
     sa, st, sc = (tuple(aval_of(x).shape) for x in (a, taus, c))
     if len(sa) < 2 or len(sc) < 2 or len(st) < 1:
@@ -119,16 +116,16 @@ def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
     if k > min(sa[-2:]):
         raise FuncadValueError(f"ormqr: {k} reflectors do not fit a of shape {sa}")
     complex_ = aval_of(a).dtype.kind == "c"
-    v = fnp.tril(a[..., :, :k], -1) + np.eye(m, k, dtype=aval_of(a).dtype)
-    t = fnp.conj(taus) if transpose and complex_ else taus
+    v = Sh.tril(a[..., :, :k], -1) + np.eye(m, k, dtype=aval_of(a).dtype)
+    t = Cx.conj(taus) if transpose and complex_ else taus
     backwards = left != transpose  # Q c and c Q^H meet H_{k-1} first
 
     def reflect(i, c):
         j = (k - 1 - i) if backwards else i
-        vj = fnp.take(v, j, axis=-1, mode="clip")
-        tj = fnp.take(t, j, axis=-1, mode="clip")[..., None, None]
-        vh = fnp.conj(vj) if complex_ else vj
+        vj = X.take(v, j, axis=-1, mode="clip")
+        tj = X.take(t, j, axis=-1, mode="clip")[..., None, None]
+        vh = Cx.conj(vj) if complex_ else vj
         if left:  # c - tau v (v^H c)
-            return c - tj * (vj[..., :, None] * fnp.sum(vh[..., :, None] * c, axis=-2, keepdims=True))
-        return c - tj * (fnp.sum(c * vj[..., None, :], axis=-1, keepdims=True) * vh[..., None, :])
+            return c - tj * (vj[..., :, None] * R.sum(vh[..., :, None] * c, axis=-2, keepdims=True))
+        return c - tj * (R.sum(c * vj[..., None, :], axis=-1, keepdims=True) * vh[..., None, :])
     return fori_loop(0, k, reflect, c)

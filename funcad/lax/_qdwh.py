@@ -18,12 +18,23 @@ import numpy as np
 
 from ..core.avals import aval_of
 from ..core.errors import FuncadValueError
-from .. import numpy as fnp
+from ..arrays import complex as Cx
+from ..arrays.creation import public as _creation
+from ..arrays import manip as Mp
+from ..arrays import reductions as R
+from ..arrays import ufuncs as U
+from ._decompositions import qr
+from ._triangular import cholesky, triangular_solve
 from ._slicing import dynamic_slice_in_dim, dynamic_update_slice_in_dim
 from ..arrays.dtypes import asarray_or_tracer, to_inexact
 from ..transforms.control_flow_api import scan, while_loop
 
 __all__ = ["qdwh"]
+
+def _frobenius(x):
+    """funcad.numpy.linalg.norm(x) of an inexact matrix."""
+    return U.sqrt(R.sum(U.abs2(x)))
+
 
 _CHOLESKY_CUTOFF = 100  # c above this: the QR-based step
 
@@ -47,32 +58,30 @@ def _mask(x, m, n, fill):
     """x where row < m and column < n, `fill` elsewhere (the padding of a
     matrix whose true shape is (m, n))."""
     M, N = aval_of(x).shape
-    keep = (fnp.arange(M)[:, None] < m) & (fnp.arange(N)[None, :] < n)
-    return fnp.where(keep, x, fill)
+    keep = (_creation.arange(M)[:, None] < m) & (_creation.arange(N)[None, :] < n)
+    return U.where(keep, x, fill)
 
 
 def _qr_step(u, m, n, w):
-    from . import linalg as lla
     a_minus_e_by_sqrt_c, sqrt_c, e = w
     M, N = aval_of(u).shape
-    eye = fnp.eye(N, dtype=aval_of(u).dtype)
-    y = dynamic_update_slice_in_dim(fnp.pad(sqrt_c * u, ((0, N), (0, 0))), eye, m, 0)
-    q, _ = lla.qr(y, full_matrices=False)
+    eye = _creation.eye(N, dtype=aval_of(u).dtype)
+    y = dynamic_update_slice_in_dim(Mp.pad(sqrt_c * u, ((0, N), (0, 0))), eye, m, 0)
+    q, _ = qr(y, full_matrices=False)
     q1 = _mask(q[:M], m, n, 0)
-    q2 = fnp.conj(_mask(dynamic_slice_in_dim(q, m, N, 0), n, n, 0).T)
+    q2 = Cx.conj(_mask(dynamic_slice_in_dim(q, m, N, 0), n, n, 0).T)
     return e * u + a_minus_e_by_sqrt_c * (q1 @ q2)
 
 
 def _cholesky_step(u, m, n, w):
-    from . import linalg as lla
     a_minus_e, c, e = w
     N = aval_of(u).shape[1]
-    eye = fnp.eye(N, dtype=aval_of(u).dtype)
-    x = _mask(c * (fnp.conj(u.T) @ u) + eye, n, n, eye)
-    y = lla.cholesky(x, symmetrize_input=False)
+    eye = _creation.eye(N, dtype=aval_of(u).dtype)
+    x = _mask(c * (Cx.conj(u.T) @ u) + eye, n, n, eye)
+    y = cholesky(x, symmetrize_input=False)
     # z = u (I + c u^H u)^-1 = u (y y^H)^-1, by two triangular solves
-    z = fnp.conj(lla.triangular_solve(y, u.T, left_side=True, lower=True, conjugate_a=True))
-    z = fnp.conj(lla.triangular_solve(y, z, left_side=True, lower=True, transpose_a=True,
+    z = Cx.conj(triangular_solve(y, u.T, left_side=True, lower=True, conjugate_a=True))
+    z = Cx.conj(triangular_solve(y, z, left_side=True, lower=True, transpose_a=True,
                                       conjugate_a=True).T)
     return e * u + a_minus_e * z
 
@@ -110,9 +119,9 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations: int | None = None,
     else:
         m, n = M, N
 
-    one_norm = fnp.max(fnp.sum(fnp.abs(x), axis=0))
-    inf_norm = fnp.max(fnp.sum(fnp.abs(x), axis=1))
-    scale = fnp.where(one_norm == 0, 1, 1 / fnp.sqrt(one_norm * fnp.where(inf_norm == 0, 1, inf_norm)))
+    one_norm = R.max(R.sum(U.abs(x), axis=0))
+    inf_norm = R.max(R.sum(U.abs(x), axis=1))
+    scale = U.where(one_norm == 0, 1, 1 / U.sqrt(one_norm * U.where(inf_norm == 0, 1, inf_norm)))
     u = x * scale.astype(dtype)
     tol_norm = np.cbrt(10.0 * eps / 2.0).astype(real)
 
@@ -126,13 +135,13 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations: int | None = None,
 
     def scheduled(u, ws, step, test):
         if not ws:
-            return u, fnp.array(True)
+            return u, _creation.array(True)
 
         def body(state, w):
             u, _ = state
             new = step(u, m, n, (w[0], w[1], w[2]))
-            return (new, (fnp.linalg.norm(new - u) > tol_norm) if test else fnp.array(True)), None
-        return scan(body, (u, fnp.array(True)), np.array(ws, dtype=real))[0]
+            return (new, (_frobenius(new - u) > tol_norm) if test else _creation.array(True)), None
+        return scan(body, (u, _creation.array(True)), np.array(ws, dtype=real))[0]
 
     u, _ = scheduled(u, qr_w, _qr_step, False)
     u, not_converged = scheduled(u, chol_w, _cholesky_step, True)
@@ -146,12 +155,12 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations: int | None = None,
     def body(state):
         k, u, _ = state
         new = _cholesky_step(u, m, n, halley)
-        return k + 1, new, fnp.linalg.norm(new - u) > tol_norm
+        return k + 1, new, _frobenius(new - u) > tol_norm
 
     k0 = len(qr_w) + len(chol_w)
     num_iters, u, not_converged = while_loop(
-        cond, body, (fnp.array(k0), u, not_converged), max_steps=max(max_iterations - k0, 1))
-    u = 1.5 * u - 0.5 * u @ (fnp.conj(u.T) @ u)
-    h = fnp.conj(u.T) @ x
-    h = (h + fnp.conj(h.T)) / 2
+        cond, body, (_creation.array(k0), u, not_converged), max_steps=max(max_iterations - k0, 1))
+    u = 1.5 * u - 0.5 * u @ (Cx.conj(u.T) @ u)
+    h = Cx.conj(u.T) @ x
+    h = (h + Cx.conj(h.T)) / 2
     return u, h, num_iters, ~not_converged

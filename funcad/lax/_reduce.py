@@ -12,11 +12,15 @@ from ..primitives import elementwise as E
 from ..primitives import reductions as R
 from ..primitives import structural as S
 from ..primitives._base import broadcast_to, canonical_axis
-from .. import lax as flax, numpy as fnp
+from .. import lax as flax
+from ..arrays import ufuncs as U  # funcad.numpy's ufuncs are these
 from ..core.trace import Tracer, bind_custom_jvp
 from ..transforms.vmap import vmap
 from ..arrays.dtypes import asarray_or_tracer as _arr
 from ._slicing import _shape
+from ..arrays.shape import moveaxis, reshape
+from ..transforms.control_flow_api import scan
+from ..arrays.shape import ravel, reshape
 
 __all__ = ['reduce', 'reduce_and', 'reduce_or', 'reduce_xor', 'reduce_window']
 
@@ -27,12 +31,12 @@ def _monoid(computation, init):
         return None  # a traced initial value: fold instead
     d = aval_of(init).dtype
     v = np.asarray(init)
-    adds = (operator.add, fnp.add, flax.add, E.add)
-    muls = (operator.mul, fnp.multiply, flax.mul, E.mul)
-    maxs = (fnp.maximum, flax.max, E.max)
-    mins = (fnp.minimum, flax.min, E.min)
-    ors = (operator.or_, fnp.bitwise_or, flax.bitwise_or, fnp.logical_or)
-    ands = (operator.and_, fnp.bitwise_and, flax.bitwise_and, fnp.logical_and)
+    adds = (operator.add, U.add, flax.add, E.add)
+    muls = (operator.mul, U.multiply, flax.mul, E.mul)
+    maxs = (U.maximum, flax.max, E.max)
+    mins = (U.minimum, flax.min, E.min)
+    ors = (operator.or_, U.bitwise_or, flax.bitwise_or, U.logical_or)
+    ands = (operator.and_, U.bitwise_and, flax.bitwise_and, U.logical_and)
     if computation in adds and v == 0:
         return R.reduce_sum
     if computation in muls and v == 1:
@@ -78,8 +82,6 @@ def reduce(operands, init_values, computation, dimensions):
 
 
 def _fold(ops, inits, computation, dims, tree):
-    from ..arrays.shape import moveaxis, reshape
-    from ..transforms.control_flow_api import scan
     nd = len(_shape(ops[0]))
     keep = [d for d in range(nd) if d not in dims]
     out_shape = tuple(_shape(ops[0])[d] for d in keep)
@@ -172,7 +174,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         out = computation(tree_unflatten(tree, list(a)), tree_unflatten(tree, list(b)))
         return [_arr(o) for o in tree_flatten(out)[0]]
     if prim is None:
-        from ..arrays.shape import ravel, reshape
         vc = vmap(lambda a, b: comb(a, b))
         combine = lambda a, b: [reshape(o, out_shape) for o in vc([ravel(x) for x in a], [ravel(x) for x in b])]  # noqa: E731
     else:

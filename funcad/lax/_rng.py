@@ -17,6 +17,7 @@ import numpy as np
 from ..core.errors import FuncadTypeError
 from ..primitives.rng import rng_bit_generator_p, rng_uniform_p
 from ..arrays.dtypes import asarray_or_tracer
+from ..primitives.sharding import with_sharding_constraint
 
 __all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_uniform"]
 
@@ -71,7 +72,6 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
     new_key, bits = rng_bit_generator_p.bind(asarray_or_tracer(key), shape=shape, dtype=dtype,
                                              algorithm=algorithm)
     if out_sharding is not None:
-        from ..primitives.sharding import with_sharding_constraint
         bits = with_sharding_constraint(bits, out_sharding)
     return new_key, bits
 

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..core.errors import FuncadTypeError
 from ..core.x64 import explicit_dtype
-from ..numpy import asarray, broadcast_to, expand_dims, ndim, ones, reshape, shape as _shape
+from ..arrays.creation import public as _creation
+from ..arrays.shape import broadcast_to, expand_dims, ndim, reshape, shape as _shape
 from ._dot import dot_general
 
 __all__ = ["scaled_dot"]
@@ -78,7 +79,7 @@ def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=No
     >>> scaled_dot(x, x.T, lhs_scale=s, preferred_element_type=np.float32).tolist()
     [[8.0, 8.0], [8.0, 8.0]]
     """
-    lhs, rhs = asarray(lhs), asarray(rhs)
+    lhs, rhs = _creation.asarray(lhs), _creation.asarray(rhs)
     if dimension_numbers is None:
         n = ndim(lhs)
         if n < 2:
@@ -96,10 +97,10 @@ def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=No
 
     def dummy(x, contract):
         s = tuple(1 if i in contract else d for i, d in enumerate(_shape(x)))
-        return ones(s, ml_dtypes.float8_e8m0fnu)
+        return _creation.ones(s, ml_dtypes.float8_e8m0fnu)
 
-    ls = dummy(lhs, lc) if lhs_scale is None else asarray(lhs_scale)
-    rs = dummy(rhs, rc) if rhs_scale is None else asarray(rhs_scale)
+    ls = dummy(lhs, lc) if lhs_scale is None else _creation.asarray(lhs_scale)
+    rs = dummy(rhs, rc) if rhs_scale is None else _creation.asarray(rhs_scale)
     pet = explicit_dtype(ml_dtypes.bfloat16 if preferred_element_type is None
                          else preferred_element_type, "scaled_dot")
     _validate(_shape(lhs), _shape(rhs), _shape(ls), _shape(rs), dn)

@@ -29,6 +29,7 @@ from ._scans import associative_scan
 from ..transforms.vmap import vmap
 from ..transforms.control_flow_api import while_loop
 from ..primitives.reductions import reduce_max
+from ..arrays.dtypes import cast
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_sub", "scatter_mul", "scatter_min",
            "scatter_max", "scatter_apply"]
@@ -176,7 +177,6 @@ def _scatter_setup(name, operand, scatter_indices, updates, dimension_numbers, m
     x, idx, u = _arr(operand), _arr(scatter_indices), _arr(updates)
     _check_indices(name, idx)
     if aval_of(u).dtype != aval_of(x).dtype:
-        from ..arrays.dtypes import cast
         u = cast(u, aval_of(x).dtype)
     dn = ScatterDimensionNumbers(*[tuple(map(int, f)) for f in dimension_numbers])
     mode = GatherScatterMode.from_any(mode)

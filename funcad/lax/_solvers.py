@@ -12,6 +12,7 @@ from ..primitives.elementwise import stop_gradient
 from ..core.trace import bind_custom_jvp
 from ..transforms.jvp import jvp_flat
 from ..transforms.api import linear_transpose
+from ..transforms.linear_solve import SolveRule, linear_solve
 
 __all__ = ["custom_linear_solve", "custom_root"]
 
@@ -35,7 +36,6 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable, transpose_sol
     >>> f(1.0).tolist(), funcad.jacfwd(f)(1.0).tolist()
     ([0.5, 0.25], [-0.5, -0.25])
     """
-    from ..transforms.linear_solve import SolveRule, linear_solve
     b_leaves, b_tree = tree_flatten(b)
     matvec_c, mc = closure_convert(matvec, b)
     nm = len(mc)

@@ -11,6 +11,7 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..transforms.checkpoint import optimization_barrier_p
 from ..lowering.devices import default_backend
 from ..arrays.dtypes import asarray_or_tracer as _arr
+from ..arrays.dtypes import canonical_dtype
 
 __all__ = ['dtype', 'stage', 'optimization_barrier', 'platform_dependent', 'composite']
 
@@ -23,7 +24,6 @@ def dtype(x: Any) -> np.dtype:
     (dtype('float32'), dtype('int16'))
     """
     if isinstance(x, (type, str, np.dtype)):
-        from ..arrays.dtypes import canonical_dtype
         return canonical_dtype(np.dtype(x))
     return aval_of(_arr(x)).dtype
 

@@ -6,11 +6,11 @@ jaxlib module of clients and devices, and `xla_bridge`, funcad's choice of backe
 True
 """
 from . import xla_bridge
+from ..lowering import xla as _xla
 
 
 def __getattr__(name: str):
     if name == "xla_client":
-        from ..lowering import xla as _xla
         return _xla._load()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

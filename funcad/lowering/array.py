@@ -23,6 +23,7 @@ from ..core.avals import ShapedArray
 from ..core import eager, x64
 from ..core.eager import EagerArray
 from ..core.trace import Tracer
+from ..core.sharding import SingleDeviceSharding
 
 
 class _ArrayType(type):
@@ -109,7 +110,6 @@ class Array(metaclass=_ArrayType):
 
     @property
     def sharding(self):
-        from ..core.sharding import SingleDeviceSharding
         return SingleDeviceSharding(self._device)
 
     @property
@@ -261,7 +261,6 @@ class ShardedArray(Array):
 
     @property
     def addressable_shards(self) -> list:
-        from .spmd import shards
         out, copies = [], {}
         for d, idx, b in shards(self._buf):
             key = repr(idx)
@@ -296,3 +295,8 @@ def from_dlpack(external, device=None, copy: bool | None = None) -> Array:
         # returns an array that follows the source), so the copy is made here.
         buf = xla.device_put(np.asarray(buf).astype(dtype), dev)
     return Array(buf, ShapedArray(tuple(buf.shape), dtype), dev)
+
+
+def shards(buf) -> list:
+    """(device, index, single-device buffer) for each piece of a jaxlib array."""
+    return [(s.device, s.index, s.data) for s in buf.addressable_shards]

@@ -63,23 +63,3 @@ def pack(layout: Layout, values: Sequence) -> np.ndarray:
     return np.frombuffer(data, np.uint8)
 
 
-def emit_unpack(ctx, packed, slot: Slot):
-    """Emit the operations that cut `slot`'s array out of the packed buffer `packed`."""
-    from .stablehlo import i64_array
-    a = slot.aval
-    dtype = np.dtype(a.dtype)
-    size, width = a.size, dtype.itemsize
-    u8 = np.dtype(np.uint8)
-    x = ctx.op1("stablehlo.slice", [packed], ShapedArray((size * width,), u8),
-                f"start_indices = {i64_array([slot.offset])}, "
-                f"limit_indices = {i64_array([slot.offset + size * width])}, "
-                f"strides = {i64_array([1])}")
-    if dtype == np.bool_:  # StableHLO converts nonzero to true
-        x = ctx.op1("stablehlo.convert", [x], ShapedArray((size,), dtype))
-    elif dtype != u8:
-        if width > 1:
-            x = ctx.op1("stablehlo.reshape", [x], ShapedArray((size, width), u8))
-        x = ctx.op1("stablehlo.bitcast_convert", [x], ShapedArray((size,), dtype))
-    if a.shape != (size,):
-        x = ctx.op1("stablehlo.reshape", [x], ShapedArray(a.shape, dtype))
-    return x

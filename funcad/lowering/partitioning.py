@@ -35,6 +35,7 @@ from ..core.sharding import (AxisType, NamedSharding, PartitionSpec, Sharding, S
 from ..core.ir import literal_value
 from . import xla
 from .stablehlo import Captures, LoweringContext, Value, tensor_type
+from ..core.errors import UnsupportedError
 
 __all__ = ["Annotator", "shardy_available", "use_shardy"]
 
@@ -142,7 +143,6 @@ class Annotator:
                 return f"sdy.sharding = #sdy.sharding_per_value<[{', '.join([one] * len(out_avals))}]>"
             return f'mhlo.sharding = "{_gspmd_per_value("{maximal device=0}", len(out_avals))}"'
         if set(manual.axes) != set(manual.mesh.axis_names):
-            from ..core.errors import UnsupportedError
             raise UnsupportedError(
                 "pure_callback inside a shard_map over some of its mesh's axes (axis_names="
                 f"{sorted(manual.axes)} of {manual.mesh.axis_names}) cannot be compiled by funcad: "

@@ -23,12 +23,13 @@ from typing import Sequence
 import numpy as np
 
 from . import xla
-from .array import Array, ShardedArray, is_device_array
+from .array import Array, ShardedArray, is_device_array, shards  # noqa: F401  (spmd.shards)
 from ..core import monitoring
-from ..core.trace import hooks
 from ..core.avals import aval_of, float0
 from ..core.typed_sharding import type_sharding
 from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+from ..core.trace import abstract_eval_rules
+from ..core.typed_sharding import concrete, with_shardings
 
 
 @functools.lru_cache(maxsize=1024)
@@ -66,11 +67,6 @@ def local_backend(sharding) -> str:
 def assemble(shape, sharding: Sharding, bufs: list):
     """One jaxlib array of `shape` from per-device buffers (in the sharding's device order)."""
     return xla._jax.make_array_from_single_device_arrays(tuple(shape), jax_sharding(sharding), bufs)
-
-
-def shards(buf) -> list:
-    """(device, index, single-device buffer) for each piece of a jaxlib array."""
-    return [(s.device, s.index, s.data) for s in buf.addressable_shards]
 
 
 def compile_spmd(text: str, assignment: Sequence, backend: str, choose_outputs: Sequence[bool],
@@ -215,29 +211,3 @@ def device_put_sharded(x, sharding: Sharding) -> Array:
         return x
     sharding.devices_indices_map(aval.shape)  # checks rank and divisibility
     return wrap(put(x, sharding, aval), aval, sharding)
-
-
-# ------------------------------------------------------- sharding in types ----
-
-def _typed_eager(prim, args, params):
-    """`prim` on operands some of whose types have shardings (Explicit mesh axes): computed
-    on the host, each result laid out as the sharding its type gets from `prim`'s rule."""
-    from ..core.trace import abstract_eval_rules
-    from ..core.typed_sharding import concrete, with_shardings
-    in_avals = [aval_of(a) for a in args]
-    out_avals = with_shardings(prim, in_avals, abstract_eval_rules[prim](*in_avals, **params), params)
-    outs = prim.bind(*[a._value() if is_device_array(a) else a for a in args], **params)
-    meshes = [a.sharding.mesh for a in args if type(a) is ShardedArray
-              and isinstance(a.sharding, NamedSharding)]
-
-    def laid_out(o, aval):
-        if getattr(aval, "_sharding", None) is None:
-            return o
-        return wrap(put(o, concrete(aval._sharding, *meshes), aval), aval, concrete(aval._sharding, *meshes))
-    if prim.multiple_results:
-        return [laid_out(o, a) for o, a in zip(outs, out_avals)]
-    return laid_out(outs, out_avals)
-
-
-hooks.typed_eager = _typed_eager
-hooks.typed_types = frozenset({ShardedArray})

@@ -373,7 +373,6 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "f", donated: Sequence[bool] = 
     args = [Value(f"%arg{i}", v.aval) for i, v in enumerate(jaxpr.invars)]
     packed_params, in_buffer = [], set()
     if packing is not None:
-        from .packing import emit_unpack
         buf = Value("%packed", ShapedArray((packing.nbytes,), np.uint8))
         packed_params = [f"{buf.name}: {tensor_type(buf.aval)}"]
         for slot in packing.slots:
@@ -520,3 +519,24 @@ def call_rule(param: str) -> Callable:
     def rule(ctx, *args, **params):
         return ctx.call(params[param], args)
     return rule
+
+
+def emit_unpack(ctx, packed, slot):
+    """Emit the operations that cut `slot`'s array out of the packed buffer `packed`."""
+    a = slot.aval
+    dtype = np.dtype(a.dtype)
+    size, width = a.size, dtype.itemsize
+    u8 = np.dtype(np.uint8)
+    x = ctx.op1("stablehlo.slice", [packed], ShapedArray((size * width,), u8),
+                f"start_indices = {i64_array([slot.offset])}, "
+                f"limit_indices = {i64_array([slot.offset + size * width])}, "
+                f"strides = {i64_array([1])}")
+    if dtype == np.bool_:  # StableHLO converts nonzero to true
+        x = ctx.op1("stablehlo.convert", [x], ShapedArray((size,), dtype))
+    elif dtype != u8:
+        if width > 1:
+            x = ctx.op1("stablehlo.reshape", [x], ShapedArray((size, width), u8))
+        x = ctx.op1("stablehlo.bitcast_convert", [x], ShapedArray((size,), dtype))
+    if a.shape != (size,):
+        x = ctx.op1("stablehlo.reshape", [x], ShapedArray(a.shape, dtype))
+    return x

@@ -13,6 +13,7 @@ from ._functions import log_softmax, logmeanexp, logsumexp, one_hot, softmax, st
 from ._scaled import scaled_matmul
 from ._scaled_dot import get_scaled_dot_general_config, scaled_dot_general
 from . import initializers
+from ..core.errors import unsupported_name as _unsupported_name
 
 __all__ = ["celu", "dot_product_attention", "elu", "gelu", "get_scaled_dot_general_config", "glu", "hard_sigmoid", "hard_silu",
            "hard_swish", "hard_tanh", "identity", "leaky_relu", "log1mexp", "log_sigmoid",
@@ -23,5 +24,4 @@ __all__ = ["celu", "dot_product_attention", "elu", "gelu", "get_scaled_dot_gener
 
 
 def __getattr__(name):
-    from ..core.errors import unsupported_name
-    raise unsupported_name(__name__, name, globals(), None)
+    raise _unsupported_name(__name__, name, globals(), None)

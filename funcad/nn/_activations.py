@@ -228,9 +228,11 @@ def gelu(x, approximate: bool = True):
     x = to_inexact(asarray_or_tracer(x))
     dt = aval_of(x).dtype
     if approximate:
+        # funcad ops, not NumPy's operators: a 0-d bfloat16 x would become a NumPy scalar,
+        # which ml_dtypes widens when multiplied by a Python float
         c = np.asarray(np.sqrt(2 / np.pi), dt)
-        inner = c * (x + 0.044715 * x ** 3)
-        return x * (0.5 * (1.0 + fnp.tanh(inner)))
+        inner = fnp.multiply(c, fnp.add(x, fnp.multiply(0.044715, fnp.power(x, 3))))
+        return fnp.multiply(x, fnp.multiply(0.5, fnp.add(1.0, fnp.tanh(inner))))
     return 0.5 * x * E.erfc(x * -np.asarray(np.sqrt(0.5), dt))
 
 

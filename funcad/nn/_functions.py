@@ -14,6 +14,9 @@ from ..core.trace import Tracer, bind_custom_jvp
 from ..arrays.dtypes import asarray_or_tracer, to_inexact
 from ..arrays.reductions import _norm_axes, logsumexp, max_or_identity
 from ..primitives import elementwise as E
+from ..primitives.sharding import out_sharded
+from ..core.errors import ConcretizationError
+from ..core.errors import AxisError
 
 __all__ = ["log_softmax", "logmeanexp", "logsumexp", "one_hot", "softmax", "standardize"]
 
@@ -147,7 +150,6 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1, out_sharding=Non
     [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
     """
     if isinstance(num_classes, Tracer):
-        from ..core.errors import ConcretizationError
         raise ConcretizationError("one_hot needs a concrete num_classes (the size of the new axis); "
                                   "pass a Python int, or mark it static under jit")
     try:
@@ -157,7 +159,6 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1, out_sharding=Non
     x = asarray_or_tracer(x)
     nd = aval_of(x).ndim
     if not -(nd + 1) <= axis <= nd:
-        from ..core.errors import AxisError
         raise AxisError(f"one_hot: axis {axis} is out of bounds for the {nd + 1}-d result")
     out_axis = axis % (nd + 1)
     shape = [1] * nd
@@ -165,5 +166,4 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1, out_sharding=Non
     classes = np.arange(num_classes, dtype=aval_of(x).dtype).reshape(shape)
     hot = fnp.equal(fnp.expand_dims(x, out_axis), classes)
     # JAX's default is the default float (float32 with x64 off), with no truncation warning
-    from ..primitives.sharding import out_sharded
     return out_sharded(fnp.astype(hot, x64.default_float() if dtype is None else dtype), out_sharding)

@@ -11,21 +11,22 @@ import numpy as _np
 
 from ..core.trace import Tracer as _Tracer
 from ..core.avals import aval_of as _aval_of, float0
-from ..arrays.creation import (arange, array, asarray, astype, empty, empty_like, eye, full, full_like,
-                        identity, linspace, ones, ones_like, zeros, zeros_like)
+from ..arrays.creation import public as _creation
+from ..core.errors import unsupported_name as _unsupported_name
 from ..core.eager import eager_result as _eager_result
+from ._scalar_types import scalar_type as _scalar_type
 # Creation builds arrays with NumPy directly; its results are immutable funcad arrays too.
 (arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace, ones,
- ones_like, zeros, zeros_like) = map(_eager_result, (
-    arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace, ones,
-    ones_like, zeros, zeros_like))
+ ones_like, zeros, zeros_like) = (getattr(_creation, n) for n in (
+    "arange", "array", "asarray", "astype", "empty", "empty_like", "eye", "full", "full_like", "identity",
+    "linspace", "ones", "ones_like", "zeros", "zeros_like"))
 from ..arrays.indexing import take, take_along_axis
 from ..arrays.linalg import dot, einsum, einsum_path, inner, matmul, outer, tensordot, vdot
 from ..arrays.reductions import (all, amax, amin, any, argmax, argmin, cumprod, cumsum, logsumexp, max,
                           mean, min, prod, std, sum, var)
 from ..arrays.shape import (argsort, array_split, atleast_1d, atleast_2d, broadcast_arrays, broadcast_to,
                      column_stack, concatenate, diag, diagonal, expand_dims, flip, fliplr, flipud,
-                     hsplit, hstack, matrix_transpose, moveaxis, ndim, ravel, repeat, reshape, roll,
+                     hsplit, hstack, matrix_transpose, moveaxis, ndim, ravel, reshape, roll,
                      shape, size, sort, split, squeeze, stack, swapaxes, tile, trace, transpose, tri,
                      tril, triu, vsplit, vstack)
 from ..arrays.ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
@@ -35,9 +36,10 @@ from ..arrays.ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, a
                       floor, floor_divide, fmod, greater, greater_equal, heaviside, hypot, invert,
                       isfinite, isinf, isnan, less, less_equal, log, log1p, log2, log10, logaddexp,
                       logaddexp2, logical_and, logical_not, logical_or, logical_xor, maximum,
-                      minimum, mod, multiply, negative, nonzero, not_equal, positive, power,
+                      minimum, mod, multiply, negative, not_equal, positive, power,
                       rad2deg, radians, reciprocal, remainder, rint, round, sign, sin, sinc, sinh,
-                      sqrt, square, subtract, tan, tanh, true_divide, trunc, where)
+                      sqrt, square, subtract, tan, tanh, true_divide, trunc)
+from ..arrays.setops import nonzero, where
 from ._ufunc_api import frompyfunc, ufunc
 from ._ufunc_builtins import install as _install_ufuncs
 _install_ufuncs(globals())
@@ -149,8 +151,7 @@ def __getattr__(name):
     if name in _LAZY_SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
-    from ..core.errors import unsupported_name
-    raise unsupported_name("funcad.numpy", name, globals(), _np)
+    raise _unsupported_name("funcad.numpy", name, globals(), _np)
 
 
 def __dir__():
@@ -191,14 +192,13 @@ def _wrap_results() -> None:
     # in this one place. (Elementwise, reduction, shape, linalg and indexing functions
     # return primitives' results, wrapped by `Primitive.bind`, and stay unwrapped for speed.)
     import types
-    from ..core.eager import eager_result
     modules = ("_calculus", "_complex", "_construct", "_manip", "_setops", "_stats", "_ufuncs_composed",
                "_poly", "_bits", "_floatbits", "_bessel", "_dtype_names")
     g = globals()
     for name in __all__:
         fn = g.get(name)
         if type(fn) is types.FunctionType and fn.__module__.rsplit(".", 1)[-1] in modules:
-            g[name] = eager_result(fn)
+            g[name] = _eager_result(fn)
 
 
 _wrap_results()
@@ -207,7 +207,6 @@ _wrap_results()
 def _scalar_types() -> None:
     # JAX's scalar types convert when called (`fnp.float32(x)`, traced values too) and
     # otherwise stand for NumPy's (equal, hashable alike, valid wherever a dtype is taken).
-    from ._scalar_types import scalar_type
     g = globals()
     for name in ("bool", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                  "float16", "float32", "float64", "complex64", "complex128", "int_", "uint", "float_",
@@ -215,7 +214,7 @@ def _scalar_types() -> None:
                  "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz",
                  "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
                  "int1", "int2", "int4", "uint1", "uint2", "uint4"):
-        g[name] = scalar_type(name, g[name])
+        g[name] = _scalar_type(name, g[name])
 
 
 _scalar_types()

@@ -21,6 +21,8 @@ from ..arrays.setops import searchsorted
 from ..arrays.ufuncs import clip
 from ..lax._conv import conv_general_dilated
 from ..arrays.linalg import matmul
+from ..arrays.shape import argsort
+from ..arrays.complex import conj
 
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "interp", "unwrap", "convolve", "correlate",
            "kron", "cross", "vecdot", "matvec", "vecmat"]
@@ -178,7 +180,6 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         period = absolute(asarray_or_tracer(period))
         x = remainder(x, period)
         xp = remainder(xp, period)
-        from ..arrays.shape import argsort
         order = argsort(xp)
         xp, fp = getitem(xp, order), getitem(fp, order)
         xp = concatenate([subtract(getitem(xp, slice(-1, None)), period), xp,
@@ -236,7 +237,6 @@ def _conv(a, v, mode, op, precision, preferred_element_type):
         raise FuncadValueError(f"{op}: mode must be 'full', 'same' or 'valid', got {mode!r}")
     reverse = False
     if op == "correlate":
-        from ..arrays.complex import conj
         v = conj(v)
     if nv > na:  # as NumPy: the longer input slides; correlate then reads backwards
         a, v, na, nv = v, a, nv, na
@@ -306,7 +306,6 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
     """Sum of conj(x1) * x2 along axis (with broadcasting)."""
-    from ..arrays.complex import conj
     x1, x2 = promote(conj(x1), x2)
     if shape(x1)[axis] != shape(x2)[axis]:
         raise FuncadValueError(f"vecdot: axis {axis} has sizes {shape(x1)[axis]} and {shape(x2)[axis]}")
@@ -323,7 +322,6 @@ def matvec(x1, x2, /):
 
 def vecmat(x1, x2, /):
     """Vector-matrix products conj(x1) @ x2 with batch broadcasting: x1 (..., m), x2 (..., m, n)."""
-    from ..arrays.complex import conj
     x1, x2 = promote(conj(x1), x2)
     out = matmul(S.expand_dims(x1, (len(shape(x1)) - 1,)), x2)
     return S.squeeze(out, (len(shape(out)) - 2,))

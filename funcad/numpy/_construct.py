@@ -15,6 +15,9 @@ from ..arrays.dtypes import asarray_or_tracer, cast, promote
 from ..arrays.shape import concatenate, reshape, shape, stack
 from ..arrays.ufuncs import absolute, divide, exp, log, multiply, power, power as _pow, sign, sqrt
 from ._bessel import i0
+from ..arrays.setops import nonzero
+from ..arrays.shape import atleast_2d, transpose
+from ..arrays.shape import moveaxis
 
 __all__ = ["kaiser", "logspace", "geomspace", "meshgrid", "indices", "tril_indices", "triu_indices",
            "tril_indices_from", "triu_indices_from", "diag_indices", "diag_indices_from",
@@ -116,7 +119,6 @@ def diag_indices_from(arr):
 
 def mask_indices(n: int, mask_func, k: int = 0, *, size: int | None = None):
     """Indices where mask_func(ones((n, n)), k) is non-zero."""
-    from ..arrays.setops import nonzero
     return nonzero(mask_func(np.ones((n, n), _INT), k), size=size)
 
 
@@ -129,7 +131,6 @@ def ix_(*args):
         if len(shape(a)) != 1:
             raise FuncadValueError("ix_: cross index must be 1-d")
         if aval_of(a).dtype == np.bool_:
-            from ..arrays.setops import nonzero
             a = nonzero(a)[0]
         out.append(reshape(a, tuple(shape(a)[0] if k == i else 1 for k in range(n))))
     return tuple(out)
@@ -216,7 +217,6 @@ class _Concat:
             return np.zeros(0)
         out = concatenate(promote(*parts), axis)
         if matrix is not None:
-            from ..arrays.shape import atleast_2d, transpose
             out = atleast_2d(out)
             if matrix == "c":
                 out = transpose(out)
@@ -231,7 +231,6 @@ class _Concat:
         a = reshape(a, new)
         if trans1d != -1 and nd > 0:
             # Put the original axes at position trans1d, as NumPy does.
-            from ..arrays.shape import moveaxis
             k = trans1d % ndmin
             src = list(range(ndmin - nd, ndmin))
             dst = list(range(k, k + nd)) if k + nd <= ndmin else src

@@ -7,6 +7,8 @@ import numpy as np
 
 from ..core.errors import FuncadValueError
 from ..core.narrow import kind as _kind
+from ..core.avals import aval_of
+from ..arrays.dtypes import asarray_or_tracer
 
 __all__ = ["bool", "int_", "uint", "uint16", "float_", "complex_", "single", "double", "csingle",
            "cdouble", "generic", "flexible", "character", "signedinteger", "unsignedinteger",
@@ -29,8 +31,6 @@ save, savez, load = np.save, np.savez, np.load
 def can_cast(from_, to, casting: str = "safe") -> bool:
     """Whether from_ (a dtype or an array) can be cast to `to` under the casting rule."""
     if not isinstance(from_, (np.dtype, type, str)):
-        from ..core.avals import aval_of
-        from ..arrays.dtypes import asarray_or_tracer
         from_ = aval_of(asarray_or_tracer(from_)).dtype
     return builtins.bool(np.can_cast(from_, to, casting))
 

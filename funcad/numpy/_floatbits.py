@@ -1,6 +1,7 @@
 """Functions of a float's bit pattern: frexp, nextafter, spacing (JAX's values, incl. its edge cases)."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from ..core.avals import aval_of
@@ -15,14 +16,14 @@ from ..arrays.ufuncs import (bitwise_and, bitwise_or, copysign, divide, equal, g
 __all__ = ["frexp", "nextafter", "spacing"]
 
 # sign bit, exponent field width and bias, mantissa width of each float
-_LAYOUT = {np.dtype(np.float16): (np.int16, 5, 15, 10), np.dtype(np.float32): (np.int32, 8, 127, 23),
-           np.dtype(np.float64): (np.int64, 11, 1023, 52)}
+_LAYOUT = {np.dtype(np.float16): (np.int16, 5, 15, 10), np.dtype(ml_dtypes.bfloat16): (np.int16, 8, 127, 7),
+           np.dtype(np.float32): (np.int32, 8, 127, 23), np.dtype(np.float64): (np.int64, 11, 1023, 52)}
 
 
 def _inexact(x, name):
     x = asarray(to_inexact(x))  # integers convert as for any float ufunc (funcad follows NumPy)
     if x.dtype not in _LAYOUT:
-        raise TypeError(f"{name} needs a float16/32/64 array, got {x.dtype}")
+        raise TypeError(f"{name} needs a float16/bfloat16/32/64 array, got {x.dtype}")
     return x
 
 
@@ -99,5 +100,5 @@ def spacing(x):
         return subtract(nextafter(x, inf), x)
     out = subtract(nextafter(x, copysign(inf, x)), x)
     # A flushed subnormal difference (XLA on CPU) still reports the smallest step, as JAX.
-    tiniest = np.array(np.finfo(dtype).smallest_subnormal, dtype)
+    tiniest = np.array(ml_dtypes.finfo(dtype).smallest_subnormal, dtype)
     return where(equal(out, np.array(0, dtype)), copysign(tiniest, x), out)

@@ -1,10 +1,12 @@
 """Operators and array methods for tracers (and for jit's device arrays)."""
 from __future__ import annotations
 
+from ..core.eager import eager_result
 from ..arrays import complex as Cx
 from ..arrays import creation as C
 from ..arrays import indexing as X
 from ..arrays import linalg as L
+from ..arrays import manip as Mp
 from ..arrays import reductions as R
 from ..arrays import shape as Sh
 from ..arrays import ufuncs as U
@@ -83,7 +85,7 @@ ARRAY_METHODS = {
     "flatten": Sh.ravel, "squeeze": Sh.squeeze, "swapaxes": Sh.swapaxes,
     "astype": C.astype, "dot": L.dot, "clip": U.clip, "round": U.round,
     "diagonal": Sh.diagonal, "trace": Sh.trace, "sort": Sh.sort, "argsort": Sh.argsort,
-    "take": X.take, "repeat": Sh.repeat,
+    "take": X.take, "repeat": Mp.repeat,
     "T": property(lambda self: Sh.transpose(self)),
     "mT": property(Sh.matrix_transpose),
     "at": property(X._IndexUpdateHelper),
@@ -94,6 +96,10 @@ ARRAY_METHODS = {
 def install(cls) -> None:
     """Give `cls` NumPy's operators and methods, implemented with funcad ops."""
     for name, fn in ARRAY_METHODS.items():
+        # A named method that changes nothing (x.astype(x.dtype), x.reshape(x.shape) of a
+        # device Array) hands back its host value: that too is an immutable funcad array.
+        if callable(fn) and not name.startswith("__"):
+            fn = eager_result(fn)
         setattr(cls, name, fn)
     cls.__hash__ = None
 

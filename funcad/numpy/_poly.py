@@ -185,7 +185,7 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
 
 def _companion_roots(p):
     """The eigenvalues of p's companion matrix (p[0] != 0): its roots."""
-    from .linalg import eigvals
+    from .linalg import eigvals  # funcad.numpy.linalg loads on first use
     n = p.shape[0]
     if n < 2:
         return zeros((0,), np.result_type(p.dtype, np.complex64))
@@ -243,7 +243,7 @@ def polyfit(x, y, deg: int, rcond: float | None = None, full: bool = False, w=No
     >>> np.round(polyfit([0.0, 1.0, 2.0, 3.0], [1.0, 3.0, 5.0, 7.0], 1), 6).tolist()
     [2.0, 1.0]
     """
-    from .linalg import inv, lstsq
+    from .linalg import inv, lstsq  # funcad.numpy.linalg loads on first use
     try:
         deg = operator.index(deg)
     except TypeError:

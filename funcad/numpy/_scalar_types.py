@@ -17,6 +17,8 @@ Array(4, dtype=int32)
 from __future__ import annotations
 
 import numpy as np
+from ..core.eager import wrap
+from ..arrays.creation import asarray
 
 
 class _ScalarMeta(type):
@@ -24,8 +26,6 @@ class _ScalarMeta(type):
     _scalar: type
 
     def __call__(cls, x):
-        from ..core.eager import wrap
-        from ..arrays.creation import asarray
         return wrap(asarray(x, dtype=cls.dtype))
 
     def __eq__(cls, other):

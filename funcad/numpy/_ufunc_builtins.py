@@ -15,6 +15,7 @@ from ..arrays.ufuncs import divide, logaddexp, multiply, negative, where as _whe
 from ..arrays import reductions as red
 from ..primitives import structural as S
 from ..lax import _reduce
+from ..arrays.ufuncs import _as_bool
 
 __all__ = ["install"]
 
@@ -81,7 +82,6 @@ def _as_int_for_bool(op_name):
     def at(a, indices, b):
         a = asarray_or_tracer(a)
         if aval_of(a).dtype == np.bool_:
-            from ..arrays.ufuncs import _as_bool
             a32 = cast(a, np.int32)
             b32 = cast(_as_bool(b), np.int32)
             return cast(getattr(_at(a32)[indices], op_name)(b32), np.bool_)
@@ -96,7 +96,6 @@ def _subtract_at(a, indices, b):
 
 def install(ns: dict) -> None:
     """Make the built-in ufuncs of the namespace `ns` (those JAX's numpy has) ufuncs."""
-    from ..arrays.ufuncs import _as_bool
 
     def lazy(name):  # funcad.lax loads after funcad.numpy
         def fn(a, axes):

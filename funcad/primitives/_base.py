@@ -132,7 +132,7 @@ def jvp_of_composition(fun, primals, tangents):
 
 
 def _add_tangents(a, b):
-    from .elementwise import add
+    from .elementwise import add  # rules are mutually recursive: see test_layers
     return add(a, b)
 
 
@@ -174,7 +174,7 @@ def zeros_like(x):
 def full(shape, value, dtype):
     if not shape:
         return np.array(value, dtype)
-    from .structural import broadcast_in_dim
+    from .structural import broadcast_in_dim  # rules are mutually recursive: see test_layers
     return broadcast_in_dim(np.array(value, dtype), tuple(shape), ())
 
 
@@ -203,8 +203,8 @@ def unbroadcast(ct, shape):
     ct_shape = shape_of(ct)
     if tuple(ct_shape) == tuple(shape):  # the common case, kept cheap
         return ct
-    from .reductions import reduce_sum
-    from .structural import reshape
+    from .reductions import reduce_sum  # rules are mutually recursive: see test_layers
+    from .structural import reshape  # rules are mutually recursive: see test_layers
     lead = len(ct_shape) - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, (s, c) in enumerate(zip(shape, ct_shape[lead:])) if s == 1 and c != 1)
@@ -221,7 +221,7 @@ def broadcast_to(x, shape):
 
 
 def _broadcast_keep(x, shape, lead):
-    from .structural import broadcast_in_dim, reshape
+    from .structural import broadcast_in_dim, reshape  # rules are mutually recursive: see test_layers
     xs = shape_of(x)
     keep = [i for i, s in enumerate(xs) if s == shape[lead + i]]
     if len(keep) != len(xs):

@@ -14,6 +14,8 @@ from ..core.eager import wrap
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.trace import batch_rules, jvp_rules, lowering_rules
 from ._base import new_primitive
+from .structural import broadcast_in_dim
+from .structural import moveaxis0
 
 __all__ = ["pure_callback_p", "VMAP_METHODS"]
 
@@ -84,8 +86,6 @@ class _Sequential:
 
 
 def _batch(vals, dims, *, axis_size, callback, result_avals, vmap_method):
-    from .structural import broadcast_in_dim
-    from .structural import moveaxis0
     args = [v if d is None else moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)]
     batched_avals = tuple(ShapedArray((axis_size,) + a.shape, a.dtype) for a in result_avals)
     if vmap_method in ("sequential", "sequential_unrolled"):

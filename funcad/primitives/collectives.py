@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..core.narrow import kind as _dtype_kind
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, FuncadValueError, UnboundAxisError, UnsupportedError
 from ..core.trace import batch_rules, jvp_rules, lowering_rules
@@ -42,6 +43,8 @@ from .elementwise import add, convert_element_type, div, eq, mul
 from .reductions import reduce_max, reduce_min, reduce_sum
 from .structural import concatenate, expand_dims, iota, moveaxis, moveaxis0, reshape, squeeze
 from .structural import slice as slice_
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.avals import aval_of
 
 __all__ = ["all_gather", "all_to_all", "axis_index", "axis_size", "pmax", "pmean", "pmin",
            "ppermute", "pshuffle", "psum", "psum_scatter", "pswapaxes", "pvary"]
@@ -252,7 +255,6 @@ def _in_shard_map_vma(frames) -> bool:
 
 
 def _leaves(x):
-    from ..core.pytree import tree_flatten, tree_unflatten
     leaves, tree = tree_flatten(x)
     return leaves, lambda outs: tree_unflatten(tree, outs)
 
@@ -309,7 +311,6 @@ def psum(x, axis_name, *, axis_index_groups=None):
 
 
 def _dtype(v):
-    from ..core.avals import aval_of
     return aval_of(v).dtype
 
 
@@ -323,7 +324,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     groups = _index_groups(axis_index_groups, axis_name, "pmean")
     n = axis_size(axis_name) if groups is None else len(groups[0])
     leaves, back = _leaves(psum(x, axis_name, axis_index_groups=groups))
-    return back([div(v, np.asarray(n, _dtype(v))) if np.dtype(_dtype(v)).kind in "fc"
+    return back([div(v, np.asarray(n, _dtype(v))) if _dtype_kind(_dtype(v)) in "fc"
                  else div(convert_element_type(v, np.float64), np.float64(n)) for v in leaves])
 
 
@@ -485,7 +486,6 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bo
 
 
 def _ndim(v):
-    from ..core.avals import aval_of
     return aval_of(v).ndim
 
 
@@ -517,7 +517,6 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
 
 
 def _shape(v):
-    from ..core.avals import aval_of
     return aval_of(v).shape
 
 

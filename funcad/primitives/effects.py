@@ -25,6 +25,7 @@ from ..core.trace import abstract_eval_rules, batch_rules, impl_rules, jvp_rules
 from ..core.trace import Primitive, transpose_rules
 from ..lowering.stablehlo import Value, block_token, tensor_type, token_effects
 from .callback import _checked
+from .structural import moveaxis0
 
 __all__ = ["debug_callback_p", "io_callback_p"]
 
@@ -85,7 +86,6 @@ def _per_entry(callback, dims, result_avals=None) -> _PerEntry:
 
 
 def _batched_args(vals, dims):
-    from .structural import moveaxis0
     axis_size = next(np.shape(v)[d] if not hasattr(v, "aval") else v.aval.shape[d]
                      for v, d in zip(vals, dims) if d is not None)
     return [v if d is None else moveaxis0(v, d, axis_size) for v, d in zip(vals, dims)], axis_size

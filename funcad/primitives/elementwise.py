@@ -336,12 +336,21 @@ round_p = unop("round", np.rint, "f", hlo="stablehlo.round_nearest_even", py="np
 round = _bind1(round_p)
 defzero(round_p)
 
-erf_p = unop("erf", lambda x: sp.erf(x), "f", hlo="chlo.erf", py="special.erf({0})")
+def _in_dtype(name):
+    """scipy.special's `name`, whose float16 result is float32, giving x's dtype
+    (looked up at call time: scipy.special loads on first use)."""
+    def impl(x):
+        x = np.asarray(x)
+        return np.asarray(getattr(sp, name)(x)).astype(x.dtype, copy=False)
+    return impl
+
+
+erf_p = unop("erf", _in_dtype("erf"), "f", hlo="chlo.erf", py="special.erf({0})")
 erf = _bind1(erf_p)
 defjvp(erf_p, lambda t, ans, x: mul(t, mul(const(x, 2 / np.sqrt(np.pi)), exp(neg(square(x))))))
 
 # 1 - erf(x) loses every digit in the tail, where erfc is tiny.
-erfc_p = unop("erfc", lambda x: sp.erfc(x), "f", hlo="chlo.erfc", py="special.erfc({0})")
+erfc_p = unop("erfc", _in_dtype("erfc"), "f", hlo="chlo.erfc", py="special.erfc({0})")
 erfc = _bind1(erfc_p)
 defjvp(erfc_p, lambda t, ans, x: mul(t, mul(const(x, -2 / np.sqrt(np.pi)), exp(neg(square(x))))))
 
@@ -354,15 +363,6 @@ def _erf_inv(x):
 erf_inv_p = unop("erf_inv", _erf_inv, "f", hlo="chlo.erf_inv", py="special.erfinv({0})")
 erf_inv = _bind1(erf_inv_p)
 defjvp(erf_inv_p, lambda t, ans, x: mul(t, mul(const(x, np.sqrt(np.pi) / 2), exp(square(ans)))))
-
-def _in_dtype(name):
-    """scipy.special's `name`, whose float16 result is float32, giving x's dtype
-    (looked up at call time: scipy.special loads on first use)."""
-    def impl(x):
-        x = np.asarray(x)
-        return np.asarray(getattr(sp, name)(x)).astype(x.dtype, copy=False)
-    return impl
-
 
 lgamma_p = unop("lgamma", _in_dtype("gammaln"), "f", hlo="chlo.lgamma", py="special.gammaln({0})")
 lgamma = _bind1(lgamma_p)

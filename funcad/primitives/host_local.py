@@ -18,6 +18,8 @@ from ..core.errors import FuncadValueError
 from ..core.sharding import NamedSharding, PartitionSpec, _axes, batching
 from ..core.trace import Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules
 from ._base import deflinear, defpython
+from ..lowering import spmd
+from ..lowering.array import is_device_array
 
 __all__ = ["global_to_local_p", "local_to_global_p", "global_shape", "local_shape"]
 
@@ -78,8 +80,6 @@ def _host(x):
 
 
 def _local_to_global_impl(x, *, global_mesh, pspec):
-    from ..lowering import spmd
-    from ..lowering.array import is_device_array
     _check_spec(pspec)
     if is_device_array(x) and not _fully_addressable(x):
         return x  # already global
@@ -95,8 +95,6 @@ def _local_to_global_impl(x, *, global_mesh, pspec):
 
 
 def _global_to_local_impl(x, *, global_mesh, pspec):
-    from ..lowering import spmd
-    from ..lowering.array import is_device_array
     _check_spec(pspec)
     if is_device_array(x) and _fully_addressable(x):
         return x  # already host local

@@ -13,6 +13,7 @@ from ..lowering.stablehlo import compare, convert, ints
 from . import dot_algorithm as algo
 from ._base import defjvp, defpython, is_undefined, new_primitive, shape_of, type_error
 from .structural import moveaxis0, transpose
+from .sharding import out_sharded
 
 
 def _free(nd, contract, batch):
@@ -77,7 +78,6 @@ def dot_general(x, y, dimension_numbers, precision=None, out_sharding=None):
         params["out_sharding"] = typed
     out = dot_general_p.bind(x, y, **params)
     if out_sharding is not None and typed is None:
-        from .sharding import out_sharded
         return out_sharded(out, out_sharding)
     return out
 

@@ -25,6 +25,8 @@ from ..lowering.stablehlo import Value, tensor_type
 from ._base import check_eagerly, defpython, defzero, new_primitive, type_error
 from ._xla_rng import xla_rng_bits
 from .structural import concatenate, moveaxis0, reshape, slice as _slice
+from . import elementwise as E
+from ._base import full
 
 __all__ = ["rng_bit_generator_p", "rng_uniform_p"]
 
@@ -150,8 +152,6 @@ def _uniform_jvp(primals, tangents, *, shape):
 
 def _uniform_batch(vals, dims, *, axis_size, shape):
     # Bounds per batch element: one draw of (batch, *shape) in [0, 1), scaled per element.
-    from . import elementwise as E
-    from ._base import full
     a, b = (moveaxis0(v, d, axis_size) if d is not None else v for v, d in zip(vals, dims))
     dtype = np.asarray(a).dtype if not hasattr(a, "aval") else a.aval.dtype
     fdt = dtype if dtype.kind == "f" else np.dtype(np.float64)

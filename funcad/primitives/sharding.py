@@ -16,6 +16,10 @@ from ..core.typed_sharding import BY_SHAPE_RULE, type_sharding
 from ..lowering.stablehlo import unconstrained
 from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
 from ._base import deflinear, defpython
+from ..core.trace import ctx
+from ..lowering.runtime import device_put
+from ..lowering.array import is_device_array
+from ..lowering.spmd import device_put_sharded
 
 __all__ = ["out_sharded", "takes_out_sharding", "with_sharding_constraint"]
 
@@ -62,9 +66,7 @@ def out_sharded(x, out_sharding):
     sharding funcad cannot express raises with_sharding_constraint's error."""
     if out_sharding is None:
         return x
-    from ..core.trace import ctx
     if ctx.trace is None:  # an eager result (a device or a host array) is placed so
-        from ..lowering.runtime import device_put
         return device_put(x, resolve_spec(out_sharding, "out_sharding"))
     return with_sharding_constraint(x, out_sharding)
 
@@ -86,9 +88,7 @@ def takes_out_sharding(fn):
 
 
 def _impl(x, *, sharding):
-    from ..lowering.array import is_device_array
     if is_device_array(x):  # a device array is laid out as asked, as JAX does
-        from ..lowering.spmd import device_put_sharded
         return device_put_sharded(x, sharding)
     return x
 

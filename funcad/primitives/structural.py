@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadValueError, ShardingTypeError
+from ..core.typed_sharding import concrete
 from ..core.trace import batch_rules, lowering_rules, sharding_rules
 from ..core.typed_sharding import explicit_out_sharding, reshape_rule, same_as_operand, spec_of, varying_shape_rule
 from ..lowering.python_source import np_dtype
@@ -51,7 +52,7 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
 
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
-    from .reductions import reduce_sum
+    from .reductions import reduce_sum  # rules are mutually recursive: see test_layers
     in_shape = x.aval.shape
     unit = tuple(d for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1)
     new = tuple(d for d in range(len(shape)) if d not in broadcast_dimensions)
@@ -106,7 +107,7 @@ def reshape(x, new_sizes, out_sharding=None):
         out = reshape_p.bind(x, new_sizes=new_sizes)
         if out_sharding is None:
             return out
-        from .sharding import out_sharded
+        from .sharding import out_sharded  # rules are mutually recursive: see test_layers
         return out_sharded(out, out_sharding)
     return reshape_p.bind(x, new_sizes=new_sizes, out_sharding=typed)
 
@@ -118,7 +119,6 @@ def _reshape_transpose(ct, x, *, new_sizes, out_sharding=None):
 
 
 def _on_concrete_mesh(type_sharding):
-    from ..core.typed_sharding import concrete
     return concrete(type_sharding)
 
 
@@ -356,8 +356,8 @@ def pad(x, padding_value, padding_config):
 
 
 def _pad_transpose(ct, x, v, *, padding_config):
-    from .reductions import reduce_sum
-    from .elementwise import sub
+    from .reductions import reduce_sum  # rules are mutually recursive: see test_layers
+    from .elementwise import sub  # rules are mutually recursive: see test_layers
     out = [None, None]
     # Undo the negative low/high padding first, then take the strided interior.
     unpad_cfg = tuple((-lo, -hi, 0) for lo, hi, _ in padding_config)
@@ -376,7 +376,7 @@ deflinear(pad_p, _pad_transpose)
 
 
 def _pad_batch(vals, dims, *, axis_size, padding_config):
-    from .elementwise import select_n
+    from .elementwise import select_n  # rules are mutually recursive: see test_layers
     x, v = vals
     dx, dv = dims
     x = moveaxis0(x, dx, axis_size)

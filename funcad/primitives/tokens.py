@@ -26,6 +26,8 @@ from ..core.trace import abstract_eval_rules, batch_rules, impl_rules, jvp_rules
 from ..core.trace import Primitive, transpose_rules
 from ..lowering.stablehlo import tensor_type
 from ._base import check_eagerly, defpython, defzero, new_primitive
+from ..lowering import xla
+from .effects import _lower_effect
 
 __all__ = ["Token", "TokenAval", "abstract_token", "create_token_p", "after_all_p", "dce_sink_p",
            "is_token"]
@@ -134,7 +136,6 @@ _SINK_ATTRS = 'call_target_name = "dce_sink", has_side_effect = true, api_versio
 def _has_ffi_sink(platform: str) -> bool:
     """Whether this jaxlib has the no-op FFI target `dce_sink` (JAX's, newer than jaxlib 0.6):
     a tiny program that calls it is compiled and run once."""
-    from ..lowering import xla
     text = ('module @probe { func.func public @main(%a: tensor<f32>) -> tensor<f32> {\n'
             f'  "stablehlo.custom_call"(%a) <{{{_SINK_ATTRS}}}> : (tensor<f32>) -> ()\n'
             '  return %a : tensor<f32> } }')
@@ -153,7 +154,6 @@ def _dce_sink_lower(ctx, x, *, prevent_mlir_dce):
     if _has_ffi_sink(ctx.module.platform):  # a no-op marked as a side effect, so XLA keeps x
         ctx.op("stablehlo.custom_call", [x], [], _SINK_ATTRS)
     else:  # older jaxlib: a side-effecting host call that does nothing keeps x just as well
-        from .effects import _lower_effect
         _lower_effect(ctx, [x], lambda *xs: (), [])
     return []
 

@@ -23,6 +23,8 @@ from .elementwise import add, conj, const, eq, ge, le, mul, neg, select_n, sub
 from .indexing import take_along_axis
 from .linalg import dot_general
 from .structural import broadcast_in_dim, iota, moveaxis0, pad, slice as slice_, transpose
+from .structural import reshape
+from .elementwise import bitwise_and
 
 # ------------------------------------------------------------ helpers ----
 
@@ -273,7 +275,6 @@ def _tsolve_batch(vals, dims, *, axis_size, **params):
         b = moveaxis0(b, db, axis_size)
         m, n = shape_of(b)[1:]
         cols = transpose(b, (1, 0, 2))
-        from .structural import reshape
         x = triangular_solve_p.bind(a, reshape(cols, (m, axis_size * n)), **params)
         return transpose(reshape(x, (m, axis_size, n)), (1, 0, 2)), 0
     a, b = _batched_operands(vals, dims, axis_size)
@@ -411,7 +412,6 @@ def _lower_right_eye(batch, n, k, like):
     nd = len(shape)
     r, c = iota(np.int32, shape, nd - 2), iota(np.int32, shape, nd - 1)
     on = eq(r, c)
-    from .elementwise import bitwise_and
     on = bitwise_and(on, ge(r, np.array(k, np.int32)))
     return select_n(on, _zeros(shape, like), broadcast_in_dim(const(like, 1), shape, ()))
 

@@ -81,7 +81,7 @@ _SPLIT, _TERMS, _PP_EPS = 7.0, 20, 0.02
 
 
 def _poisson_approx(key, lam, shape, dtype):
-    from ..scipy.special import ndtr
+    from ..scipy.special import ndtr  # funcad.scipy loads on first use
     lam = fnp.asarray(lam)
     wide = (lam.dtype.kind == "f" and lam.dtype.itemsize > 4) or dtype.itemsize > 4
     cdt = np.dtype(np.float64 if wide else np.float32)
@@ -258,7 +258,7 @@ def binomial(key, n, p, shape=None, dtype=None):
         _check_shape("binomial", shape, _shape_of(n), _shape_of(p))
     prob = fnp.asarray(p)
     if prob.dtype.kind != "f":
-        prob = prob.astype(np.float64)
+        prob = prob.astype(float)  # the default float: no x64 warning
     count = fnp.broadcast_to(_as(fnp.asarray(n), prob.dtype), shape)
     prob = fnp.broadcast_to(prob, shape)
     p_lt_half = fnp.less(prob, 0.5)

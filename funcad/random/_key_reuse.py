@@ -40,7 +40,7 @@ from ..core.trace import Tracer, call_rules, ctx, hooks
 from ..primitives.key_reuse import KeyMask, random_clone_p, random_consume_p
 from ..transforms.control_flow import cond_p, scan_p, while_p
 from ..transforms.jit import Jitted
-from ._keyarray import PRNGKeyArray
+from ._keyarray import PRNGKeyArray, hooks as _keyarray_hooks
 
 __all__ = ["consume", "fresh", "index_mask", "jaxpr_signature", "set_enabled"]
 
@@ -426,3 +426,10 @@ def set_enabled(on: bool) -> None:
 options.bind("debug_key_reuse", on_set=set_enabled)
 if options.debug_key_reuse:  # set (e.g. by FUNCAD_DEBUG_KEY_REUSE) before funcad.random loaded
     set_enabled(True)
+
+
+def _consume_slice(keys, idx):
+    return consume(keys, "slice", index_mask(keys.shape, idx))
+
+
+_keyarray_hooks.consume_slice = staticmethod(_consume_slice)

@@ -25,6 +25,12 @@ from .. import numpy as fnp
 
 __all__ = ["KeyDType", "PRNGKeyArray", "key_dtype", "key_shape", "resolve_impl"]
 
+
+class hooks:
+    """Set by random/_key_reuse.py, which builds on this module: `consume_slice(keys, idx)`,
+    the keys `keys[idx]` consumes under debug_key_reuse."""
+    consume_slice = None
+
 # name -> (shape of one key's data, dtype tag), as JAX's implementations.
 _IMPLS = {"threefry2x32": ((2,), "fry"), "rbg": ((4,), "rbg"), "unsafe_rbg": ((4,), "urbg"),
           "threefry4x32": ((4,), "fry4"), "philox2x32": ((1,), "phx2"),
@@ -158,8 +164,7 @@ class PRNGKeyArray:
             raise TypeError("key arrays cannot be used as indices")
         keys = self
         if options.debug_key_reuse:  # indexing consumes the keys it takes, as JAX's slice
-            from ._key_reuse import consume, index_mask  # (_key_reuse imports this module)
-            keys = consume(self, "slice", index_mask(self.shape, idx))
+            keys = hooks.consume_slice(self, idx)
         # The trailing full slice keeps the key words whatever idx holds (..., None, masks).
         return PRNGKeyArray(keys._data[idx + (slice(None),)], self._impl)
 

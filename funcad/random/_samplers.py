@@ -254,9 +254,9 @@ def _randint(key, shape, minval, maxval, dtype):
     _check_shape("randint", shape, _shape_of(minval), _shape_of(maxval))
     minval, maxval = fnp.asarray(minval), fnp.asarray(maxval)
     if minval.dtype.kind not in "iu":
-        minval = minval.astype(np.int64)
+        minval = minval.astype(int)  # the default int: no x64 warning
     if maxval.dtype.kind not in "iu":
-        maxval = maxval.astype(np.int64)
+        maxval = maxval.astype(int)
     with np.errstate(over="ignore"):
         out_of_range = E.gt(maxval, _clip_int(np.array(np.iinfo(dtype).max, dtype), maxval.dtype))
         minval, maxval = _clip_int(minval, dtype), _clip_int(maxval, dtype)
@@ -466,7 +466,7 @@ def geometric(key, p, shape=None, dtype=None):
     shape = _shape_or_broadcast("geometric", shape, p)
     p = fnp.asarray(p)
     if p.dtype.kind != "f":
-        p = p.astype(np.float64)
+        p = p.astype(float)
     u = _uniform(key, shape, p.dtype, 0.0, 1.0)
     u = fnp.where(E.eq(u, _c(0, p.dtype)), _c(1, p.dtype), u)
     g = E.add(E.floor(E.div(E.log(u), fnp.broadcast_to(E.log1p(E.neg(p)), shape))), _c(1, p.dtype))
@@ -580,7 +580,7 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
     else:
         p = fnp.asarray(p)
         if p.dtype.kind != "f":
-            p = p.astype(np.float64)
+            p = p.astype(float)  # the default float: no x64 warning
         if p.shape != (n_inputs,):
             raise ValueError("p must be None or a 1D vector with the same size as a.shape[axis]. "
                              f"p has shape {p.shape} and a.shape[axis] is {n_inputs}.")
@@ -588,7 +588,7 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
             cum = fnp.cumsum(p)
             r = fnp.multiply(cum[-1], E.sub(_c(1, cum.dtype), uniform(key, shape, cum.dtype)))
             # searchsorted(cum, r, side='left') is the number of entries below r.
-            ind = fnp.sum(fnp.less(cum, fnp.expand_dims(r, -1)), axis=-1).astype(np.int64)
+            ind = fnp.sum(fnp.less(cum, fnp.expand_dims(r, -1)), axis=-1).astype(int)
         else:
             g = fnp.add(gumbel(key, (n_inputs,), p.dtype, mode=mode), fnp.log(p))
             ind = _top_k_indices(g, n_draws)

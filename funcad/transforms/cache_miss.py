@@ -22,6 +22,7 @@ import sys
 from ..core import options as _options
 from ..core.pytree import keystr, one_level, tree_leaves_with_path, tree_unflatten
 from ..core.traceback_util import is_internal, user_frame
+from ..core.avals import short_dtype
 
 __all__ = ["explain"]
 
@@ -207,7 +208,6 @@ def _diff_types(names, new_leaves, old_leaves):
 
 
 def _short(leaf_key) -> str:
-    from ..core.avals import short_dtype
     shape, dtype = leaf_key[0], leaf_key[1]
     return f"{short_dtype(dtype)}[{','.join(map(str, shape))}]"
 

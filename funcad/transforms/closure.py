@@ -16,6 +16,7 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.staging import lift_traced_consts, trace_to_jaxpr
 from ..core.trace import ctx, eval_jaxpr
 from .custom import custom_vjp
+from ..core.errors import FuncadTypeError
 
 __all__ = ["closure_convert", "custom_gradient"]
 
@@ -60,7 +61,6 @@ def closure_convert(fun: Callable, *example_args) -> tuple[Callable, list[Any]]:
         call_args, hoisted = args[:len(args) - n_consts], args[len(args) - n_consts:]
         arg_leaves, tree = tree_flatten(call_args)
         if tree != in_tree or len(arg_leaves) != n_in:
-            from ..core.errors import FuncadTypeError
             raise FuncadTypeError(f"closure-converted {getattr(fun, '__name__', 'function')} takes arguments "
                                   f"structured as {in_tree} followed by {n_consts} hoisted constants")
         return tree_unflatten(out_tree, eval_jaxpr(lifted.jaxpr, lifted.consts, *hoisted, *arg_leaves))

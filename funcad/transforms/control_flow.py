@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.narrow import kind as _kind
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadError, FuncadTypeError, MissingRuleError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
@@ -48,7 +49,7 @@ from .vmap import batch_call
 
 
 def _inexact(aval) -> bool:
-    return aval.dtype.kind in "fc"
+    return _kind(aval.dtype) in "fc"  # bfloat16 and the float8s too
 
 
 def _split(xs, *sizes):
@@ -102,19 +103,19 @@ def _lane_mask(pred, shape):
     return broadcast_in_dim(pred, tuple(shape), (0,))
 
 
-
 # ------------------------------------------------------ eager execution ----
 # Called eagerly, JAX runs a cond, while or scan as one compiled XLA program (its
 # primitives are applied through jit). funcad does the same: run op by op on NumPy, a
 # loop's float results would drift from JAX's by a few ulps per step (NumPy's pairwise
 # sums, its dot and transcendental functions round differently from XLA's), which a
 # long chain, such as an MCMC warmup, turns into different numbers. A body holding a
-# primitive without a lowering rule runs on the interpreter instead.
+# primitive without a lowering rule, or a funcad.debug.print, runs on the interpreter.
 
 
 def _compiled_impl(prim, interpret):
     def impl(*args, **params):
-        anchor = params.get("jaxpr") or params.get("body_jaxpr") or params["branches"][0]
+        anchor = (params["branches"][0] if "branches" in params
+                  else params["jaxpr"] if "jaxpr" in params else params["body_jaxpr"])
         if not memo(anchor, ("lowerable",), lambda: _lowerable(params)):
             return interpret(*args, **params)
         avals = tuple(aval_of(a) for a in args)
@@ -128,9 +129,13 @@ def _compiled_impl(prim, interpret):
 
 
 def _lowerable(params) -> bool:
+    """Whether jit can compile these bodies: every primitive lowers, and no
+    funcad.debug.print sits inside them (jit prints only outside control flow)."""
+    from .debugging import debug_print_p  # debugging's module sits above this one
     for j in subjaxprs(params):
         for eqn in j.eqns:
-            if eqn.prim not in lowering_rules or (has_subjaxprs(eqn.params) and not _lowerable(eqn.params)):
+            if eqn.prim not in lowering_rules or eqn.prim is debug_print_p or (
+                    has_subjaxprs(eqn.params) and not _lowerable(eqn.params)):
                 return False
     return True
 

@@ -23,6 +23,7 @@ from ..core.trace import Tracer, ctx, eval_jaxpr
 from .control_flow import cond_p, scan_p, while_p
 from ..primitives.structural import concatenate, reshape, slice as _slice
 from ..primitives.elementwise import add, bitwise_and, clamp, convert_element_type, lt, ne
+from .vmap import vmap
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 
@@ -496,7 +497,6 @@ def map(f: Callable, xs, *, batch_size: int | None = None):
         return scan(lambda c, x: (c, f(x)), (), xs)[1]
     if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise FuncadValueError(f"lax.map: batch_size must be a positive int, got {batch_size!r}")
-    from .vmap import vmap  # (vmap imports lax)
     leaves, tree = tree_flatten(xs)
     if not leaves:
         return scan(lambda c, x: (c, f(x)), (), xs)[1]

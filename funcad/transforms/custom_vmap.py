@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
+from ..core.narrow import kind as _kind
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import tree_flatten, tree_unflatten
@@ -85,7 +86,7 @@ def _batch(vals, dims, *, axis_size, call, rule):
 
 
 def _jvp(primals, tangents, *, call, rule):
-    in_nz = [nonzero_tangent(p, t) or (t is None and aval_of(p).dtype.kind in "fc")
+    in_nz = [nonzero_tangent(p, t) or (t is None and _kind(aval_of(p).dtype) in "fc")
              for p, t in zip(primals, tangents)]
     tangents = [t if t is not None else zeros_tangent(p) for p, t, nz in zip(primals, tangents, in_nz) if nz]
     n_out = len(call.out_avals)

@@ -30,6 +30,10 @@ from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rule
 from ..lowering.array import is_device_array
 from ..lowering.stablehlo import tensor_type
 from .passes import register_effect
+from ..lowering import xla
+from ..lowering.spmd import inspect_key
+from ..lowering.spmd import from_hlo_sharding
+from ..lowering.spmd import from_op_sharding
 
 __all__ = ["Inspection", "collect", "fire", "inspect_sharding_p", "sharding_of"]
 
@@ -41,7 +45,6 @@ def sharding_of(x) -> Sharding:
     sharding = getattr(x, "sharding", None) if is_device_array(x) else None
     if isinstance(sharding, Sharding):
         return sharding
-    from ..lowering import xla
     return SingleDeviceSharding(xla.get_device(None))  # eager values live on the default device
 
 
@@ -108,7 +111,6 @@ def _lowering(lctx, x, *, callback):
     assignment = lctx.module.assignment
     if assignment is None or len(assignment) == 1:
         return []  # one device: no partitioner runs; `fire` reports the device
-    from ..lowering.spmd import inspect_key
     t = tensor_type(x.aval)
     lctx.lines.append(
         " " * lctx.indent + f'{lctx.module.fresh()} = "stablehlo.custom_call"({x.name}) '
@@ -135,12 +137,10 @@ def fire(found: Sequence[Inspection], assignment: Sequence, name: Callable | Non
             sharding = NamedSharding(rec.mesh, PartitionSpec()) if rec.mesh is not None else \
                 name(_replicated_hlo(assignment), rec.ndim, [])
         else:
-            from ..lowering.spmd import from_hlo_sharding
             sharding = name(from_hlo_sharding(rec.hlo, assignment), rec.ndim,
                             [rec.mesh] if rec.mesh else [])
         rec.callback(sharding)
 
 
 def _replicated_hlo(assignment):
-    from ..lowering.spmd import from_op_sharding
     return from_op_sharding(None, assignment)

@@ -24,6 +24,7 @@ needs it inside a function it traces itself.
 """
 from __future__ import annotations
 
+from ..core.narrow import kind as _kind
 from ..core.avals import ShapedArray, aval_of, float0
 from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.staging import StagingTrace, trace_to_jaxpr
@@ -39,7 +40,7 @@ __all__ = ["nonzero_tangent", "jvp_jaxpr", "partial_eval_jaxpr", "forward_residu
 
 
 def _inexact(aval) -> bool:
-    return aval.dtype.kind in "fc"
+    return _kind(aval.dtype) in "fc"  # bfloat16 and the float8s too
 
 
 def strip_weak(aval) -> ShapedArray:

@@ -26,6 +26,7 @@ from ..core.trace import Primitive, ctx, eval_jaxpr
 from ..primitives._base import is_undefined, zeros_tangent
 from ..primitives.structural import broadcast_in_dim, moveaxis0
 from .calls import define_call
+from .vmap import vmap_flat
 
 __all__ = ["linear_call"]
 
@@ -134,7 +135,6 @@ def _transpose(cts, *args, jaxpr, transpose, num_consts, num_res):
 def _batched_callee(callee: ClosedJaxpr, consts, dims, axis_size):
     """`callee` applied to (consts, *args) batched along `dims` (None: unbatched), every
     output batched along 0, as (jaxpr taking consts then args, its consts)."""
-    from .vmap import vmap_flat
     avals = [a if d is None else ShapedArray((axis_size,) + a.shape, a.dtype)
              for a, d in zip(callee.in_avals, dims)]
     k = len(consts)

@@ -26,6 +26,9 @@ from ..primitives._base import is_undefined, zeros_tangent
 from ..primitives import elementwise as E
 from ..primitives.structural import moveaxis0, broadcast_in_dim
 from .calls import define_call
+from .jvp import jvp_flat
+from .api import linear_transpose
+from .vmap import vmap_flat
 
 __all__ = ["SolveRule", "linear_solve"]
 
@@ -47,13 +50,11 @@ class SolveRule:
         matvec = self.matvec
 
         def vecmat(y, consts):
-            from .api import linear_transpose
             t = linear_transpose(lambda *x: matvec(list(x), consts), *[zeros_tangent(v) for v in y])
             return list(t(list(y)))
         return SolveRule(vecmat, self.tsolve, self.solve, self.name + ".T")
 
     def batched(self, const_dims, axis_size) -> "SolveRule":
-        from .vmap import vmap_flat
 
         def lift(f):
             if f is None:
@@ -92,7 +93,6 @@ def _aval(*avals, jaxpr: ClosedJaxpr, rule, num_consts):
 
 
 def _jvp(primals, tangents, *, jaxpr, rule, num_consts):
-    from .jvp import jvp_flat
     c, b = list(primals[:num_consts]), list(primals[num_consts:])
     tc, tb = tangents[:num_consts], tangents[num_consts:]
     x = linear_solve_p.bind(*primals, jaxpr=jaxpr, rule=rule, num_consts=num_consts)

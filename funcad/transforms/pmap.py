@@ -20,6 +20,8 @@ from ..primitives.structural import expand_dims, moveaxis, squeeze
 from .jit import jit
 from .shard_map import shard_map
 from .vmap import _expand_axes
+from ..lowering import xla
+from ..primitives.structural import slice as slice_
 
 __all__ = ["pmap"]
 
@@ -93,7 +95,6 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
 
 
 def _devices(devices, backend, n):
-    from ..lowering import xla
     devs = list(devices) if devices is not None else list(xla.get_client(backend or xla.default_backend()).devices())
     if devices is not None and len(devs) != n:
         raise FuncadValueError(f"pmap: the mapped axis has size {n}, but {len(devs)} devices were "
@@ -170,6 +171,5 @@ def _hashable(x) -> bool:
 
 
 def _first(x):
-    from ..primitives.structural import slice as slice_
     shape = aval_of(x).shape
     return slice_(x, (0,) * len(shape), (1,) + tuple(shape[1:]))

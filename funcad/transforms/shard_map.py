@@ -32,11 +32,12 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from ..core.narrow import kind as _kind
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr
-from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.sharding import (Mesh, NamedSharding, PartitionSpec, batching as sharding_batching,
+from ..core.pytree import tree_flatten, tree_map, tree_unflatten
+from ..core.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec, batching as sharding_batching,
                              context_mesh, flatten_prefix)
 from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
 from ..core.typed_sharding import type_sharding
@@ -50,6 +51,8 @@ from ..primitives.structural import expand_dims, moveaxis0, squeeze
 from .vma import live_typing, with_vma
 from .jaxpr_transforms import (batch_jaxpr, jvp_jaxpr, nonzero_tangent, partial_eval_jaxpr,
                                transpose_jaxpr)
+from .jit_spmd import SpmdExecutable
+from .jit_spmd import program_shardings
 
 __all__ = ["shard_map"]
 
@@ -153,7 +156,6 @@ def _sharding_rule(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, manual_a
 
 @functools.lru_cache(maxsize=256)
 def _executable(jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes, in_avals):
-    from .jit_spmd import SpmdExecutable
     params = dict(jaxpr=jaxpr, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
                   check_vma=check_vma, manual_axes=manual_axes)
     closed = trace_to_jaxpr(lambda *xs: shard_map_p.bind(*xs, **params), list(in_avals),
@@ -254,7 +256,7 @@ def _transpose(cts, *args, **params):
 
         def fun(*xs):
             cts_in = [div(c, np.asarray(_count(p, s), aval_of(c).dtype)) if _count(p, s) > 1
-                      and aval_of(c).dtype.kind in "fc" else c
+                      and _kind(aval_of(c).dtype) in "fc" else c
                       for c, s in zip(xs[nres:], ct_specs)]
             outs = eval_jaxpr(inner.jaxpr, inner.consts, *xs[:nres], *cts_in)
             return [C.psum_p.bind(o, axes=_unmentioned(p, s)) if _unmentioned(p, s) else o
@@ -361,7 +363,6 @@ def _program_shardings(params):
 
 
 def _register_with_jit():
-    from .jit_spmd import program_shardings
     program_shardings[shard_map_p] = _program_shardings
 
 
@@ -423,9 +424,6 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=_MISSING, mes
         raise FuncadTypeError(f"shard_map requires a callable, got {f!r} of type {type(f).__name__}")
     if mesh is not None:
         _manual_axes(mesh, axis_names)
-    if in_specs is _MISSING:
-        raise FuncadTypeError("shard_map needs in_specs: funcad meshes have no Explicit axes from "
-                              "which to infer them; pass a PartitionSpec per argument")
     name = getattr(f, "__name__", "f")
 
     @functools.wraps(f)
@@ -434,10 +432,28 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=_MISSING, mes
         if m is None:
             raise FuncadValueError("shard_map without mesh= needs a context mesh: enter one with "
                                    "funcad.set_mesh(mesh), or pass mesh=")
-        return _call(f, name, args, m, _manual_axes(m, axis_names), in_specs, out_specs,
-                     check_vma)
+        manual = _manual_axes(m, axis_names)
+        specs = _inferred_specs(args, m, manual) if in_specs is _MISSING else in_specs
+        return _call(f, name, args, m, manual, specs, out_specs, check_vma)
 
     return wrapped
+
+
+def _inferred_specs(args, mesh, manual) -> tuple:
+    """shard_map's in_specs from the arguments' types (JAX's default, Infer): each
+    array is split as the sharding in its type says, over Explicit mesh axes."""
+    not_explicit = [a for a, t in zip(mesh.axis_names, mesh.axis_types)
+                    if a in manual and t is not AxisType.Explicit]
+    if not_explicit:
+        raise FuncadTypeError(
+            f"shard_map without in_specs infers them from the arguments' types, which needs "
+            f"Explicit mesh axes, but {not_explicit} of {mesh} are not; pass in_specs (a "
+            f"PartitionSpec per argument) or make the mesh with AxisType.Explicit axes")
+
+    def spec(x):
+        s = aval_of(x)._sharding
+        return PartitionSpec() if s is None else PartitionSpec(*s.spec)
+    return tuple(tree_map(spec, a) for a in args)
 
 
 def _manual_axes(mesh, axis_names) -> frozenset:

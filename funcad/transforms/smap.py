@@ -28,6 +28,16 @@ def _spec(axis_name, axis) -> PartitionSpec:
     return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
 
 
+def _axis_of(x, axis_name):
+    """The dimension of x's type split over `axis_name` (None: none is)."""
+    from ..core.avals import aval_of
+    s = aval_of(x)._sharding
+    for d, p in enumerate(() if s is None else s.spec):
+        if p == axis_name or (isinstance(p, tuple) and axis_name in p):
+            return d
+    return None
+
+
 def smap(f: Callable | None = None, /, *, in_axes: Any = Infer, out_axes: Any,
          axis_name) -> Callable:
     """Map `f` over mesh axis `axis_name` of the context mesh (`funcad.set_mesh`), as
@@ -48,15 +58,27 @@ def smap(f: Callable | None = None, /, *, in_axes: Any = Infer, out_axes: Any,
         return lambda g: smap(g, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
     if isinstance(axis_name, (list, tuple)):
         raise FuncadTypeError(f"smap axis_name should be a `str` or a `Hashable`, but got {axis_name}")
-    if in_axes is Infer:
-        raise FuncadTypeError(
-            "smap without in_axes infers them from Explicit mesh axes, which funcad's meshes "
-            "do not have yet; pass in_axes (an int, None, or a tuple per positional argument)")
+    if in_axes is Infer:  # from the arguments' types: the dimension split over axis_name
+        import functools
+
+        @functools.wraps(f)
+        def inferred(*args):
+            from ..core.sharding import AxisType, context_mesh
+            mesh = context_mesh()
+            types = dict(zip(mesh.axis_names, mesh.axis_types)) if mesh is not None else {}
+            if types.get(axis_name) is not AxisType.Explicit:
+                raise FuncadTypeError(
+                    f"smap without in_axes infers them from the arguments' types, which needs "
+                    f"{axis_name!r} to be an Explicit axis of the context mesh ({mesh}); pass "
+                    f"in_axes (an int, None, or a tuple per positional argument)")
+            return smap(f, in_axes=tuple(tree_map(lambda x: _axis_of(x, axis_name), a) for a in args),
+                        out_axes=out_axes, axis_name=axis_name)(*args)
+        return inferred
     if in_axes is not None and not isinstance(in_axes, (int, tuple)):
         raise FuncadTypeError(
             "smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of entries "
             f"corresponding to the positional arguments passed to the function, but got {in_axes}.")
-    if not all(isinstance(a, int) for a in tree_leaves(in_axes)):
+    if not all(isinstance(a, int) for a in tree_leaves(in_axes)):  # (None is no leaf)
         raise FuncadTypeError("smap in_axes must be an int, None, jax.sharding.Infer, or (nested) "
                               f"container with those types as leaves, but got {in_axes}.")
     if not all(isinstance(a, int) for a in tree_leaves(out_axes)):

@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..core.narrow import kind as _kind
 from ..core.avals import float0
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer
@@ -36,7 +37,7 @@ def _dtype(x) -> np.dtype:
 
 
 def _is_diff(x) -> bool:
-    return _dtype(x).kind in "fc"
+    return _kind(_dtype(x)) in "fc"
 
 
 def _rand_like(rng, x):
@@ -216,5 +217,5 @@ def _ct_from_output(y):
     out = []
     for x in leaves:
         dt = x.aval.dtype if isinstance(x, Tracer) else _dtype(x)
-        out.append(x if dt.kind in "fc" else np.zeros(np.shape(x), float0))
+        out.append(x if _kind(dt) in "fc" else np.zeros(np.shape(x), float0))
     return tree_unflatten(td, out)

@@ -7,8 +7,10 @@ import functools
 import operator
 from typing import Callable, Sequence
 
-import funcad
 from ...core.pytree import tree_flatten, tree_leaves, tree_unflatten
+from ...core.traceback_util import boundary_transform
+from ...transforms.api import grad as _grad, value_and_grad as _value_and_grad
+from ...transforms.jacobians import jacfwd as _jacfwd, jacrev as _jacrev
 from ...transforms.vmap import vmap
 from ._base import JAXSparse
 
@@ -87,7 +89,7 @@ def _make(transform, name):
     return wrapper
 
 
-grad = _make(funcad.grad, "grad")
+grad = _make(boundary_transform(_grad), "grad")
 grad.__doc__ = """Sparse-aware `funcad.grad`: the gradient with respect to a BCOO argument is
 a BCOO array with the argument's indices (the derivative in its stored entries).
 
@@ -98,7 +100,7 @@ a BCOO array with the argument's indices (the derivative in its stored entries).
 >>> g, g.data.tolist()
 (BCOO(float64[6], nse=5), [1.0, 1.0, 1.0, 1.0, 1.0])
 """
-value_and_grad = _make(funcad.value_and_grad, "value_and_grad")
+value_and_grad = _make(boundary_transform(_value_and_grad), "value_and_grad")
 value_and_grad.__doc__ = """Sparse-aware `funcad.value_and_grad` (see `grad`).
 
 >>> import numpy as np
@@ -108,7 +110,7 @@ value_and_grad.__doc__ = """Sparse-aware `funcad.value_and_grad` (see `grad`).
 >>> float(v), g.data.tolist()
 (5.0, [2.0, 4.0])
 """
-jacfwd = _make(funcad.jacfwd, "jacfwd")
+jacfwd = _make(boundary_transform(_jacfwd), "jacfwd")
 jacfwd.__doc__ = """Sparse-aware `funcad.jacfwd` (dense outputs): the Jacobian with respect to
 a BCOO argument is a BCOO array whose leading batch dimensions are the output's.
 
@@ -118,7 +120,7 @@ a BCOO argument is a BCOO array whose leading batch dimensions are the output's.
 >>> sparse.jacfwd(lambda X: X @ np.ones(3) * np.ones(2))(X).shape
 (2, 3)
 """
-jacrev = _make(funcad.jacrev, "jacrev")
+jacrev = _make(boundary_transform(_jacrev), "jacrev")
 jacrev.__doc__ = """Sparse-aware `funcad.jacrev` (dense outputs); see `jacfwd`.
 
 >>> import numpy as np

@@ -14,6 +14,7 @@ from ._bcoo import BCOO
 from ._bcsr import BCSR
 from ._coo_csr import COO, CSC, CSR
 from ._transform import sparsify
+from ...transforms.vmap import vmap
 
 __all__ = ["todense", "empty", "eye", "random_bcoo"]
 
@@ -104,7 +105,6 @@ def random_bcoo(key, shape, *, dtype=None, indices_dtype=None, nse=0.2, n_batch:
         flat = random.choice(k, sparse_size, shape=(nse,), replace=not unique_indices)
         return fnp.stack(fnp.unravel_index(flat.astype(indices_dtype), sparse_shape), axis=-1)
 
-    from ...transforms.vmap import vmap
     keys = random.split(key, batch_size + 1)
     data = generator(keys[0], shape=batch_shape + (nse,) + dense_shape, dtype=dtype, **kwds)
     indices = vmap(one)(keys[1:]).reshape(batch_shape + (nse, n_sparse))

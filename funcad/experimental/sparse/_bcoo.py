@@ -73,6 +73,11 @@ def _validate(data, indices, shape):
     return n_batch, n_sparse, n_dense, nse
 
 
+class hooks:
+    """Set by _bcoo_shape.py, whose shape operations build BCOOs: `bcoo_transpose`."""
+    bcoo_transpose = None
+
+
 class BCOO(JAXSparse):
     """Batched COO sparse array (JAX's `jax.experimental.sparse.BCOO`).
 
@@ -218,9 +223,8 @@ class BCOO(JAXSparse):
 
     def transpose(self, axes: Sequence[int] | None = None) -> "BCOO":
         """The transpose (axes reversed by default); see `bcoo_transpose`."""
-        from ._bcoo_shape import bcoo_transpose  # import cycle: the shape ops build BCOOs
         perm = tuple(range(self.ndim))[::-1] if axes is None else tuple(axes)
-        return bcoo_transpose(self, permutation=perm)
+        return hooks.bcoo_transpose(self, permutation=perm)
 
     def update_layout(self, *, n_batch: int | None = None, n_dense: int | None = None,
                       on_inefficient: str | None = "error") -> "BCOO":

@@ -16,7 +16,7 @@ import numpy as np
 import funcad.lax as lax
 import funcad.numpy as fnp
 from ...transforms.vmap import vmap
-from ._bcoo import BCOO, _full_batch, bcoo_update_layout
+from ._bcoo import BCOO, _full_batch, bcoo_update_layout, hooks
 
 __all__ = ["bcoo_transpose", "bcoo_reduce_sum", "bcoo_reshape", "bcoo_squeeze", "bcoo_rev",
            "bcoo_slice", "bcoo_dynamic_slice", "bcoo_broadcast_in_dim", "bcoo_concatenate",
@@ -460,3 +460,6 @@ def bcoo_gather(operand: BCOO, start_indices, dimension_numbers, slice_sizes: Se
             result = bcoo_update_layout(result, n_batch=0)
         result = bcoo_transpose(result, permutation=tuple(int(p) for p in permutation))
     return result
+
+
+hooks.bcoo_transpose = staticmethod(bcoo_transpose)

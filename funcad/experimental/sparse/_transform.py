@@ -32,6 +32,7 @@ from ._bcsr import BCSR, bcsr_broadcast_in_dim, bcsr_concatenate, bcsr_dot_gener
 from ._bcoo_shape import (bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice,
                           bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze,
                           bcoo_transpose)
+from ...lax import switch, while_loop
 
 __all__ = ["sparsify", "sparse_rules"]
 
@@ -330,7 +331,6 @@ for _p in (jit_p, checkpoint_p, closed_call_p, custom_jvp_call_p):
 # control flow: the sparsified bodies are traced again by funcad.lax's own cond/while,
 # with the BCOO operands as pytrees (so a BCOO carry keeps its nse, as in JAX)
 def _cond_rule(index, *ops, branches):
-    from ...lax import switch  # funcad.lax loads after this module's layer
     if _is_sparse(index):
         _unimplemented("cond with a sparse predicate")
     fns = [lambda *xs, br=br: list(eval_sparse(br.jaxpr, br.consts, xs)) for br in branches]
@@ -338,7 +338,6 @@ def _cond_rule(index, *ops, branches):
 
 
 def _while_rule(*ins, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, max_steps=None):
-    from ...lax import while_loop  # funcad.lax loads after this module's layer
     cc, bc = ins[:cond_nconsts], ins[cond_nconsts:cond_nconsts + body_nconsts]
     init = list(ins[cond_nconsts + body_nconsts:])
     cond = lambda carry: eval_sparse(cond_jaxpr.jaxpr, cond_jaxpr.consts, [*cc, *carry])[0]

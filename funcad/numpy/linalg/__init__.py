@@ -13,6 +13,7 @@ from ._solve import (SlogdetResult, cholesky, cross, det, diagonal, inv, matrix_
 from ._products import matmul, tensordot  # noqa: F401
 from ._spectral import *  # noqa: F401,F403
 from ._spectral import __all__ as _spectral_all
+from ...core.errors import unsupported_name as _unsupported_name
 
 __all__ = ["SlogdetResult", "cholesky", "cross", "det", "diagonal", "inv", "matrix_power",
            "matrix_transpose", "multi_dot", "outer", "slogdet", "solve", "tensorinv", "tensorsolve",
@@ -20,5 +21,4 @@ __all__ = ["SlogdetResult", "cholesky", "cross", "det", "diagonal", "inv", "matr
 
 
 def __getattr__(name):
-    from ...core.errors import unsupported_name
-    raise unsupported_name(__name__, name, globals(), _np.linalg)
+    raise _unsupported_name(__name__, name, globals(), _np.linalg)

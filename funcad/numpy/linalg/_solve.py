@@ -253,7 +253,7 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     >>> cholesky(np.array([[4.0, 2.0], [2.0, 5.0]])).tolist()
     [[2.0, 0.0], [1.0, 2.0]]
     """
-    from ...lax.linalg import cholesky as _chol
+    from ...lax.linalg import cholesky as _chol  # funcad.lax.linalg loads on first use
     a = _square("cholesky", a)
     L = _chol(a, symmetrize_input=symmetrize_input)
     return fnp.conj(matrix_transpose(L)) if upper else L  # U = Lᴴ

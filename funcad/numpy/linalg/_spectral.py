@@ -16,6 +16,7 @@ from ...core.avals import aval_of as _aval_of
 from ...core.errors import FuncadValueError as _FuncadValueError
 from ...core.trace import bind_custom_jvp as _bind_custom_jvp
 from ...lax import _decompositions as _L
+from ...arrays.ufuncs import abs2 as _abs2
 from ...arrays.dtypes import asarray_or_tracer as _asarray_or_tracer, promote, to_inexact as _to_inexact
 from ...primitives._base import canonical_axis
 
@@ -412,13 +413,6 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
     4.0
     """
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
-
-
-def _abs2(x):
-    """|x|² elementwise: real for complex x, where x·x would be complex and wrong."""
-    if _np.dtype(x.dtype).kind == "c":
-        return _fnp.square(_fnp.abs(x))
-    return x * x
 
 
 def norm(x, ord=None, axis=None, keepdims: bool = False):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...transforms.api import jvp as _jvp
+from ...transforms.vmap import vmap as _vmap
 from ... import numpy as fnp  # (bound while funcad imports; used at call time)
 from ...core.avals import aval_of
 from ...core.errors import FuncadValueError
@@ -320,11 +322,10 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
     >>> expm(np.zeros((2, 2))).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    import funcad
     A = _square("expm", A)
     fun = lambda x: _expm_one(x, upper_triangular, int(max_squarings))  # noqa: E731
     for _ in range(fnp.ndim(A) - 2):
-        fun = funcad.vmap(fun)
+        fun = _vmap(fun)
     return fun(A)
 
 
@@ -338,7 +339,6 @@ def expm_frechet(A, E, *, method: str | None = None, compute_expm: bool = True):
     >>> expm_frechet(np.zeros((2, 2)), np.eye(2), compute_expm=False).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    import funcad
     A, E = fnp.asarray(A), fnp.asarray(E)
     for name, x in (("A", A), ("E", E)):
         s = tuple(fnp.shape(x))
@@ -349,5 +349,5 @@ def expm_frechet(A, E, *, method: str | None = None, compute_expm: bool = True):
         raise FuncadValueError(f"expm_frechet: expected A and E to be the same shape, got "
                                f"A.shape={tuple(fnp.shape(A))} E.shape={tuple(fnp.shape(E))}")
     A, E = _promote(_square("expm_frechet", A), _float(E))
-    expm_A, frechet = funcad.jvp(lambda a: expm(a), (A,), (E,))
+    expm_A, frechet = _jvp(lambda a: expm(a), (A,), (E,))
     return (expm_A, frechet) if compute_expm else frechet

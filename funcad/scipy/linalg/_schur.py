@@ -10,6 +10,7 @@ is a matrix product and an elementwise update over the whole matrix.
 """
 from __future__ import annotations
 
+from ...transforms.vmap import vmap as _vmap
 from typing import Callable
 
 import numpy as np
@@ -36,9 +37,8 @@ def _complex_dtype(dtype):
 
 def _per_matrix(fun, *xs):
     """fun of single matrices, mapped over the leading (batch) axes of xs."""
-    import funcad
     for _ in range(len(aval_of(xs[0]).shape) - 2):
-        fun = funcad.vmap(fun)
+        fun = _vmap(fun)
     return fun(*xs)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from ...core.avals import aval_of
 from ...core.errors import FuncadValueError
 from ...arrays.dtypes import asarray_or_tracer, promote, to_inexact
+from ... import numpy as fnp
 
 __all__ = ["toeplitz", "hankel", "circulant", "leslie", "companion", "fiedler", "fiedler_companion",
            "convolution_matrix", "hilbert", "invhilbert", "pascal", "invpascal", "helmert", "hadamard",
@@ -23,7 +24,6 @@ __all__ = ["toeplitz", "hankel", "circulant", "leslie", "companion", "fiedler", 
 
 
 def _fnp():
-    from ... import numpy as fnp
     return fnp
 
 

@@ -15,6 +15,7 @@ from ...core.errors import FuncadValueError as _FuncadValueError
 from ...lax import _decompositions as _L, linalg as lla
 from ...arrays.dtypes import (asarray_or_tracer as _asarray_or_tracer, promote as _promote,
                               to_inexact as _to_inexact)
+from ... import numpy as fnp
 
 __all__ = ["eigh", "svd", "qr", "eigh_tridiagonal", "qr_multiply"]
 
@@ -55,7 +56,6 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
     if b is None:
         v, w = _L.eigh(a, lower=lower, subset_by_index=subset_by_index)
         return w if eigvals_only else (w, v)
-    from ... import numpy as fnp
     a, b = _promote(a, _inexact(b))
     _square("b", b)
     # b = l l^T reduces the problem to a standard one in c.
@@ -105,10 +105,9 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
     """
     a = _inexact(a)
     if mode == "raw":
-        from ... import numpy as fnp
         m, n = _aval_of(a).shape[-2:]
         if pivoting:
-            from ...primitives.schur import geqp3
+            from ...primitives.schur import geqp3  # LAPACK primitives load on first use
             h, p, taus = geqp3(a)
             return (h, taus), fnp.triu(h[..., :min(m, n), :]), p
         h, taus = _L.geqrf(a)
@@ -145,7 +144,6 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
     >>> np.round(w, 12).tolist()
     [1.0, 3.0]
     """
-    from ... import numpy as fnp
     alpha, beta = _asarray_or_tracer(d), _asarray_or_tracer(e)
     da, db = _aval_of(alpha).dtype, _aval_of(beta).dtype
     if da != db:
@@ -200,7 +198,6 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
     >>> bool(np.allclose(cq @ r, a))
     True
     """
-    from ... import numpy as fnp
     a, c = _promote(_inexact(a), _inexact(c))
     if mode not in ("right", "left"):
         raise _FuncadValueError(f"qr_multiply: mode must be 'right' or 'left', got {mode!r}")
@@ -220,7 +217,7 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
     a, c = fnp.broadcast_to(a, batch + sa[-2:]), fnp.broadcast_to(c, batch + sc[-2:])
     p = None
     if pivoting:
-        from ...primitives.schur import geqp3
+        from ...primitives.schur import geqp3  # LAPACK primitives load on first use
         h, p, taus = geqp3(a)
     else:
         h, taus = _L.geqrf(a)

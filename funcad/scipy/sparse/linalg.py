@@ -22,7 +22,7 @@ from ...core.eager import EagerArray as _EagerArray
 from ...core.errors import FuncadValueError as _FuncadValueError
 from ...core.pytree import tree_leaves as _leaves, tree_map as _tree_map, tree_structure as _structure
 from ...core.trace import Tracer as _Tracer
-from ...dtypes import result_type as _result_type
+from ...numpy._jax_dtypes import result_type as _result_type
 from ...lax import custom_linear_solve as _custom_linear_solve
 from ...arrays.dtypes import asarray_or_tracer as _asarray_or_tracer
 from ..linalg import solve as _solve, solve_triangular as _solve_triangular

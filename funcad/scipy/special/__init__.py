@@ -18,6 +18,7 @@ from ._faddeeva import dawsn, wofz
 from ._hyper import hyp1f1, hyp2f1
 from ._integrals import fresnel, owens_t, sici, spence
 from ...nn import log_softmax as _log_softmax, softmax as _softmax
+from ...core.errors import unsupported_name as _unsupported_name
 
 
 def softmax(x, /, *, axis=None):
@@ -50,5 +51,4 @@ __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "box
 
 
 def __getattr__(name):
-    from ...core.errors import unsupported_name
-    raise unsupported_name(__name__, name, globals(), None)
+    raise _unsupported_name(__name__, name, globals(), None)

@@ -6,21 +6,12 @@ import numpy as np
 from ... import numpy as fnp
 from ...core.avals import aval_of
 from ...core.errors import FuncadTypeError
-from ...arrays.dtypes import asarray_or_tracer, promote, to_inexact
+from ...arrays.dtypes import asarray_or_tracer, real_args as _real
 from ...primitives import elementwise as E
 from ...transforms.custom import custom_jvp
 
 __all__ = ["boxcox", "boxcox1p", "entr", "erf", "erfc", "erfinv", "expit", "kl_div", "logit",
            "rel_entr", "xlog1py", "xlogy"]
-
-
-def _real(name, *xs):
-    """The arguments as one float dtype (integers become floats), as JAX's promote_args_inexact."""
-    # A Python int stays weak (as in JAX): 0 as loc must not turn float32 into float64.
-    xs = promote(*[float(x) if type(x) in (int, bool) else to_inexact(asarray_or_tracer(x)) for x in xs])
-    if aval_of(xs[0]).dtype.kind != "f":
-        raise FuncadTypeError(f"{name} needs real inputs, got {aval_of(xs[0]).str_short()}")
-    return xs
 
 
 def expit(x):
@@ -41,7 +32,8 @@ def _logit(x):
     return fnp.log(fnp.divide(x, fnp.subtract(1.0, x)))
 
 
-_logit.defjvps(lambda g, ans, x: g / (x * (1.0 - x)))
+# funcad ops, not NumPy's operators: 1.0 - x keeps a bfloat16 x's dtype (ml_dtypes widens it)
+_logit.defjvps(lambda g, ans, x: fnp.divide(g, fnp.multiply(x, fnp.subtract(1.0, x))))
 
 
 def logit(x):

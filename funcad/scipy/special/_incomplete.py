@@ -13,6 +13,7 @@ from ...primitives import special as S
 from ...transforms.custom import custom_jvp
 from ...transforms.api import jvp as _jvp
 from ._basic import _real
+from ...numpy._bessel import _i0, _i1
 
 __all__ = ["betainc", "gammainc", "gammaincc", "i0", "i0e", "i1", "i1e", "zeta"]
 
@@ -65,32 +66,6 @@ def i1e(x):
     0.20791
     """
     return S.bessel_i1e(*_real("i1e", x))
-
-
-@custom_jvp
-def _i0(x):
-    ax = fnp.abs(x)
-    return fnp.exp(ax) * S.bessel_i0e(ax)
-
-
-@custom_jvp
-def _i1(x):
-    return fnp.exp(fnp.abs(x)) * S.bessel_i1e(x)
-
-
-_i0.defjvp(lambda primals, tangents: (_i0(primals[0]), tangents[0] * _i1(primals[0])))
-
-
-def _i1_prime(x):
-    # I1'(x) = I0(x) - I1(x)/x; near 0, where that is 0/0, its Maclaurin series.
-    cutoff = float(np.sqrt(np.finfo(aval_of(x).dtype).eps))
-    near = fnp.less_equal(fnp.abs(x), cutoff)
-    safe = fnp.where(near, 1.0, x)
-    x2 = fnp.square(x)
-    return fnp.where(near, 0.5 + x2 * (3.0 / 16.0 + x2 * (5.0 / 384.0)), _i0(safe) - _i1(safe) / safe)
-
-
-_i1.defjvp(lambda primals, tangents: (_i1(primals[0]), tangents[0] * _i1_prime(primals[0])))
 
 
 def i0(x):

@@ -9,6 +9,7 @@ from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon
                nbinom, norm, pareto, poisson, t, truncnorm, uniform, vonmises, wrapcauchy)
 from ._core import mode, rankdata, sem
 from ._kde import gaussian_kde
+from ...core.errors import unsupported_name as _unsupported_name
 
 __all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
            "gamma", "gaussian_kde", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",
@@ -17,5 +18,4 @@ __all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichl
 
 
 def __getattr__(name):
-    from ...core.errors import unsupported_name
-    raise unsupported_name(__name__, name, globals(), None)
+    raise _unsupported_name(__name__, name, globals(), None)

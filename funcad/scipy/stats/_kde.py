@@ -9,7 +9,7 @@ from ...core.avals import aval_of
 from ...core.errors import FuncadTypeError, FuncadValueError
 from ...arrays.dtypes import asarray_or_tracer, to_inexact
 from ...transforms.vmap import vmap
-from ...tree_util import register_pytree_node_class
+from ...core.pytree import register_pytree_node_class
 from .. import linalg
 from ..special import logsumexp, ndtr
 

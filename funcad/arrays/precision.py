@@ -1,0 +1,78 @@
+"""The precision arguments of products (dot_general, matmul, einsum, convolutions): JAX's
+PrecisionLike in dot_general's form, and preferred_element_type's casts."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import options as _options
+from ..core.avals import aval_of
+from ..core.errors import FuncadTypeError, FuncadValueError
+from ..core.narrow import kind as _kind
+from ..primitives import elementwise as E
+from ..primitives.dot_algorithm import DotAlgorithmPreset, compute_types, is_algorithm
+
+
+_PRECISIONS = {"default": "DEFAULT", "fastest": "DEFAULT", "bfloat16": "DEFAULT", "high": "HIGH",
+               "tensorfloat32": "HIGH", "bfloat16_3x": "HIGH", "highest": "HIGHEST", "float32": "HIGHEST"}
+
+
+def canonical_precision(precision):
+    """JAX's PrecisionLike as dot_general's param: None, a (lhs, rhs) pair of
+    'DEFAULT'/'HIGH'/'HIGHEST' (StableHLO's names), a DotAlgorithmPreset (also by
+    name) or a DotAlgorithm."""
+    if precision is None:  # funcad.config's default_matmul_precision, if set
+        precision = _options.default_matmul_precision
+    if precision is None or is_algorithm(precision):
+        return precision
+    if isinstance(precision, (tuple, list)) and len(precision) == 2 and not is_algorithm(precision):
+        pair = [canonical_precision(p) for p in precision]
+        if all(isinstance(p, tuple) for p in pair):
+            return tuple(p[0] for p in pair)
+    name = getattr(precision, "name", precision)
+    if isinstance(name, str) and name.lower() in _PRECISIONS:
+        p = _PRECISIONS[name.lower()]
+        return (p, p)
+    if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
+        return DotAlgorithmPreset[precision]
+    raise FuncadValueError(f"precision must be None, one of {sorted(_PRECISIONS)} (or a Precision enum), "
+                           "a pair of them, a lax.DotAlgorithmPreset or its name, or a lax.DotAlgorithm; "
+                           f"got {precision!r}")
+
+
+def _precision(precision):
+    """A convolution's precision_config: None or a (lhs, rhs) pair. As in JAX, a
+    convolution takes a dot algorithm and computes by default."""
+    p = canonical_precision(precision)
+    return ("DEFAULT", "DEFAULT") if is_algorithm(p) else p
+
+
+def _preferred(x, y, preferred_element_type):
+    """Convert both operands to preferred_element_type, after JAX's compatibility checks."""
+    if preferred_element_type is None:
+        return x, y
+    want, have = np.dtype(preferred_element_type), aval_of(x).dtype
+    if have == want:
+        return x, y
+    if not (_kind(have) in "iu" and _kind(want) == "f"):
+        if (_kind(have) in "iu") != (_kind(want) in "iu") or (_kind(have) == "f") != (_kind(want) == "f"):
+            raise FuncadTypeError(f"preferred_element_type {want} does not fit inputs of dtype {have}: "
+                                  "allowed are (integer, integer), (integer, float), (float, float), "
+                                  "(complex, complex)")
+        if _kind(have) == "i" and _kind(want) != "i":
+            raise FuncadTypeError(f"preferred_element_type {want} must be signed like the inputs ({have})")
+    if want.itemsize < have.itemsize:
+        raise FuncadTypeError(f"preferred_element_type {want} must not be narrower than the inputs ({have})")
+    return E.convert_element_type(x, want), E.convert_element_type(y, want)
+
+
+def _algorithm_cast(x, precision, preferred_element_type):
+    """Round an operand to the algorithm's input type before it is widened to
+    preferred_element_type: JAX casts the original operand (a float16 one to bfloat16
+    for BF16_BF16_F32), so the widening must not skip that rounding."""
+    if not isinstance(precision, DotAlgorithmPreset):
+        return x
+    dt = aval_of(x).dtype
+    lt = compute_types(precision, dt, dt, preferred_element_type)[0]
+    if lt == dt or lt.itemsize > dt.itemsize:  # widening loses nothing
+        return x
+    return E.convert_element_type(E.convert_element_type(x, lt), dt)
