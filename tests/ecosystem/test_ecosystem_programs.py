@@ -27,6 +27,13 @@ NAMES = sorted(p.stem for p in PROGRAMS.glob("*.py"))
 
 # name -> (rtol, atol, why)
 TOLERANCE: dict[str, tuple[float, float, str]] = {}
+# Programs whose library fails under the pinned JAX itself: name -> why. They run (and
+# must pass) again as soon as JAX runs them.
+JAX_FAILS: dict[str, str] = {
+    "distrax_dists": "tensorflow_probability 0.25's JAX substrate fails to import under JAX 0.12 "
+                     "(it writes jax.interpreters.xla.pytype_aval_mappings, gone from JAX); "
+                     "see docs/ecosystem/distrax.md",
+}
 
 
 def _run(args: list[str]) -> subprocess.CompletedProcess:
@@ -42,6 +49,8 @@ def test_program_prints_what_jax_prints(name):
     if importlib.util.find_spec(library) is None:
         pytest.skip(f"{library} is not installed (make ecosystem installs it)")
     ref = _run([f"{name}.py"])
+    if ref.returncode != 0 and name in JAX_FAILS:
+        pytest.xfail(JAX_FAILS[name])
     assert ref.returncode == 0 and ref.stdout, f"{name} fails with JAX itself:\n{ref.stderr[-4000:]}"
     got = _run(["-m", "funcad.as_jax", f"{name}.py"])
     assert got.returncode == 0, f"{name} fails on funcad:\n{got.stderr[-4000:]}"
