@@ -304,7 +304,8 @@ def test_fast_lane_unary_and_operators_match_jax(dtype):
     jnp = _jnp()
     x = np.array([0.25, 1.0, 3.0], dtype)
     for got, want in [(fnp.sin(fnp.asarray(x)), jnp.sin(x)), (fnp.tanh(x), jnp.tanh(x)),
-                      (2.0 * fnp.asarray(x) - 1, 2.0 * jnp.asarray(x) - 1)]:
+                      (2.0 * fnp.asarray(x) - 1, 2.0 * jnp.asarray(x) - 1),
+                      (-fnp.asarray(x), -jnp.asarray(x)), (fnp.negative(x), jnp.negative(x))]:
         assert type(got) is EagerArray and got.dtype == want.dtype
         np.testing.assert_allclose(got, np.asarray(want), rtol=1e-3 if dtype == np.float16 else 1e-7)
 
@@ -316,6 +317,45 @@ def test_fast_lane_keeps_x32_and_debug_nans():
     with funcad.config.override(debug_nans=True), pytest.raises(funcad.NaNError, match="primitive `log`"):
         with np.errstate(invalid="ignore"):
             fnp.log(np.array([-1.0]))
+
+
+def test_fast_lane_broadcasts_as_jax_and_explains_a_bad_shape():
+    jnp = _jnp()
+    a, b = np.arange(3.0).reshape(3, 1), fnp.asarray(np.arange(4.0))
+    for got, want in [(a * b, jnp.asarray(a) * jnp.asarray(b)), (b - a, jnp.asarray(b) - jnp.asarray(a)),
+                      (fnp.maximum(a, b), jnp.maximum(a, np.asarray(b)))]:
+        assert type(got) is EagerArray and not got.flags.writeable and got.shape == (3, 4)
+        np.testing.assert_array_equal(got, np.asarray(want))
+    with pytest.raises(TypeError, match=r"add got f64\[3\], f64\[4\]: shapes do not broadcast"):
+        fnp.ones(3) + fnp.ones(4)  # funcad's message, not NumPy's
+
+
+def test_fast_lane_keeps_rank_promotion_and_debug_infs():
+    a, b = fnp.ones((2, 3)), fnp.ones(3)
+    with funcad.numpy_rank_promotion("raise"), pytest.raises(ValueError, match="rank_promotion"):
+        a + b
+    assert (a + fnp.ones((2, 3))).shape == (2, 3)  # equal ranks stay allowed
+    with funcad.config.override(debug_infs=True), pytest.raises(funcad.InfError, match="div"):
+        fnp.ones(2) / 0.0
+    assert np.isinf(fnp.ones(2) / 0.0).all()  # the lane is back after the block
+
+
+def test_operators_defer_to_unknown_operands():
+    e = fnp.asarray([1.0, 2.0])
+    assert e[0] == pytest.approx(1.0) and not (e[1] != pytest.approx(2.0))
+
+    class Other:
+        def __radd__(self, other):
+            return "Other.__radd__"
+
+        def __rmul__(self, other):
+            return "Other.__rmul__"
+
+    assert e + Other() == "Other.__radd__" and e * Other() == "Other.__rmul__"
+    with pytest.raises(TypeError):
+        e - object()
+    with pytest.raises(TypeError):
+        fnp.add(e, object())
 
 
 def test_no_op_methods_of_a_device_array_give_funcad_arrays():

@@ -11,22 +11,21 @@ from ..core import ieee_warnings as _ieee
 from ..core import options as _options
 from ..core import x64 as _x64
 from ..core.avals import aval_of
-from ..core.eager import EagerArray, plain, wrap
+from ..core.eager import EagerArray, lane_dtypes, plain, wrap
 from ..primitives import elementwise as E
 from .dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
-from ..core.trace import bind_custom_jvp, ctx
+from ..core.trace import Tracer, bind_custom_jvp, ctx
 from ..core.errors import FuncadValueError
 
 # The eager fast lane. With no transformation and no debug_nans, an op on real floating
 # NumPy or eager arrays whose dtype the x64 mode keeps, and on Python numbers or arrays of
-# the same dtype and shape, is its NumPy ufunc: NumPy's NEP 50 dtype rules agree with
-# funcad's there and nothing can fail, so promotion and `Primitive.bind`'s checks are
-# skipped (the issue's goal: NumPy's time plus at most 1 µs).
+# the same dtype, is its NumPy ufunc: NumPy's NEP 50 dtype rules and broadcasting agree with
+# funcad's there, so promotion and `Primitive.bind`'s checks are skipped (the issue's goal:
+# NumPy's time plus at most 1 µs). `_LANE` is core/eager.py's `lane_dtypes`, which is empty
+# while debug_nans is on and loses float64 with x64 off, so one membership test checks all three.
 # The lane also needs funcad's warnings filter in the current filter list (one identity
 # check; see core/ieee_warnings.py): else the op takes `Primitive.bind`, which puts it there.
-# The lane's dtypes, by whether x64 is on: `x.dtype in _LANE[_x64.enabled]`, inline.
-_LANE = {True: frozenset(map(np.dtype, (np.float16, np.float32, np.float64))),
-         False: frozenset(map(np.dtype, (np.float16, np.float32)))}
+_LANE = lane_dtypes
 _nd, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
 
 
@@ -38,17 +37,17 @@ def _lane_out(out):
     return wrap(out)  # a NumPy scalar, from 0-d operands
 
 
-def _float_unary(prim_fn, ufunc, name):
+def _float_unary(prim_fn, ufunc, name, prepare=to_inexact):
+    """`prepare(x, ufunc)`: the operand off the lane (to_inexact: integers become floats)."""
     def f(x):
         t = type(x)
-        if (t is EagerArray or t is _nd) and ctx.trace is None and not ctx.debug_nans \
-                and x.dtype in _LANE[_x64.enabled]:
+        if (t is EagerArray or t is _nd) and x.dtype in _LANE and ctx.trace is None:
             # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
             if _warnings.filters is not _ieee.installed or \
                     (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
                 _ieee.install()
             return _lane_out(ufunc(_view(x, _nd) if t is EagerArray else x))
-        return prim_fn(to_inexact(x, ufunc))
+        return prim_fn(prepare(x, ufunc))
     f.__name__ = name
     f.__doc__ = f"Elementwise {name}, as numpy.{ufunc.__name__}."
     return f
@@ -127,10 +126,14 @@ def trunc(x):
 fix = trunc
 
 
+# Also `x.__neg__` (funcad/numpy/_methods.py): one call.
+neg_operator = _float_unary(E.neg, np.negative, "negative", prepare=lambda x, _: asarray_or_tracer(x))
+
+
 def negative(x, /, out=None, where=None):
     if out is not None or where is not None:
         refuse_ufunc_out('negative', out, where)
-    return E.neg(asarray_or_tracer(x))
+    return neg_operator(x)
 
 
 def positive(x):
@@ -220,41 +223,79 @@ def refuse_ufunc_out(name: str, out, where) -> None:
         raise NotImplementedError(f"where argument of <jnp.ufunc '{name}'>")
 
 
+def accepted_operand(other) -> bool:
+    """Whether an operator method of a funcad array takes `other`; else it returns
+    NotImplemented, as JAX's do, so that `x == pytest.approx(1.0)` asks the other object."""
+    return (isinstance(other, (np.ndarray, np.generic, int, float, complex, list, tuple, Tracer))
+            or hasattr(other, "__funcad_array__"))
+
+
+# The operator methods of the lane's binary functions, `{add: (__add__, __radd__), ...}`,
+# installed on funcad's arrays by funcad/numpy/_methods.py.
+OPERATORS: dict = {}
+
+
 def _binary(prim_fn, name, ufunc=None, lane=None, names=("x1", "x2")):
     """`lane`: the NumPy ufunc that is the primitive's impl on real floats (the fast lane);
-    `names`: JAX's names of the two positional-only operands, shown by `inspect`."""
-    def f(x1, x2, /, out=None, where=None):
-        if out is not None or where is not None:
-            refuse_ufunc_out(name, out, where)
-        if lane is not None and ctx.trace is None and not ctx.debug_nans:
-            # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
-            if _warnings.filters is not _ieee.installed or \
-                    (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
-                _ieee.install()
-            tx, ty = type(x1), type(x2)
-            if tx is EagerArray or tx is _nd:
-                if ty is float or ty is int:
-                    if x1.dtype in _LANE[_x64.enabled]:
-                        return _lane_out(lane(_view(x1, _nd) if tx is EagerArray else x1, x2))
-                elif (ty is EagerArray or ty is _nd) and x1.dtype is x2.dtype and x1.shape == x2.shape \
-                        and x1.dtype in _LANE[_x64.enabled]:
-                    return _lane_out(lane(_view(x1, _nd) if tx is EagerArray else x1,
-                                          _view(x2, _nd) if ty is EagerArray else x2))
-            elif (tx is float or tx is int) and (ty is EagerArray or ty is _nd) and x2.dtype in _LANE[_x64.enabled]:
-                return _lane_out(lane(x1, _view(x2, _nd) if ty is EagerArray else x2))
-        if _options.numpy_rank_promotion != "allow":
-            check_rank_promotion(name, x1, x2)
-        x1, x2 = promote(x1, x2)
-        if ufunc is not None and _kind(aval_of(x1).dtype) in "biu":
-            d = ufunc_dtype(ufunc, aval_of(x1).dtype, aval_of(x1).dtype)
-            x1, x2 = cast(x1, d), cast(x2, d)
-        return prim_fn(x1, x2)
-    f.__name__ = name
+    `names`: JAX's names of the two positional-only operands, shown by `inspect`.
+    With a lane, also the operator methods (OPERATORS): the same body, so that `x + y`
+    is one Python call."""
+    def build(swap: bool, method: bool):
+        # method: an operator method, which defers to operands it does not know;
+        # swap: the reflected one (`y.__radd__(x)` is `add(x, y)`).
+        def f(x1, x2, /, out=None, where=None):
+            if swap:
+                x1, x2 = x2, x1
+            if out is not None or where is not None:
+                refuse_ufunc_out(name, out, where)
+            if lane is not None and ctx.trace is None:
+                tx, ty = type(x1), type(x2)
+                if tx is EagerArray or tx is _nd:
+                    d = x1.dtype
+                    if not (ty is float or ty is int or (ty is EagerArray or ty is _nd) and x2.dtype is d
+                            and _options.numpy_rank_promotion == "allow"):
+                        d = None
+                elif (tx is float or tx is int) and (ty is EagerArray or ty is _nd):
+                    d = x2.dtype
+                else:
+                    d = None
+                if d in _LANE:
+                    # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE
+                    # warnings stay hidden)
+                    if _warnings.filters is not _ieee.installed or \
+                            (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
+                        _ieee.install()
+                    try:
+                        out = lane(_view(x1, _nd) if tx is EagerArray else x1,
+                                   _view(x2, _nd) if ty is EagerArray else x2)
+                    except ValueError:
+                        pass  # shapes that do not broadcast: funcad's error, below
+                    else:
+                        if type(out) is _nd:  # `_lane_out`, inline
+                            out = _view(out, EagerArray)
+                            _setflags(out, False)
+                            return out
+                        return wrap(out)
+            if method and not accepted_operand(x1 if swap else x2):
+                return NotImplemented
+            if _options.numpy_rank_promotion != "allow":
+                check_rank_promotion(name, x1, x2)
+            x1, x2 = promote(x1, x2)
+            if ufunc is not None and _kind(aval_of(x1).dtype) in "biu":
+                d = ufunc_dtype(ufunc, aval_of(x1).dtype, aval_of(x1).dtype)
+                x1, x2 = cast(x1, d), cast(x2, d)
+            return prim_fn(x1, x2)
+        f.__name__ = name
+        return f
+
+    f = build(False, False)
     f.__doc__ = f"Elementwise {name} with broadcasting, as numpy.{name}."
     if names != ("x1", "x2"):
         sig = inspect.signature(f)
         ps = list(sig.parameters.values())
         f.__signature__ = sig.replace(parameters=[ps[0].replace(name=names[0]), ps[1].replace(name=names[1]), *ps[2:]])
+    if lane is not None:
+        OPERATORS[f] = (build(False, True), build(True, True))
     return f
 
 

@@ -161,6 +161,20 @@ class hooks:
     cpu_device = None  # () -> the host CPU device object
 
 
+# The dtypes of the eager fast lane (funcad/arrays/ufuncs.py): the real floating dtypes that
+# the x64 mode keeps, and none while debug_nans/debug_infs check each op. One set, changed in
+# place by `set_lane`, so that the lane's one membership test stands for both settings.
+lane_dtypes = set(map(np.dtype, (np.float16, np.float32, np.float64)))  # x64 on, no checks
+
+
+def set_lane(x64: bool, checks: bool) -> None:
+    """Refresh `lane_dtypes` for the x64 mode and the debug_nans/debug_infs checks."""
+    lane_dtypes.clear()
+    if not checks:
+        lane_dtypes.update(map(np.dtype, (np.float16, np.float32, np.float64) if x64
+                               else (np.float16, np.float32)))
+
+
 def wrap(x, _ndarray=np.ndarray, _generic=np.generic, _asarray=np.asarray):
     """`x` as a read-only EagerArray when it is a NumPy array or scalar; else `x` unchanged."""
     if type(x) is _ndarray:

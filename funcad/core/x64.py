@@ -36,7 +36,7 @@ import numpy as np
 
 from . import avals as _avals
 from .avals import ShapedArray
-from .trace import Primitive
+from .trace import Primitive, ctx
 from . import eager as _eager
 from . import ieee_warnings as _ieee
 from . import options as _options
@@ -195,6 +195,7 @@ def set_enabled(on: bool) -> None:
     if on == enabled:
         return
     enabled = on
+    _eager.set_lane(on, type(ctx).debug_nans)
     Primitive.bind = _bind64 if on else _bind32
     ShapedArray.__init__ = _init64 if on else _init32
     _avals._PY_SCALARS.update(_PY64 if on else {t: _TO_32.get(d, d) for t, d in _PY64.items()})

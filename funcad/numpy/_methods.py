@@ -1,10 +1,7 @@
 """Operators and array methods for tracers (and for jit's device arrays)."""
 from __future__ import annotations
 
-import numpy as np
-
-from ..core.eager import EagerArray, eager_result
-from ..core.trace import Tracer
+from ..core.eager import eager_result
 from ..arrays import complex as Cx
 from ..arrays import creation as C
 from ..arrays import indexing as X
@@ -16,27 +13,17 @@ from ..arrays import ufuncs as U
 from ._bits import left_shift, right_shift
 
 
-def _accepted(other) -> bool:
-    return (isinstance(other, (np.ndarray, np.generic, int, float, complex, list, tuple, Tracer))
-            or hasattr(other, "__funcad_array__"))
-
-
-_FAST = frozenset((np.ndarray, EagerArray, float, int))
-
-
 def _binop(f, swap=False):
     """An operator method that defers (NotImplemented) to an operand it does not know,
-    as JAX's do, so `x == pytest.approx(1.0)` asks the other object."""
+    as JAX's do; the lane's own (ufuncs.OPERATORS) where `f` has them."""
+    if f in U.OPERATORS:
+        return U.OPERATORS[f][swap]
     if swap:
         def op(self, other):
-            if type(other) in _FAST or _accepted(other):
-                return f(other, self)
-            return NotImplemented
+            return f(other, self) if U.accepted_operand(other) else NotImplemented
     else:
         def op(self, other):
-            if type(other) in _FAST or _accepted(other):
-                return f(self, other)
-            return NotImplemented
+            return f(self, other) if U.accepted_operand(other) else NotImplemented
     op.__name__ = getattr(f, "__name__", "op")
     return op
 
@@ -86,7 +73,7 @@ ARRAY_METHODS = {
     "__xor__": _binop(U.bitwise_xor), "__rxor__": _swap(U.bitwise_xor),
     "__lshift__": _binop(_left_shift), "__rlshift__": _swap(_left_shift),
     "__rshift__": _binop(_right_shift), "__rrshift__": _swap(_right_shift),
-    "__neg__": U.negative, "__pos__": U.positive, "__abs__": U.absolute, "__invert__": U.invert,
+    "__neg__": U.neg_operator, "__pos__": U.positive, "__abs__": U.absolute, "__invert__": U.invert,
     "__round__": _round_method,
     "__eq__": _binop(U.equal), "__ne__": _binop(U.not_equal), "__lt__": _binop(U.less),
     "__le__": _binop(U.less_equal), "__gt__": _binop(U.greater), "__ge__": _binop(U.greater_equal),

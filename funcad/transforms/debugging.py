@@ -31,7 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core import eager as _eager
 from ..core import options as _options
+from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.errors import FuncadError, InfError, NaNError
 from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
@@ -193,6 +195,7 @@ def set_checks(nans: bool, infs: bool) -> None:
     global NANS, INFS
     NANS, INFS = nans, infs
     type(ctx).debug_nans = nans or infs
+    _eager.set_lane(_x64.enabled, nans or infs)  # the eager fast lane skips the checks
 
 
 _options.bind("debug_nans", on_set=lambda v: set_checks(v, INFS), get=lambda: NANS)

@@ -65,7 +65,7 @@ _LEAF_KEYS = {
 }
 for _t in (np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8,
            np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128):
-    _LEAF_KEYS[_t] = lambda x: ((), x.dtype, False)
+    _LEAF_KEYS[_t] = lambda x, k=((), np.dtype(_t), False): k  # built once: a scalar type is its dtype
 _FLOAT_KEY = ((), np.dtype(np.float64), True)
 _INT_KEY = ((), np.dtype(np.int64), True)
 _BOOL_KEY = ((), np.dtype(np.bool_), False)
