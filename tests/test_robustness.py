@@ -14,6 +14,7 @@ import traceback
 import warnings
 
 import numpy as np
+from funcad.core.errors import FuncadValueError
 import pytest
 
 import funcad
@@ -60,7 +61,7 @@ MISUSE = [
      funcad.FuncadTypeError, ["f64[3]", "tuple", "structure"]),
     ("vmap_sizes", lambda: funcad.vmap(lambda a, b: a + b)(np.ones(3), np.ones(4)),
      funcad.FuncadTypeError, ["inconsistent sizes", "size 3", "size 4", "f64[4]"]),
-    ("vmap_in_axes_range", lambda: funcad.vmap(fnp.sin, in_axes=2)(np.ones(3)), funcad.FuncadValueError,
+    ("vmap_in_axes_range", lambda: funcad.vmap(fnp.sin, in_axes=2)(np.ones(3)), FuncadValueError,
      ["axis 2", "f64[3]", "only 1", "in_axes=None"]),  # JAX's ValueError words, then funcad's fix
     ("vmap_in_axes_length", lambda: funcad.vmap(lambda a, b: a + b, in_axes=(0,))(np.ones(3), np.ones(3)),
      funcad.FuncadTypeError, ["1 entries", "2 positional"]),
