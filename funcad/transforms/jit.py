@@ -39,6 +39,11 @@ from .debugging import check_jit_nans
 from . import jit_refs
 from .jit_primitive import _bind_call, _refuse_execution, executable_for, jit_p
 from .jit_stages import ArgInfo, Compiled, Lowered, Traced, _Entry  # noqa: F401
+from ..core.trace import abstract_eval_rules, sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE, concrete, with_shardings
+from ..core.sharding import NamedSharding
+from ..lowering.array import is_device_array
+from ..lowering.spmd import put, wrap
 
 __all__ = ["ArgInfo", "Compiled", "Jitted", "Lowered", "Traced", "clear_caches", "device_put", "executable_for", "jit",
            "jit_p"]
@@ -531,3 +536,44 @@ def clear_caches() -> None:
     clear_memo()
     if xla._xc is not None:
         xla.clear_executable_cache()
+
+
+# ------------------------------------------------ eager operations on devices ----
+
+def _sharded_eager(prim, args, params):
+    """`prim` on operands some of which are laid out over several devices, as JAX runs it:
+    with types on Explicit mesh axes, computed on the host and each result laid out as
+    its type says; else as a one-operation SPMD program, its results where XLA puts them."""
+    in_avals = [aval_of(a) for a in args]
+    host = [a._value() if is_device_array(a) else a for a in args]
+    if not any(a._sharding is not None for a in in_avals):
+        if sharding_rules.get(prim, BY_SHAPE_RULE) is BY_SHAPE_RULE:
+            return prim.bind(*host, **params)  # effects, calls: on the host values
+        try:
+            run = _one_op(prim, tuple(sorted(params.items())))
+        except TypeError:  # unhashable params
+            return prim.bind(*host, **params)
+        return run(*args)
+    out_avals = with_shardings(prim, in_avals, abstract_eval_rules[prim](*in_avals, **params), params)
+    outs = prim.bind(*host, **params)
+    meshes = [a.sharding.mesh for a in args if type(a) is ShardedArray
+              and isinstance(a.sharding, NamedSharding)]
+
+    def laid_out(o, aval):
+        if getattr(aval, "_sharding", None) is None:
+            return o
+        s = concrete(aval._sharding, *meshes)
+        return wrap(put(o, s, aval), aval, s)
+    if prim.multiple_results:
+        return [laid_out(o, a) for o, a in zip(outs, out_avals)]
+    return laid_out(outs, out_avals)
+
+
+@functools.lru_cache(maxsize=512)
+def _one_op(prim, params: tuple):
+    kw = dict(params)
+    return jit(lambda *xs: prim.bind(*xs, **kw))
+
+
+hooks.typed_eager = _sharded_eager
+hooks.typed_types = frozenset({ShardedArray})

@@ -10,7 +10,6 @@ inserts the collectives.
 """
 from __future__ import annotations
 
-import functools
 import itertools
 from typing import NamedTuple, Sequence
 
@@ -20,7 +19,7 @@ from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.trace import hooks
-from ..lowering.array import ShardedArray, is_device_array
+from ..lowering.array import ShardedArray
 from ..core.typed_sharding import concrete
 from ..core.sharding import (_trimmed, Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                              context_mesh, hlo_sharding)
@@ -205,47 +204,3 @@ def _same_as(chosen: Sharding, ndim: int, candidates, assignment, meshes=()) -> 
             if s._device_assignment == tuple(assignment) and hlo_sharding(s, ndim, assignment) == text:
                 return s
     return chosen
-
-
-# ------------------------------------------------ eager operations on devices ----
-
-def _sharded_eager(prim, args, params):
-    """`prim` on operands some of which are laid out over several devices, as JAX runs it:
-    with types on Explicit mesh axes, computed on the host and each result laid out as
-    its type says; else as a one-operation SPMD program, its results where XLA puts them."""
-    from ..core.trace import abstract_eval_rules, sharding_rules
-    from ..core.typed_sharding import BY_SHAPE_RULE, concrete, with_shardings
-    in_avals = [aval_of(a) for a in args]
-    host = [a._value() if is_device_array(a) else a for a in args]
-    if not any(a._sharding is not None for a in in_avals):
-        if sharding_rules.get(prim, BY_SHAPE_RULE) is BY_SHAPE_RULE:
-            return prim.bind(*host, **params)  # effects, calls: on the host values
-        try:
-            run = _one_op(prim, tuple(sorted(params.items())))
-        except TypeError:  # unhashable params
-            return prim.bind(*host, **params)
-        return run(*args)
-    out_avals = with_shardings(prim, in_avals, abstract_eval_rules[prim](*in_avals, **params), params)
-    outs = prim.bind(*host, **params)
-    meshes = [a.sharding.mesh for a in args if type(a) is ShardedArray
-              and isinstance(a.sharding, NamedSharding)]
-
-    def laid_out(o, aval):
-        if getattr(aval, "_sharding", None) is None:
-            return o
-        s = concrete(aval._sharding, *meshes)
-        return wrap(put(o, s, aval), aval, s)
-    if prim.multiple_results:
-        return [laid_out(o, a) for o, a in zip(outs, out_avals)]
-    return laid_out(outs, out_avals)
-
-
-@functools.lru_cache(maxsize=512)
-def _one_op(prim, params: tuple):
-    from .jit import jit
-    kw = dict(params)
-    return jit(lambda *xs: prim.bind(*xs, **kw))
-
-
-hooks.typed_eager = _sharded_eager
-hooks.typed_types = frozenset({ShardedArray})

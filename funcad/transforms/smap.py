@@ -8,6 +8,8 @@ from ..core.errors import FuncadTypeError
 from ..core.pytree import tree_leaves, tree_map
 from ..core.sharding import PartitionSpec
 from .shard_map import shard_map
+from ..core.avals import aval_of
+from ..core.sharding import AxisType, context_mesh
 
 __all__ = ["smap"]
 
@@ -30,7 +32,6 @@ def _spec(axis_name, axis) -> PartitionSpec:
 
 def _axis_of(x, axis_name):
     """The dimension of x's type split over `axis_name` (None: none is)."""
-    from ..core.avals import aval_of
     s = aval_of(x)._sharding
     for d, p in enumerate(() if s is None else s.spec):
         if p == axis_name or (isinstance(p, tuple) and axis_name in p):
@@ -63,7 +64,6 @@ def smap(f: Callable | None = None, /, *, in_axes: Any = Infer, out_axes: Any,
 
         @functools.wraps(f)
         def inferred(*args):
-            from ..core.sharding import AxisType, context_mesh
             mesh = context_mesh()
             types = dict(zip(mesh.axis_names, mesh.axis_types)) if mesh is not None else {}
             if types.get(axis_name) is not AxisType.Explicit:
