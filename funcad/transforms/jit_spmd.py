@@ -18,7 +18,7 @@ import numpy as np
 from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr
-from ..lowering.array import ShardedArray, is_device_array
+from ..lowering.array import ShardedArray
 from ..core.typed_sharding import concrete
 from ..core.sharding import (_trimmed, Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                              context_mesh, hlo_sharding)
