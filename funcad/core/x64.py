@@ -143,11 +143,12 @@ def _value32(x):
     if isinstance(x, np.ndarray):
         c = _TO_32.get(x.dtype)
         if c is not None:  # NumPy's astype: an eager array's own method would come back here
+            _ieee.ensure()  # the cast overflows quietly, as JAX's conversion
             return np.ndarray.astype(x, c)
     elif isinstance(x, np.generic):
         c = _TO_32.get(x.dtype)
         if c is not None:
-            _ieee.ensure()  # the cast overflows quietly, as JAX's conversion
+            _ieee.ensure()
             return x.astype(c)
     return x
 
