@@ -17,7 +17,6 @@ from .broadcast import broadcast_to
 from .dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
 from .ufuncs import (_as_bool, abs as _abs, exp, isfinite, log, not_equal, sqrt, square, subtract,
     where as _where)
-from ..core.errors import FuncadValueError
 
 _ARRAYS = (np.ndarray, EagerArray)
 _PRIMS = {R.reduce_sum: R.reduce_sum_p, R.reduce_max: R.reduce_max_p, R.reduce_min: R.reduce_min_p,

@@ -40,7 +40,6 @@ from .trace import Primitive, ctx
 from . import eager as _eager
 from . import ieee_warnings as _ieee
 from . import options as _options
-from .trace import ctx
 
 # The 64-bit dtypes and what JAX turns them into with x64 off.
 _TO_32 = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32),

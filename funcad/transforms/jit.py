@@ -41,11 +41,6 @@ from .debugging import check_jit_nans
 from . import jit_refs
 from .jit_primitive import _bind_call, _refuse_execution, executable_for, jit_p
 from .jit_stages import ArgInfo, Compiled, Lowered, Traced, _Entry  # noqa: F401
-from ..core.trace import abstract_eval_rules, sharding_rules
-from ..core.typed_sharding import BY_SHAPE_RULE, concrete, with_shardings
-from ..core.sharding import NamedSharding
-from ..lowering.array import is_device_array
-from ..lowering.spmd import put, wrap
 
 __all__ = ["ArgInfo", "Compiled", "Jitted", "Lowered", "Traced", "clear_caches", "device_put", "executable_for", "jit",
            "jit_p"]

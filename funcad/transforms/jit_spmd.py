@@ -15,10 +15,9 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from ..core.avals import ShapedArray, aval_of, float0
+from ..core.avals import ShapedArray, float0
 from ..core.errors import FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr
-from ..lowering.array import ShardedArray
 from ..core.typed_sharding import concrete
 from ..core.sharding import (_trimmed, Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                              context_mesh, hlo_sharding)

@@ -10,8 +10,6 @@ from ..core.errors import FuncadTypeError
 from ..core.pytree import tree_leaves, tree_map
 from ..core.sharding import AxisType, PartitionSpec, context_mesh
 from .shard_map import shard_map
-from ..core.avals import aval_of
-from ..core.sharding import AxisType, context_mesh
 
 __all__ = ["smap"]
 
