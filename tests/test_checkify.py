@@ -248,8 +248,8 @@ def test_check_message_formats_its_arguments_as_jax_arrays():
 
 
 def test_checkify_of_shard_map_and_pmap_reports_a_device_error():
-    from funcad.sharding import PartitionSpec as P
-    mesh = funcad.make_mesh((1,), ("i",))
+    from funcad.sharding import AxisType, PartitionSpec as P
+    mesh = funcad.make_mesh((1,), ("i",), axis_types=(AxisType.Auto,))  # as JAX's Mesh below
     f = lambda x: (fc.check(fnp.all(x > 0), "neg {x}", x=x), fnp.log(x) * 2)[1]
     jf = lambda x: (jc.check(jnp.all(x > 0), "neg {x}", x=x), jnp.log(x) * 2)[1]
     good, bad = np.ones((1, 3), np.float32), -np.ones((1, 3), np.float32)
