@@ -154,8 +154,21 @@ def test_edge_comparison_can_fail():
 def test_eager_edge_values_give_no_numpy_warnings():
     """Every edge op on edge values of every dtype, eagerly and with warnings as errors (as
     under `-W error`): NumPy's IEEE RuntimeWarnings from funcad's own lines never surface,
-    as JAX computes the same numbers silently (`debug_nans`/`debug_infs` ask for errors)."""
+    as JAX computes the same numbers silently (`debug_nans`/`debug_infs` ask for errors).
+    Run in a fresh interpreter: the warnings state other tests leave behind (filter lists,
+    `__warningregistry__`s) is not what a user's `-W error` program starts with."""
+    import os
+    import subprocess
+    import sys
     import warnings
+    if os.environ.get("FUNCAD_FRESH_WARNINGS") != "1":
+        node = "tests/test_fuzz.py::test_eager_edge_values_give_no_numpy_warnings"
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                               node], cwd=root, capture_output=True, text=True, timeout=600,
+                              env=dict(os.environ, FUNCAD_FRESH_WARNINGS="1"))
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+        return
     from tests.fuzz import _Lib, _edge_values, _kind_of, _np_dtype
     raised = []
     for x64 in (True, False):

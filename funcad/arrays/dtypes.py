@@ -35,14 +35,17 @@ def asarray_or_tracer(x):
     if _warnings.filters is not _ieee.installed or (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
         _ieee.install()
     t = type(x)
-    if t is EagerArray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS:
+    # A NumPy array passes as itself: a staged program keeps one constant per array object.
+    if t is np.ndarray or t is EagerArray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS:
         return x
-    if t is np.ndarray:  # read-only, so an op that returns its operand gives an immutable Array
-        return wrap(x)
     if isinstance(x, np.ndarray):
-        return wrap(np.asarray(x))
+        return np.asarray(x)
     if hasattr(x, "__funcad_array__"):  # an array typed on Explicit mesh axes stays on its devices
-        return x if is_sharded_array(x) else wrap(x.__funcad_array__())
+        if is_sharded_array(x):
+            return x
+        # eagerly an immutable Array (an op returning its operand must not hand out the
+        # host copy); staged, the cached host copy itself, so a program keeps one constant
+        return x.__funcad_array__() if ctx.trace is not None else wrap(x.__funcad_array__())
     if isinstance(x, (list, tuple)):
         return hooks.array(x)
     if hasattr(x, "__array__") and not isinstance(x, (str, bytes)):

@@ -80,10 +80,13 @@ class _Hooks:
     key_reuse_boundary: Callable = staticmethod(lambda fun, args: fun(*args))
     # typed_eager(prim, args, params): an eager operation on arrays laid out over several
     # devices, its results laid out as JAX's are: as their types say (Explicit mesh axes),
-    # else as XLA places them (installed by funcad/transforms/jit_spmd.py, which adds the
+    # else as XLA places them (installed by funcad/transforms/jit.py, which adds the
     # sharded array type to `typed_types`).
     typed_eager: Callable
     typed_types: frozenset = frozenset()
+    # Primitives whose impl takes arrays laid out over several devices as they are (the
+    # host-local/global conversions of multihost_utils): typed_eager never sees them.
+    on_device_impls: set = set()
 
 
 hooks = _Hooks()
@@ -115,7 +118,7 @@ class Primitive:
                                        + (f"; register one with {self.rule_hint(impl_rules)}"
                                           if self.rule_hint(impl_rules) else ""))
             for a in args:  # an operand laid out over several devices (ShardedArray)
-                if type(a) in hooks.typed_types:
+                if type(a) in hooks.typed_types and self not in hooks.on_device_impls:
                     return hooks.typed_eager(self, args, params)
             for a in args:  # impl rules run on plain ndarrays (no subclass dispatch in NumPy)
                 if type(a) is EagerArray:

@@ -177,7 +177,10 @@ def _bind32(self, *args, **params):
 
 def _result32(x):
     c = _TO_32.get(x.dtype) if isinstance(x, np.ndarray) else None
-    return x if c is None else _eager.wrap(np.asarray(x).astype(c))  # stays read-only
+    if c is None:
+        return x
+    _ieee.ensure()  # the cast overflows quietly, as JAX's conversion
+    return _eager.wrap(np.asarray(x).astype(c))  # stays read-only
 
 
 def _init32(self, shape, dtype, weak_type: bool = False, sharding=None):

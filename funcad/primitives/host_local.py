@@ -16,7 +16,7 @@ import numpy as np
 from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import FuncadValueError
 from ..core.sharding import NamedSharding, PartitionSpec, _axes, batching
-from ..core.trace import Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules
+from ..core.trace import Primitive, abstract_eval_rules, batch_rules, hooks, impl_rules, lowering_rules
 from ._base import deflinear, defpython
 from ..lowering import spmd
 from ..lowering.array import is_device_array
@@ -152,6 +152,7 @@ ctx_prim = {p.name: p for p in (local_to_global_p, global_to_local_p)}
 
 impl_rules[local_to_global_p] = _local_to_global_impl
 impl_rules[global_to_local_p] = _global_to_local_impl
+hooks.on_device_impls.update((local_to_global_p, global_to_local_p))  # they take device arrays
 abstract_eval_rules[local_to_global_p] = lambda x, *, global_mesh, pspec: ShapedArray(
     global_shape(x.shape, global_mesh, pspec), x.dtype)
 abstract_eval_rules[global_to_local_p] = lambda x, *, global_mesh, pspec: ShapedArray(

@@ -542,17 +542,17 @@ def _sharded_eager(prim, args, params):
     with types on Explicit mesh axes, computed on the host and each result laid out as
     its type says; else as a one-operation SPMD program, its results where XLA puts them."""
     in_avals = [aval_of(a) for a in args]
-    host = [a._value() if is_device_array(a) else a for a in args]
+    host = lambda: [a._value() if is_device_array(a) else a for a in args]  # noqa: E731  (fetched only when used)
     if not any(a._sharding is not None for a in in_avals):
         if sharding_rules.get(prim, BY_SHAPE_RULE) is BY_SHAPE_RULE:
-            return prim.bind(*host, **params)  # effects, calls: on the host values
+            return prim.bind(*host(), **params)  # effects, calls: on the host values
         try:
             run = _one_op(prim, tuple(sorted(params.items())))
         except TypeError:  # unhashable params
-            return prim.bind(*host, **params)
+            return prim.bind(*host(), **params)
         return run(*args)
     out_avals = with_shardings(prim, in_avals, abstract_eval_rules[prim](*in_avals, **params), params)
-    outs = prim.bind(*host, **params)
+    outs = prim.bind(*host(), **params)
     meshes = [a.sharding.mesh for a in args if type(a) is ShardedArray
               and isinstance(a.sharding, NamedSharding)]
 
