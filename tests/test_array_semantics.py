@@ -179,3 +179,16 @@ def test_numpy_scalar_boolean_index_as_numpy():
     np.testing.assert_allclose(fnp.asarray(1.0), 1.0)
     with pytest.raises(AssertionError):
         np.testing.assert_allclose(fnp.asarray(1.0), 2.0)
+
+
+def test_lax_full_like_places_by_sharding_and_returns_arrays_as_jax():
+    from funcad.sharding import SingleDeviceSharding
+    x = np.zeros((2, 3), np.float32)
+    dev, jdev = funcad.devices()[0], jax.devices()[0]
+    got = funcad.lax.full_like(x, 1.5, sharding=SingleDeviceSharding(dev))
+    want = jax.lax.full_like(x, 1.5, sharding=jax.sharding.SingleDeviceSharding(jdev))
+    assert got.sharding == SingleDeviceSharding(dev) and got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    # eager results are funcad Arrays (immutable), as JAX's are jax Arrays
+    for v in (funcad.lax.full_like(x, 2.0), fnp.positive(np.ones(2))):
+        assert isinstance(v, funcad.Array) and not v.flags.writeable

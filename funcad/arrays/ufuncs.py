@@ -137,7 +137,7 @@ def negative(x, /, out=None, where=None):
 
 
 def positive(x):
-    return _x64.canonicalize(asarray_or_tracer(x))
+    return wrap(_x64.canonicalize(asarray_or_tracer(x)))
 
 
 def absolute(x):

@@ -13,6 +13,7 @@ from ..arrays.shape import stack as _stack, tile as _tile
 from ..arrays.creation import full as _full, full_like as _full_like
 from ..arrays.manip import unstack as _unstack
 from ..core.avals import aval_of
+from ..core.eager import wrap as _wrap
 from ..arrays.shape import broadcast_to
 from ..arrays.dtypes import asarray_or_tracer as _arr
 from ._slicing import _shape, slice_in_dim
@@ -26,7 +27,8 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
-    return _full_like(x, fill_value, dtype, shape)
+    # `sharding` places the result, as numpy.full_like's device= does
+    return _wrap(_full_like(x, fill_value, dtype, shape, device=sharding))
 
 
 def empty(shape, dtype):
