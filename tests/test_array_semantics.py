@@ -181,7 +181,7 @@ def test_numpy_scalar_boolean_index_as_numpy():
         np.testing.assert_allclose(fnp.asarray(1.0), 2.0)
 
 
-def test_lax_full_like_places_by_sharding_and_returns_arrays_as_jax():
+def test_lax_full_and_full_like_place_by_sharding_and_return_arrays_as_jax():
     from funcad.sharding import SingleDeviceSharding
     x = np.zeros((2, 3), np.float32)
     dev, jdev = funcad.devices()[0], jax.devices()[0]
@@ -190,5 +190,8 @@ def test_lax_full_like_places_by_sharding_and_returns_arrays_as_jax():
     assert got.sharding == SingleDeviceSharding(dev) and got.dtype == want.dtype
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     # eager results are funcad Arrays (immutable), as JAX's are jax Arrays
-    for v in (funcad.lax.full_like(x, 2.0), fnp.positive(np.ones(2))):
+    got = funcad.lax.full((2,), 3.0, sharding=SingleDeviceSharding(dev))
+    assert got.sharding == SingleDeviceSharding(dev)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(jax.lax.full((2,), 3.0)))
+    for v in (funcad.lax.full_like(x, 2.0), funcad.lax.full((2,), 1.0), fnp.positive(np.ones(2))):
         assert isinstance(v, funcad.Array) and not v.flags.writeable

@@ -22,8 +22,8 @@ __all__ = ['full', 'full_like', 'empty', 'broadcast', 'broadcast_to_rank', 'broa
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None):
-    """An array of shape filled with fill_value."""
-    return _full(shape, fill_value, dtype)
+    """An array of shape filled with fill_value (placed as `sharding` says)."""
+    return _wrap(_full(shape, fill_value, dtype, device=sharding))
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):

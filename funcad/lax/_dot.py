@@ -125,14 +125,14 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers: Ragg
         # the plain batched product (JAX's result does not depend on group_sizes here).
         free_x = [c for i, c in enumerate(xs) if i not in lc and i not in lb]
         free_y = [c for i, c in enumerate(ys) if i not in rc and i not in rb]
-        return L.einsum(f"{xs},{''.join(ys)}->{''.join(batch + free_x + free_y)}", x, y)
+        return L.einsum(f"{xs},{''.join(ys)}->{''.join(batch + free_x + free_y)}", x, y, precision=precision, out_sharding=out_sharding)
     if r in lc:
         # Ragged contracting dimension: each group contracts its own stretch of it, and
         # the output gets a leading group dimension.
         free_x = [c for i, c in enumerate(xs) if i not in lc and i not in lb]
         free_y = [c for i, c in enumerate(ys) if i not in rc and i not in rb]
         out = "".join(["Z"] + batch + free_x + free_y)
-        return L.einsum(f"Z{xs[r]},{xs},{''.join(ys)}->{out}", mask, x, y)
+        return L.einsum(f"Z{xs[r]},{xs},{''.join(ys)}->{out}", mask, x, y, precision=precision, out_sharding=out_sharding)
     if len(dn.rhs_group_dimensions) != 1:
         raise FuncadValueError("ragged_dot_general with a ragged free dimension needs one rhs group dimension")
     gdim = dn.rhs_group_dimensions[0] % aval_of(y).ndim
@@ -141,4 +141,4 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers: Ragg
     free_x = [c for i, c in enumerate(xs) if i not in lc and i not in lb]
     free_y = [c for i, c in enumerate(ys_s) if i not in rc and i not in rb and i != gdim]
     out = "".join(batch + free_x + free_y)
-    return L.einsum(f"Z{xs[r]},{xs},{ys_s}->{out}", mask, x, y)
+    return L.einsum(f"Z{xs[r]},{xs},{ys_s}->{out}", mask, x, y, precision=precision, out_sharding=out_sharding)
