@@ -27,7 +27,8 @@ SHAPE_ERRORS = [
      ["f64[2,3]", "f64[2,4]"]),
     ("where", lambda c, x, y: fnp.where(c, x, y), (np.ones(3, bool), np.ones(3), np.ones(4)), "select_n",
      ["f64[3]", "f64[4]"]),
-    ("reshape", lambda x: fnp.reshape(x, (4,)), (np.ones((2, 3)),), "reshape", ["f64[2,3]", "(4,)"]),
+    # JAX's exact words (libraries match on them): the shape and size of each side
+    ("reshape", lambda x: fnp.reshape(x, (4,)), (np.ones((2, 3)),), "reshape", ["(2, 3) (size 6)", "(4,)"]),
     ("broadcast_to", lambda x: fnp.broadcast_to(x, (4,)), (np.ones(3),), "broadcast_to", ["f64[3]", "(4,)"]),
     ("lax_add_dtypes", lax.add, (np.ones(3, np.float32), np.ones(3)), "add", ["f32[3]", "f64[3]"]),
     ("lax_sin_int", lax.sin, (np.ones(3, np.int32),), "sin", ["i32[3]", "astype"]),

@@ -72,8 +72,7 @@ def _reshape(a, newshape, order="C", out_sharding=None):
         newshape = tuple(n // known if s == -1 else s for s in newshape)
     elif int(np.prod(newshape, dtype=np.int64)) != n:  # JAX's words (libraries match on them)
         raise FuncadTypeError(f"cannot reshape array of shape {_shape_of(a)} (size {n}) into shape "
-                              f"{newshape} (size {int(np.prod(newshape, dtype=np.int64))}): reshape "
-                              f"keeps the {n} elements of {aval_of(a).str_short()}")
+                              f"{newshape} (size {int(np.prod(newshape, dtype=np.int64))})")
     if newshape == _shape_of(a) and out_sharding is None:
         return a
     return S.reshape(a, newshape, out_sharding)
