@@ -496,6 +496,7 @@ def _x32_loops(lx, xnp):
     return c, ys, w, k
 
 
+@pytest.mark.skipif(not hasattr(jax, "enable_x64"), reason="jax.enable_x64 is new in later JAX")
 def test_eager_control_flow_gives_jaxs_float32_bits():
     with jax.enable_x64(False), funcad.enable_x64(False):
         got = _x32_loops(lax, fnp)

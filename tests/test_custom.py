@@ -394,6 +394,7 @@ def test_custom_vjp_constant_residual_reaches_bwd_as_a_value():
     _close(funcad.jit(funcad.grad(funcad.jit(f)))(x), jax.jit(jax.grad(jax.jit(jf)))(x))
 
 
+@pytest.mark.skipif(jax.__version_info__ < (0, 12), reason="older JAX casts the cotangent to the input's dtype; funcad follows JAX 0.12")
 def test_custom_vjp_float_cotangent_of_another_float_dtype_passes_as_jax():
     # flax's fp8 rules return float32 cotangents for float8 inputs; JAX lets them pass
     def define(m):
