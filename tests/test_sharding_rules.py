@@ -25,6 +25,7 @@ TRI = np.tril(SPD)
 IMG, KER = rng.normal(size=(8, 3, 8, 8)).astype(np.float32), rng.normal(size=(4, 3, 3, 3)).astype(np.float32)
 DN = ("NCHW", "OIHW", "NCHW")
 SIG = rng.normal(size=(8, 8)).astype(np.float32)
+LABELS = np.arange(8, dtype=np.int32) % 4
 
 # name -> (f(ns, *operands), [(operand, spec), ...]); a spec of None leaves the operand untyped
 CASES = {
@@ -83,6 +84,9 @@ CASES = {
     "einsum_sum": (lambda ns, a: ns.np.einsum("ij->i", a, out_sharding=ns.s("Y")), [(SIG, ("X", "Y"))]),
     "einsum_three_operands": (lambda ns, a, b, c: ns.np.einsum("ij,jk,kl->il", a, b, c, out_sharding=ns.s("X")),
                               [(SIG, ("X", "Y")), (SIG, ("Y", None)), (SIG, ("Y", None))]),
+    "one_hot": (lambda ns, x: ns.top.nn.one_hot(x, 4, out_sharding=ns.s("X", "Y")), [(LABELS, ("X",))]),
+    "one_hot_axis0": (lambda ns, x: ns.top.nn.one_hot(x, 4, axis=0, out_sharding=ns.s("Y", "X")),
+                      [(LABELS, ("X",))]),
 }
 ON_DEVICES = {"einsum_three_operands"}  # run on Auto axes of a concrete mesh: the slow suite only
 
@@ -100,6 +104,10 @@ ERRORS = {
                             [(TRI, None), (SPD, ("X",))], "must have the same batch sharding"),
     "einsum_no_out_sharding": (lambda ns, a, b: ns.np.einsum("ij,jk->ik", a, b), [(SIG, ("X", "Y")), (SIG, ("Y", None))],
                                "Contracting dimensions are sharded and it is ambiguous"),
+    "one_hot_other_input_spec": (lambda ns, x: ns.top.nn.one_hot(x, 4, out_sharding=ns.s(None, "Y")),
+                                 [(LABELS, ("X",))], "The input part of spec in out_sharding should match"),
+    "one_hot_untyped_input": (lambda ns, x: ns.top.nn.one_hot(x, 4, out_sharding=ns.s("X", "Y")),
+                              [(LABELS, None)], "The input part of spec in out_sharding should match"),
     "tri_solve_b_rows": (lambda ns, a, b: ns.lax.linalg.triangular_solve(a, b, left_side=True),
                          [(TRI, ("X",)), (SPD, ("X", "Y"))],
                          "triangular solve input `b` must be unsharded on the contracting axis"),
