@@ -25,10 +25,12 @@ import numpy as _np
 
 from .core.errors import FuncadValueError as _FuncadValueError
 from .core.sharding import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, Sharding,
-                            SingleDeviceSharding, get_abstract_mesh, get_mesh, set_mesh)
+                            SingleDeviceSharding, UnreducedKind, get_abstract_mesh, get_mesh, set_mesh,
+                            use_abstract_mesh)
 from .core.avals import aval_of as _aval_of
 from .core.pytree import tree_flatten as _tree_flatten, tree_unflatten as _tree_unflatten
 from .core.sharding import _axes, concrete_mesh as _concrete_mesh, context_mesh as _context_mesh
+from .core.sharding import resolve_spec as _resolve_spec
 from .core.trace import ctx as _ctx
 from .lowering.array import Array as _Array
 from .lowering.devices import devices as _all_devices
@@ -38,7 +40,8 @@ from .primitives.sharding import sharding_constraint_p as _sharding_constraint_p
 
 __all__ = ["AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
            "SingleDeviceSharding", "auto_axes", "explicit_axes", "get_abstract_mesh", "get_mesh",
-           "make_mesh", "make_single_device_sharding", "reshard", "set_mesh", "use_mesh"]
+           "make_mesh", "make_single_device_sharding", "reshard", "set_mesh", "UnreducedKind",
+           "use_abstract_mesh", "use_mesh"]
 
 use_mesh = set_mesh  # the name of older JAX releases (0.6, 0.7)
 
@@ -94,8 +97,8 @@ def _on_mesh(s, x, what: str):
     context mesh, else over the mesh of x's type."""
     if not isinstance(s, PartitionSpec):
         return s
-    if _context_mesh() is not None:
-        return NamedSharding(_context_mesh(), s)
+    if _context_mesh() is not None or not get_abstract_mesh().empty:  # set_mesh's or use_abstract_mesh's
+        return _resolve_spec(s, what)
     typed = _aval_of(x)._sharding
     if typed is None:
         raise _FuncadValueError(f"{what} got the PartitionSpec {s} but no mesh is set: enter one "
@@ -142,8 +145,8 @@ def reshard(xs, out_shardings):
                 out.append(x if isinstance(x, _Array) else _asarray(x))
                 continue
             # the spec with one entry per dimension, as JAX's reshard gives it
-            s = NamedSharding(s.mesh, PartitionSpec(*(tuple(s.spec) + (None,) * (
-                _np.ndim(x) - len(s.spec)))))
+            s = NamedSharding(s.mesh, s.spec.update(partitions=tuple(s.spec) + (None,) * (
+                _np.ndim(x) - len(s.spec))))
         elif not isinstance(s, Sharding):
             raise _FuncadValueError(f"reshard expects Shardings or PartitionSpecs, got {s!r}")
         out.append(_relaid(x, s))

@@ -138,6 +138,8 @@ def _batch(vals, dims, *, axis_size, sharding):
 def _lowering(ctx, x, *, sharding):
     if ctx.module.partition is None:  # a one-device program: nothing to partition
         return x
+    if isinstance(sharding, NamedSharding) and not hasattr(sharding.mesh, "devices"):
+        sharding = concrete(sharding)  # named under use_abstract_mesh: its devices' mesh
     return ctx.module.partition.constrain(ctx, x, sharding)
 
 
