@@ -56,7 +56,7 @@ from ..core.errors import FuncadError, FuncadTypeError
 from . import compilation_cache
 
 # The jax/jaxlib releases funcad is tested with: >= the first, < the second.
-# Keep in step with pyproject.toml (tests/test_jaxlib_range.py checks that).
+# Keep in step with pyproject.toml (tests/lowering/test_jaxlib_range.py checks that).
 SUPPORTED_JAXLIB = ((0, 6, 0), (0, 13, 0))
 
 _xc = None    # jaxlib.xla_client, once loaded
