@@ -1,4 +1,4 @@
-"""funcad's layers, read from the imports (issues 19 and 30).
+"""funcad's layers, read from the imports.
 
 Every module of funcad/ has a layer; a module imports only from its own layer and
 the ones below it, at module level or inside a function:

@@ -1,4 +1,4 @@
-"""Lazily loaded namespaces (issue 12, cold start).
+"""Lazily loaded namespaces (a fast cold start).
 
 `import funcad, funcad.numpy` leaves the heavier namespaces and primitive families
 unloaded; they load on first attribute access (PEP 562 module __getattr__), and to

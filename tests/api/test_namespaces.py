@@ -1,12 +1,12 @@
-"""Public namespaces export only public names (issue 19).
+"""Public namespaces export only public names.
 
 A public namespace is `funcad` and every module under it with no component
 starting with an underscore, outside the implementation packages (core,
 primitives, transforms, lowering). Each defines `__all__`; its globals and
 its `dir()` hold exactly those names, its public child namespaces, and
 nothing else: no stray imports (`np`, `annotations`, helper functions).
-New namespaces (funcad.random, funcad.nn, funcad.scipy.*, ...) are found and
-checked automatically.
+Namespaces are found by walking the package, so a new one is checked without
+being listed.
 """
 from __future__ import annotations
 

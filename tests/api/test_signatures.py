@@ -1,9 +1,9 @@
-"""Every parameter JAX's public callables take, funcad's take too (issue 28, part 2).
+"""Every parameter JAX's public callables take, funcad's take too.
 
 For each namespace funcad shares with the installed jax, the signatures of the
 callables both have are compared: a JAX parameter funcad lacks fails the test, as
 does one funcad takes only positionally where JAX allows a keyword. The counts are
-printed (`pytest -s`). Behaviour tests of the added parameters follow, against JAX.
+printed (`pytest -s`). Behaviour tests of those parameters follow, against JAX.
 """
 import importlib
 import inspect

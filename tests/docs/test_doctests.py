@@ -1,4 +1,4 @@
-"""Every docstring example in funcad runs (issue 30): the modules are found by walking
+"""Every docstring example in funcad runs: the modules are found by walking
 the package, so a new module's examples run without being listed anywhere."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Eigen, singular value and QR decompositions (issue 14, second half): the op
+"""Eigen, singular value and QR decompositions: the op
 rows against JAX at orders 1 and 2, property checks on random well-conditioned
 inputs, derivative conventions (degenerate eigenvalues, full-matrices SVD),
 errors, stacks under vmap and jit, and the LAPACK lowering against NumPy."""

@@ -1,5 +1,5 @@
-"""Issue 32's wrong numbers: each case against JAX, eager and under jit, grad and vmap where
-they apply, in 64-bit mode (JAX with x64 on) and 32-bit mode (JAX's default)."""
+"""Edge numbers (complex, infinite, zero-size, bool and small-integer inputs, narrow floats):
+each case against JAX, eager and under jit, grad and vmap where they apply, in 64-bit mode (JAX with x64 on) and 32-bit mode (JAX's default)."""
 import warnings
 
 import jax

@@ -1,4 +1,4 @@
-"""Complex numbers: the wrong numbers of issue 13 (regressions), the complex
+"""Complex numbers: the derivatives of abs and norm, the complex
 primitives (real, imag, conj, complex), numpy's complex functions, promotion,
 printing and lowering, and JAX's differentiation conventions for complex
 inputs and outputs, checked against JAX and finite differences."""
@@ -19,7 +19,7 @@ jnp = jax.numpy
 X, T = np.complex128(1.1 + 1.2j), np.complex128(0.3 - 0.5j)
 
 
-# ------------------------------------------------- issue 13's wrong numbers ----
+# ---------------------------------------------- derivatives of abs and norm ----
 
 def test_abs_jvp_of_complex_is_re_conj_x_t_over_abs():
     out, tan = funcad.jvp(fnp.abs, (X,), (T,))

@@ -1,4 +1,4 @@
-"""Every registered primitive states every rule (issues 19 and 30).
+"""Every registered primitive states every rule.
 
 A primitive is registered in the rule tables of funcad/core/trace.py. Each
 must have an impl, a shape rule, a jvp, a batching rule, a StableHLO lowering

@@ -1,5 +1,5 @@
 """lax.rng_bit_generator / rng_uniform, the rbg and unsafe_rbg PRNG implementations and the
-threefry_partitionable option, against JAX's bits (issue 15, issue 17)."""
+threefry_partitionable option, against JAX's bits."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""funcad.scipy beyond the op table: edge values, keyword variants, tails, regressions."""
+"""funcad.scipy beyond the op table: edge values, keyword variants, distribution tails."""
 import inspect
 import numpy as np
 import pytest
@@ -20,7 +20,7 @@ def close(a, b, rtol=1e-12, atol=1e-14):
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol, equal_nan=True)
 
 
-# ------------------------------------------------------------ regressions ----
+# ------------------------------------------ derivatives and keyword forms ----
 
 def test_hypot_second_derivative_is_right_at_x_equal_y():
     f = lambda x: fnp.hypot(x, 2.0)  # noqa: E731

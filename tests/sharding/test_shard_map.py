@@ -1,4 +1,4 @@
-"""shard_map, the collectives, vmap(axis_name=) and pmap (issue 18), against JAX.
+"""shard_map, the collectives, vmap(axis_name=) and pmap, against JAX.
 
 Like tests/sharding/test_sharding.py, the tests that need several devices run in a
 child process started with 8 simulated CPU devices (`test_shard_map_suite`);

@@ -1,4 +1,4 @@
-"""Sharded arrays and SPMD jit over 8 simulated CPU devices (issue 18).
+"""Sharded arrays and SPMD jit over 8 simulated CPU devices.
 
 XLA exposes several CPU devices only when XLA_FLAGS says so before the backend
 starts, and the main test process has started it with one. So the one test

@@ -1,4 +1,4 @@
-"""Sparse Jacobians and Hessians (issue 20): detection, colouring, compressed evaluation.
+"""Sparse Jacobians and Hessians: detection, colouring, compressed evaluation.
 
 Every pattern is checked against a dense Jacobian at random inputs: no nonzero
 may be missing from it (`check_pattern`'s first count), and where the rule is
