@@ -354,3 +354,36 @@ def test_complex_convolutions_match_jax():
         np.testing.assert_allclose(fnp.correlate(v, a, mode), jnp.correlate(v, a, mode), rtol=1e-12)
         np.testing.assert_allclose(fsig.correlate2d(p, q, mode), jsig.correlate2d(p, q, mode), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(fsig.correlate(q, p, mode), jsig.correlate(q, p, mode), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dn,strides,padding,lhs_d,rhs_d", [
+    (None, (1, 1), "VALID", None, None),
+    (("NHWC", "HWIO", "NHWC"), (2, 1), "SAME", None, (1, 2)),
+    (("NCHW", "OIHW", "NHWC"), (1, 2), [(1, 0), (2, 1)], (2, 1), None),
+])
+def test_conv_general_dilated_local_layouts_match_jax(dn, strides, padding, lhs_d, rhs_d):
+    rng = np.random.default_rng(8)
+    fs = (3, 2)
+    xshape = (2, 9, 8, 3) if dn and dn[0] == "NHWC" else (2, 3, 9, 8)
+    x = rng.normal(size=xshape)
+    patches = jlax.conv_general_dilated_patches(x, fs, strides, padding, lhs_d, rhs_d, dimension_numbers=dn)
+    _, rhs_spec, out_spec = jlax.conv_dimension_numbers(x.shape, (1, 1) + fs, dn)
+    shape = [0] * 4
+    shape[rhs_spec[0]], shape[rhs_spec[1]] = 4, patches.shape[out_spec[1]]
+    for i, d in enumerate(rhs_spec[2:]):
+        shape[d] = patches.shape[out_spec[2 + i]]
+    w = rng.normal(size=shape)
+    args = (strides, padding, fs, lhs_d, rhs_d, dn)
+    got = lax.conv_general_dilated_local(x, w, *args)
+    want = jlax.conv_general_dilated_local(x, w, *args)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    g = funcad.grad(lambda x, w: fnp.sum(lax.conv_general_dilated_local(x, w, *args) ** 2), (0, 1))(x, w)
+    h = jax.grad(lambda x, w: (jlax.conv_general_dilated_local(x, w, *args) ** 2).sum(), (0, 1))(x, w)
+    for a, b in zip(g, h):
+        np.testing.assert_allclose(a, b, rtol=1e-11)
+    np.testing.assert_allclose(funcad.jit(lambda x, w: lax.conv_general_dilated_local(x, w, *args))(x, w),
+                               want, rtol=1e-12)
+    x32 = x.astype(np.float32)
+    mixed = lax.conv_general_dilated_local(x32, w, *args)
+    assert mixed.dtype == np.float64
+    np.testing.assert_allclose(mixed, jlax.conv_general_dilated_local(x32, w, *args), rtol=1e-12)

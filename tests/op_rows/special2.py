@@ -1,4 +1,4 @@
-"""Op-table rows of issue 16's second special-functions batch: expi/exp1/expn,
+"""Op-table rows of special functions: expi/exp1/expn,
 dawsn, sici, fresnel, spence, owens_t, hyp1f1/hyp2f1, bessel_jn, sph_harm_y,
 scipy.stats sem and gaussian_kde, lax.conv_general_dilated_local.
 
