@@ -9,6 +9,7 @@ True
 """
 import contextlib as _contextlib
 import difflib as _difflib
+import sys
 from typing import Iterator as _Iterator
 
 from . import options as _opts
@@ -94,7 +95,6 @@ def parse_flags_with_absl() -> None:
     global _parsed_with_absl
     if _parsed_with_absl:
         return
-    import sys
     flags = _absl_flags()
     flags.FLAGS(sys.argv, known_only=True)
     _apply_absl_flags(flags)

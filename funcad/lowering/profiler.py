@@ -12,6 +12,7 @@ TraceMe, ProfileOptions and start_server, which is all funcad.profiler needs.
 from __future__ import annotations
 
 import functools
+import gzip
 
 __all__ = ["bindings", "profile_data_module", "heap_profile"]
 
@@ -39,5 +40,4 @@ def profile_data_module():
 
 def heap_profile(client) -> bytes:
     """A gzipped pprof heap profile of the PJRT `client`'s live buffers and executables."""
-    import gzip
     return gzip.compress(client.heap_profile())  # the raw proto on jaxlib 0.6 .. 0.12

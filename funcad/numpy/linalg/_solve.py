@@ -10,6 +10,7 @@ LU factors so that it stays finite at singular matrices of rank n - 1.
 from __future__ import annotations
 
 import math
+import operator
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -290,7 +291,6 @@ def matrix_power(a, n: int):
 
 
 def operator_index(n) -> int:
-    import operator
     return operator.index(n)
 
 
