@@ -45,7 +45,7 @@ def update(name: str, value) -> None:
 def _absl_flags():
     """absl's flags, with a `--jax_<option>` flag defined for every option."""
     try:
-        from absl import flags
+        from absl import flags  # absl-py is optional: only these two functions need it
     except ImportError:
         raise ImportError("config_with_absl and parse_flags_with_absl need the absl-py package "
                           "(pip install absl-py)") from None
@@ -77,7 +77,7 @@ def config_with_absl() -> None:
     >>> funcad.config.config_with_absl()  # then: absl.app.run(main)
     """
     flags = _absl_flags()
-    from absl import app
+    from absl import app  # absl-py is optional: only these two functions need it
     app.call_after_init(lambda: _apply_absl_flags(flags))
 
 
