@@ -42,6 +42,13 @@ def update(name: str, value) -> None:
     _opts.set_value(opt.name, opt.validate(name, value))
 
 
+def option_attribute(name: str):
+    """The value of the option `name`, read as an attribute of `funcad.config`."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return read(name)
+
+
 def _absl_flags():
     """absl's flags, with a `--jax_<option>` flag defined for every option."""
     try:
