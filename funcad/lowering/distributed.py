@@ -38,12 +38,7 @@ _state: _State | None = None
 
 
 def _extension():
-    xla._load()
-    try:
-        import jaxlib._jax as ext  # jaxlib >= 0.7
-    except ImportError:
-        from jaxlib import xla_extension as ext  # jaxlib 0.6
-    return ext
+    return xla.jaxlib_modules().extension
 
 
 def _heartbeat(fn, timeout: int) -> dict:

@@ -30,7 +30,7 @@ class _LazyScipySpecial:
     rest of `import funcad`, and only a few impls need it."""
 
     def __getattr__(self, name):
-        import scipy.special
+        import scipy.special  # SciPy loads on a special function's first eager call
         globals()["sp"] = scipy.special
         return getattr(scipy.special, name)
 

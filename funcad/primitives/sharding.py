@@ -7,6 +7,9 @@ transpose are the same constraint on the tangent and cotangent, as in JAX.
 """
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
 from ..core.errors import FuncadTypeError, FuncadValueError
@@ -75,8 +78,6 @@ def out_sharded(x, out_sharding):
 
 def takes_out_sharding(fn):
     """`fn` with JAX's keyword-only `out_sharding=None` added: the result laid out so."""
-    import functools
-    import inspect
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)

@@ -254,11 +254,6 @@ REASONS: dict = {
     "shard": [
         ("coll", "collectives: only in shard_map bodies, whose types carry no Explicit sharding",
          lambda p: p.name in COLLECTIVES),
-        ("lin", "decompositions, solves, fft, conv: no sharding rule yet; an operand with a sharding "
-                "in its type raises ShardingTypeError naming the primitive (reshard to P() first)",
-         lambda p: p.name in DECOMPOSITIONS | {"fft", "conv_general_dilated"}),
-        ("cust", "custom_lin: staged only while linearizing, its primal's types already known; "
-                 "call_exported: the module's own shardings", lambda p: p.name in {"custom_lin", "call_exported"}),
     ],
     "deps": [],
     "jet": [

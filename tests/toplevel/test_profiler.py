@@ -215,7 +215,7 @@ def test_perfetto_link_serves_the_trace_until_fetched(tmp_path, capsys):
     import threading
     import time
     import urllib.request
-    from funcad.profiler import _serve_once  # create_perfetto_link's server, on a free port
+    from funcad.lowering.profiler import _serve_once  # create_perfetto_link's server, on a free port
     path = tmp_path / "perfetto_trace.json.gz"
     path.write_bytes(gzip.compress(b'{"traceEvents": []}'))
     with socket.socket() as s:
