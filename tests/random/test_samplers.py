@@ -435,3 +435,17 @@ def test_orthogonal_and_multivariate_normal_statistics():
         fr.multivariate_normal(k, np.zeros(2), np.eye(2), method="qr")
     with pytest.raises(ValueError, match=r"cov.shape == \(..., n, n\)"):
         fr.multivariate_normal(k, np.zeros(2), np.eye(3))
+
+
+def test_samplers_do_not_warn_about_their_own_dtypes_with_x64_off():
+    import warnings
+    with funcad.enable_x64(False), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        k = funcad.random.key(0)
+        c = funcad.random.choice(k, fnp.asarray([5, 10, 20]), p=fnp.asarray([0.1, 0.8, 0.1]))
+        r = funcad.random.randint(k, (3,), 0.0, 5.0)
+        g = funcad.random.binomial(k, 5, fnp.asarray([0, 1]), (2,))
+    with jax.enable_x64(False):
+        jk = jax.random.key(0)
+        np.testing.assert_array_equal(c, jax.random.choice(jk, jnp.asarray([5, 10, 20]), p=jnp.asarray([0.1, 0.8, 0.1])))
+    assert r.dtype == np.int32 and g.dtype == np.float32

@@ -226,3 +226,14 @@ def test_import_funcad_stays_light():
             "print(heavy); assert callable(funcad.sparse_jacfwd) and funcad.random.PRNGKey(0).shape == (2,)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_typeof_and_kaiser():
+    a = funcad.typeof(np.ones((2, 3), np.float32))
+    assert a.shape == (2, 3) and a.dtype == np.float32
+    assert funcad.typeof(1.0).weak_type
+    np.testing.assert_allclose(fnp.kaiser(9, 4.5), jnp.kaiser(9, 4.5), rtol=1e-12)
+    np.testing.assert_allclose(fnp.kaiser(9, 4.5), np.kaiser(9, 4.5), rtol=1e-12)
+    np.testing.assert_allclose(funcad.grad(lambda b: fnp.kaiser(6, b).sum())(2.0),
+                               jax.grad(lambda b: jnp.kaiser(6, b).sum())(2.0), rtol=1e-10)
+    assert fnp.kaiser(1, 3.0).tolist() == [1.0] and fnp.kaiser(0, 3.0).shape == (0,)

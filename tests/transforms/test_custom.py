@@ -438,3 +438,28 @@ def test_custom_jvp_closing_over_differentiated_value_is_refused():
 
     with pytest.raises(funcad.FuncadTypeError, match="closes over a value that is being differentiated"):
         funcad.grad(funcad.jit(outer))(1.0)
+
+
+def test_closure_convert_hoists_traced_values():
+    def outer(w):
+        f = lambda x: fnp.sin(w * x)  # noqa: E731
+        g, consts = funcad.closure_convert(f, 1.0)
+        assert len(consts) == 1
+        return g(2.0, *consts)
+    np.testing.assert_allclose(funcad.grad(outer)(0.5), 2 * np.cos(1.0), rtol=1e-14)
+    g, consts = funcad.closure_convert(lambda x: {"y": x * 2}, np.ones(2))
+    assert consts == [] and g(np.ones(2))["y"].tolist() == [2.0, 2.0]
+
+
+def test_custom_gradient_matches_jax():
+    @funcad.custom_gradient
+    def f(x, y):
+        return x * y, lambda g: (g * y * 10, g * x)
+
+    @jax.custom_gradient
+    def jf(x, y):
+        return x * y, lambda g: (g * y * 10, g * x)
+    assert float(f(3.0, 4.0)) == 12.0
+    for got, want in zip(funcad.grad(f, (0, 1))(3.0, 4.0), jax.grad(jf, (0, 1))(3.0, 4.0)):
+        assert float(got) == float(want)
+    np.testing.assert_array_equal(funcad.jit(funcad.vmap(funcad.grad(f)))(np.ones(2), np.full(2, 2.0)), [20.0, 20.0])
