@@ -4,6 +4,8 @@ from __future__ import annotations
 import copy
 import pickle
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -369,3 +371,15 @@ def test_no_op_methods_of_a_device_array_give_funcad_arrays():
         got = f(x)
         assert type(got) is EagerArray, type(got)
         np.testing.assert_array_equal(got.mean((1,), where=None), f(want).mean((1,), where=None))
+
+
+def test_shard_is_jax_shard_shaped():
+    a = funcad.device_put(fnp.arange(6.0).reshape(2, 3))
+    (s,) = a.addressable_shards
+    assert isinstance(s, funcad.Shard)
+    assert s.replica_id == 0 and s.device == funcad.devices()[0]
+    assert s.index == (slice(None), slice(None))
+    np.testing.assert_array_equal(np.asarray(s.data), np.arange(6.0).reshape(2, 3))
+    (j,) = jax.device_put(jnp.arange(6.0).reshape(2, 3)).addressable_shards
+    assert (j.replica_id, j.index) == (s.replica_id, s.index)
+    assert set(vars(type(j)).keys()) >= {"device", "index", "replica_id", "data"}

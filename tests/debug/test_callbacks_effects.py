@@ -1,6 +1,9 @@
 """funcad.debug.callback and funcad.experimental.io_callback against JAX's: the calls each
 program makes (arguments, count, order) eagerly, under jit, vmap, grad/jvp/hessian and in
-scan/fori_loop/while_loop/cond bodies, that jit and the optimiser keep them, and the errors."""
+scan/fori_loop/while_loop/cond bodies, that jit and the optimiser keep them, the errors, and
+effects_barrier."""
+import threading
+
 import numpy as np
 import pytest
 
@@ -235,3 +238,31 @@ def test_errors():
         f_io_callback(lambda x: x, spec, np.ones(2), sharding="cpu")
     with pytest.raises(ZeroDivisionError):
         funcad.debug.callback(lambda v: 1 / 0, 1.0)
+
+
+def test_effects_barrier_waits_for_callbacks_and_raises_their_errors():
+    seen = []
+    lock = threading.Lock()
+
+    def record(x):
+        with lock:
+            seen.append(float(x))
+
+    @funcad.jit
+    def f(x):
+        funcad.debug.callback(record, x)
+        return x + 1.0
+
+    outs = [f(float(i)) for i in range(5)]
+    funcad.effects_barrier()
+    assert seen == [0.0, 1.0, 2.0, 3.0, 4.0] and [float(o) for o in outs] == [1, 2, 3, 4, 5]
+    funcad.effects_barrier()  # nothing pending: returns at once
+
+    def bad(x):
+        raise ValueError("boom")
+
+    g = funcad.jit(lambda x: funcad.debug.callback(bad, x) or x)
+    with pytest.raises(Exception, match="boom"):  # as JAX's CPU client: the call raises
+        g(1.0)
+        funcad.effects_barrier()
+    funcad.effects_barrier()  # the failure is not reported twice
