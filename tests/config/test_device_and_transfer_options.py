@@ -1,6 +1,6 @@
-"""JAX's remaining configuration scopes: default_device, transfer_guard (and its three
-directions), explain_cache_misses, numpy_dtype_promotion; against JAX where it can be the
-oracle. The multi-device checks run in a child process with 8 simulated CPU devices."""
+"""The default_device and transfer_guard options (and transfer_guard's three directions)
+against JAX: names and validation, each guard's errors and log levels, where results are
+placed. The multi-device checks run in a child process with 8 simulated CPU devices."""
 from __future__ import annotations
 
 import logging
@@ -24,7 +24,7 @@ JAX_TEXTS = tuple(int(p) for p in jax.__version__.split(".")[:2]) >= (0, 12)
 child = pytest.mark.skipif(not CHILD, reason="runs in test_multidevice_suite's subprocess")
 main = pytest.mark.skipif(CHILD, reason="one-device tests run in the main process")
 
-_NEW = ["default_device", "explain_cache_misses", "numpy_dtype_promotion", "transfer_guard",
+_OPTIONS = ["default_device", "explain_cache_misses", "numpy_dtype_promotion", "transfer_guard",
         "transfer_guard_host_to_device", "transfer_guard_device_to_device",
         "transfer_guard_device_to_host"]
 _VALUES = {"explain_cache_misses": True, "numpy_dtype_promotion": "strict", "default_device": "cpu"}
@@ -38,7 +38,7 @@ def test_multidevice_suite():
 # ------------------------------------------------------------ the names ----
 
 @main
-@pytest.mark.parametrize("name", _NEW)
+@pytest.mark.parametrize("name", _OPTIONS)
 def test_scopes_config_names_and_validation(name):
     assert hasattr(jax, name) and name in funcad.__all__ and name in dir(funcad)
     value = _VALUES.get(name, "disallow")
@@ -240,135 +240,4 @@ def test_device_to_device_guard_matches_jax():
         assert str(info.value) == want
 
 
-# ---------------------------------------------------- explain_cache_misses ----
-
-def _misses(caplog, logger, run) -> list[str]:
-    """The explanation lines of each TRACING CACHE MISS record, without the call site
-    and function-id lines (which differ between the two libraries' calls)."""
-    caplog.clear()
-    with caplog.at_level(logging.WARNING, logger=logger):
-        run()
-    out = []
-    for r in caplog.records:
-        msg = r.getMessage()
-        if msg.startswith("TRACING CACHE MISS"):
-            lines = msg.split("\n")[1:]
-            out.append("\n".join(l for l in lines if " id=" not in l and "defined at" not in l))
-    return out
-
-
-def _scenario(lib, np_mod):
-    def run():
-        @lib.jit
-        def f(x, y):
-            return x
-        f(np.ones(3, np.float32), {"a": 1.0})
-        f(np.ones(3, np.float32), {"a": 1.0})  # a hit: nothing logged
-        f(np.ones(3, np.int32), {"a": 1.0})
-        f(np.ones(3, np.int32), {"b": 1.0})
-        f(np.ones(3, np.int32), [1.0])
-        f(np.float32(1.0), {"a": 1.0})
-        with lib.default_matmul_precision("float32"):
-            f(np.ones(3, np.float32), {"a": 1.0})
-        f(np.ones(3, np.float32), {"a": np.float32(1.0)})
-    return run
-
-
-@main
-def test_explain_cache_misses_in_jaxs_words(caplog):
-    with jax.explain_cache_misses(True):
-        want = _misses(caplog, "jax", _scenario(jax, jnp))
-    with funcad.explain_cache_misses(True), funcad.enable_x64(False):
-        got = _misses(caplog, "funcad", _scenario(funcad, fnp))
-    assert len(got) == 7 and got[0] == "  never seen function:"
-    if JAX_TEXTS:
-        assert got == want
-    assert got[2].endswith("different input pytree:\n  * at input path [0][1], now <class 'dict'> with "
-                           "pytree metadata ('b',) and before <class 'dict'> with pytree metadata "
-                           "('a',), so the pytree node metadata does not match")
-    assert got[1].endswith("different input types:\n  * at x, now i32[3] and before f32[3]")
-    with funcad.enable_x64(False):  # off: nothing logged
-        assert _misses(caplog, "funcad", _scenario(funcad, fnp)) == []
-
-
-@main
-def test_explain_static_arguments_and_keyword_names(caplog):
-    g = funcad.jit(lambda x, n, *rest, scale=1.0: x * n, static_argnums=1)
-    with funcad.explain_cache_misses(True):
-        got = _misses(caplog, "funcad", lambda: (g(1.0, 2), g(1.0, 3), g(1.0, 3, np.ones(2), scale=2.0),
-                                                  g(1.0, 3, np.ones(3), scale=np.ones(2))))
-    assert got[1].endswith("different static arguments:\n  * at argument 1, now 3 and before 2")
-    assert "* at input path [0], now tuple of length 2 and before tuple of length 1" in got[2]
-    h = funcad.jit(lambda x, *rest, scale=1.0: x)
-    with funcad.explain_cache_misses(True):
-        got = _misses(caplog, "funcad", lambda: (h(1.0, np.ones(2), scale=2.0),
-                                                  h(1.0, np.ones(3), scale=np.ones(2))))
-    assert got[1].endswith("different input types:\n  * at rest[0], now f64[3] and before f64[2]\n"
-                           "  * at scale, now f64[2]{weak_type=False} and before f64[]{weak_type=True}"
-                           "https://docs.jax.dev/en/latest/101/type_promotion.html#weak-types")
-    with funcad.explain_cache_misses(True):
-        assert _misses(caplog, "funcad", lambda: funcad.jit(fnp.sin)(1.0)) == []  # funcad's own
-
-
 # --------------------------------------------------- numpy_dtype_promotion ----
-
-_PROMOTIONS = [
-    ("f32+f16", lambda m: m.add(m.ones(2, np.float32), np.ones(2, np.float16))),
-    ("i32+f32", lambda m: m.ones(2, np.int32) + m.ones(2, np.float32)),
-    ("f32+py_float", lambda m: m.ones(2, np.float32) + 1.0),
-    ("i32+py_float", lambda m: m.ones(2, np.int32) + 1.0),
-    ("i8+py_int", lambda m: m.ones(2, np.int8) * 3),
-    ("c64+py_float", lambda m: m.ones(2, np.complex64) * 2.0),
-    ("f32*True", lambda m: m.ones(2, np.float32) * True),
-    ("u8+i8", lambda m: m.ones(2, np.uint8) + m.ones(2, np.int8)),
-    ("result_type", lambda m: m.result_type(np.float32, np.int32)),
-    ("result_type_weak", lambda m: m.result_type(np.float32, 1.0)),
-    ("promote_types", lambda m: m.promote_types(np.float32, np.float64)),
-    ("where", lambda m: m.where(True, m.ones(2, np.float32), m.ones(2, np.int32))),
-    ("where_scalar", lambda m: m.where(m.ones(2) > 0, m.ones(2, np.float32), 0.0)),
-    ("concatenate", lambda m: m.concatenate([m.ones(2, np.float32), m.ones(2, np.int32)])),
-    ("matmul", lambda m: m.ones(2, np.float32) @ m.ones(2, np.int32)),
-    ("astype", lambda m: m.ones(2, np.float32).astype(np.int32)),
-    ("mean", lambda m: m.mean(m.ones(3, np.float32) ** 2)),
-    ("at_set", lambda m: m.ones(3, np.float32).at[0].set(2.0)),
-    ("i32/py_int", lambda m: m.ones(3, np.int32) / 2),
-]
-
-
-@main
-@pytest.mark.parametrize("case", _PROMOTIONS, ids=[c[0] for c in _PROMOTIONS])
-def test_strict_promotion_matches_jax(case):
-    _, fn = case
-    outcome = []
-    for lib, m in ((jax, jnp), (funcad, fnp)):
-        with lib.numpy_dtype_promotion("strict"), funcad.enable_x64(False):
-            try:
-                r = fn(m)
-                outcome.append(("ok", np.dtype(getattr(r, "dtype", r))))
-            except Exception as e:  # noqa: BLE001
-                outcome.append((type(e).__name__, None))
-    assert outcome[0] == outcome[1]
-    with funcad.numpy_dtype_promotion("standard"):
-        fn(fnp)  # standard: always promotes
-
-
-@main
-def test_strict_promotion_error_text_and_jit_key():
-    with funcad.numpy_dtype_promotion("strict"):
-        with pytest.raises(funcad.dtypes.TypePromotionError) as info:
-            fnp.ones(2, np.int32) + 1.5
-        with pytest.raises(funcad.dtypes.TypePromotionError):
-            funcad.dtypes.result_type(np.int8, np.uint8)
-    assert str(info.value) == (
-        "Input dtypes ('int32', \"<class 'float'>\") have no available implicit dtype promotion "
-        "path when jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
-        "output type, or set jax_numpy_dtype_promotion=standard.")
-    assert isinstance(info.value, ValueError)
-    g = funcad.jit(lambda a, b: a + b)
-    a, b = np.ones(2, np.float32), np.ones(2, np.int32)
-    assert g(a, b).dtype == np.float64  # traced and cached under 'standard'
-    with funcad.numpy_dtype_promotion("strict"):
-        with pytest.raises(funcad.dtypes.TypePromotionError):
-            g(a, b)  # the cache keys on the setting: traced again, and refused
-        np.testing.assert_array_equal(g(a, a), 2 * a)
-    assert g(a, b).dtype == np.float64

@@ -1,10 +1,12 @@
 """Errors explain themselves: shape errors name the op and both types, Python
 control flow on staged values names the value and the fix, non-arrays name
-their type."""
+their type; funcad.errors' classes are JAX's."""
 from __future__ import annotations
 
 import re
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -167,3 +169,53 @@ def test_non_array_argument_to_a_transform_names_its_type_and_the_fix(transform,
     with pytest.raises(TypeError, match=rf"type {name}\b") as info:
         transform(fnp.sin, value)
     assert "static_argnums" in str(info.value)
+
+
+_CONVERSIONS = [
+    ("bool", lambda x: 1.0 if x > 0 else 2.0, "TracerBoolConversionError"),
+    ("int", lambda x: int(x), "ConcretizationTypeError"),
+    ("index", lambda x: [1.0, 2.0][x.astype("int32")], "TracerIntegerConversionError"),
+    ("asarray", lambda x: np.asarray(x), "TracerArrayConversionError"),
+    ("float", lambda x: float(x), "ConcretizationTypeError"),
+]
+
+
+@pytest.mark.parametrize("case", _CONVERSIONS, ids=[c[0] for c in _CONVERSIONS])
+def test_tracer_conversion_errors_are_jaxs_classes(case):
+    _, f, name = case
+    with pytest.raises(getattr(jax.errors, name)):
+        jax.jit(f)(1.0)
+    with pytest.raises(getattr(funcad.errors, name)) as info:
+        funcad.jit(f)(1.0)
+    # funcad's classes keep their old bases, so older `except` clauses still work
+    assert isinstance(info.value, funcad.ConcretizationError) and isinstance(info.value, TypeError)
+    assert "A concrete value was needed" in str(info.value)
+
+
+def test_error_class_hierarchy_matches_jax():
+    for name in funcad.errors.__all__:
+        j, f = getattr(jax.errors, name), getattr(funcad.errors, name)
+        for base in (TypeError, IndexError):
+            if issubclass(j, base):
+                assert issubclass(f, base), (name, base)
+    assert issubclass(funcad.errors.TracerBoolConversionError, funcad.errors.ConcretizationTypeError)
+    assert issubclass(funcad.errors.ConcretizationTypeError, funcad.errors.JAXTypeError)
+    assert issubclass(funcad.errors.UnexpectedTracerError, funcad.TracerLeakError)
+    assert issubclass(funcad.errors.UnexpectedTracerError, RuntimeError)
+    assert not issubclass(funcad.FuncadTypeError, funcad.ConcretizationError)
+
+
+def test_vmap_bool_and_boolean_mask_errors():
+    with pytest.raises(funcad.errors.TracerBoolConversionError, match="different value in each lane"):
+        funcad.vmap(lambda x: x if x > 0 else -x)(np.ones(3))
+    with pytest.raises(jax.errors.NonConcreteBooleanIndexError):
+        jax.jit(lambda x: x[x > 0])(jnp.ones(3))
+    with pytest.raises(funcad.errors.NonConcreteBooleanIndexError, match="boolean mask"):
+        funcad.jit(lambda x: x[x > 0])(np.ones(3))
+
+
+def test_leaked_tracer_is_unexpected_tracer_error():
+    leaked = []
+    funcad.jit(lambda x: leaked.append(x) or x)(1.0)
+    with pytest.raises(funcad.errors.UnexpectedTracerError, match="finished"):
+        fnp.sin(leaked[0])

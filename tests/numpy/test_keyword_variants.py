@@ -358,3 +358,14 @@ def test_bool_to_an_int_power_with_x64_off_as_jax():
             got, want = funcad.jit(lambda v: f(fnp, v))(b), jax.jit(lambda v: f(jnp, v))(b)
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_typeof_and_kaiser():
+    a = funcad.typeof(np.ones((2, 3), np.float32))
+    assert a.shape == (2, 3) and a.dtype == np.float32
+    assert funcad.typeof(1.0).weak_type
+    np.testing.assert_allclose(fnp.kaiser(9, 4.5), jnp.kaiser(9, 4.5), rtol=1e-12)
+    np.testing.assert_allclose(fnp.kaiser(9, 4.5), np.kaiser(9, 4.5), rtol=1e-12)
+    np.testing.assert_allclose(funcad.grad(lambda b: fnp.kaiser(6, b).sum())(2.0),
+                               jax.grad(lambda b: jnp.kaiser(6, b).sum())(2.0), rtol=1e-10)
+    assert fnp.kaiser(1, 3.0).tolist() == [1.0] and fnp.kaiser(0, 3.0).shape == (0,)

@@ -1,9 +1,8 @@
-"""Sharding beyond issue 18's first cut: JAX 0.12's mesh context and names
-(set_mesh, get_mesh, AbstractMesh, AxisType, reshard, make_array_from_*),
-collectives' axis_index_groups, vmap(spmd_axis_name=) and
-debug.inspect_array_sharding under jit, against JAX.
+"""Meshes against JAX: the mesh context and names (set_mesh, get_mesh, AbstractMesh,
+AxisType, reshard, make_array_from_*), collectives' axis_index_groups,
+vmap(spmd_axis_name=) and debug.inspect_array_sharding under jit.
 
-The 8-device tests run in a child process (`test_sharding_more_suite`, as in
+The 8-device tests run in a child process (`test_mesh_suite`, as in
 tests/sharding/test_shard_map.py); one-device checks run in the main process.
 """
 from __future__ import annotations
@@ -22,13 +21,13 @@ from tests.multidevice import CHILD, run_in_child
 lax = funcad.lax
 
 
-def test_sharding_more_suite():
+def test_mesh_suite():
     if CHILD:
         pytest.skip("this is the child process")
     run_in_child(__file__)
 
 
-child = pytest.mark.skipif(not CHILD, reason="runs in test_sharding_more_suite's subprocess")
+child = pytest.mark.skipif(not CHILD, reason="runs in test_mesh_suite's subprocess")
 main = pytest.mark.skipif(CHILD, reason="one-device tests run in the main process")
 
 import jax  # noqa: E402

@@ -228,12 +228,41 @@ def test_import_funcad_stays_light():
     assert out.stdout.strip() == "[]"
 
 
-def test_typeof_and_kaiser():
-    a = funcad.typeof(np.ones((2, 3), np.float32))
-    assert a.shape == (2, 3) and a.dtype == np.float32
-    assert funcad.typeof(1.0).weak_type
-    np.testing.assert_allclose(fnp.kaiser(9, 4.5), jnp.kaiser(9, 4.5), rtol=1e-12)
-    np.testing.assert_allclose(fnp.kaiser(9, 4.5), np.kaiser(9, 4.5), rtol=1e-12)
-    np.testing.assert_allclose(funcad.grad(lambda b: fnp.kaiser(6, b).sum())(2.0),
-                               jax.grad(lambda b: jnp.kaiser(6, b).sum())(2.0), rtol=1e-10)
-    assert fnp.kaiser(1, 3.0).tolist() == [1.0] and fnp.kaiser(0, 3.0).shape == (0,)
+@pytest.mark.filterwarnings("ignore:jax.process", "ignore:funcad.host")
+def test_process_helpers_match_jax():
+    with pytest.warns(UserWarning, match="funcad.host_count has been renamed to funcad.process_count"):
+        funcad.host_count()
+    assert funcad.host_count() == jax.host_count() == 1  # (both warn: renamed)
+    assert funcad.host_id() == jax.host_id() == 0
+    assert funcad.host_ids() == jax.host_ids() == [0]
+    assert funcad.process_indices() == jax.process_indices() == [0]
+
+
+def test_device_class_live_arrays_and_copy_to_host_async():
+    assert all(isinstance(d, funcad.Device) for d in funcad.devices())
+    assert not isinstance("cpu", funcad.Device)
+    x = funcad.device_put(np.arange(3.0))
+    assert any(a is x for a in funcad.live_arrays()) and any(a is x for a in funcad.live_arrays("cpu"))
+    x.delete()
+    assert not any(a is x for a in funcad.live_arrays())
+    y = funcad.jit(lambda v: v * 2)(np.ones(2))
+    tree = {"y": y, "n": 3, "h": np.ones(1)}
+    assert funcad.copy_to_host_async(tree) is tree
+    np.testing.assert_array_equal(np.asarray(y), [2.0, 2.0])
+
+
+def test_print_environment_info(capsys):
+    assert funcad.print_environment_info() is None
+    out = capsys.readouterr().out
+    for key in ("funcad:", "jax:", "jaxlib:", "numpy:", "python:", "devices:"):
+        assert key in out
+    assert funcad.print_environment_info(return_string=True) == out[:-1] or "numpy:" in out
+
+
+def test_new_names_are_in_dir_and_all():
+    new = ["Device", "copy_to_host_async", "debug_infs", "debug_nans", "default_matmul_precision",
+           "dtypes", "enable_checks", "errors", "host_count", "host_id", "host_ids", "live_arrays",
+           "log_compiles", "no_execution", "no_tracing", "numpy_rank_promotion",
+           "print_environment_info", "process_indices", "typing"]
+    for name in new:
+        assert hasattr(jax, name) and name in dir(funcad) and name in funcad.__all__, name
