@@ -1,4 +1,6 @@
 """funcad.nn.initializers against jax.nn.initializers: equal values for the same key."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -108,3 +110,13 @@ def test_orthogonal_errors_and_empty_shapes():
         I.delta_orthogonal()(k, (3, 3))
     with pytest.raises(FuncadValueError, match="fan_in. must be less or equal than .fan_out"):
         I.delta_orthogonal()(k, (3, 3, 4, 2))
+
+
+def test_initializers_default_dtype_is_silent_with_x64_off():
+    key = funcad.random.PRNGKey(0)
+    with funcad.enable_x64(False), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for init in (funcad.nn.initializers.glorot_normal(), funcad.nn.initializers.normal(),
+                     funcad.nn.initializers.zeros):
+            assert init(key, (3, 2)).dtype == np.float32
+    assert funcad.nn.initializers.glorot_normal()(key, (3, 2)).dtype == np.float64

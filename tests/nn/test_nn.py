@@ -1,4 +1,6 @@
 """funcad.nn beyond the op table: kinks against JAX, keyword variants, masks, attention, errors."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -190,3 +192,12 @@ def test_namespace_is_jax_nn_minus_the_rest():
     assert missing == set()
     with pytest.raises(AttributeError):
         nn.BlockScaleConfig   # private in JAX too (jax._src.cudnn.scaled_matmul_stablehlo)
+
+
+def test_one_hot_default_dtype_in_32_bit_mode_warns_nothing():
+    with funcad.enable_x64(False), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hot = funcad.nn.one_hot(np.array([1, 0]), 3)
+        assert hot.dtype == np.float32
+        np.testing.assert_array_equal(hot, [[0, 1, 0], [1, 0, 0]])
+    assert funcad.nn.one_hot(np.array([2]), 3).dtype == np.float64

@@ -295,3 +295,11 @@ def test_traced_integer_power_with_array_exponent():
     out = closed(x)[0]
     assert out.dtype == np.int64
     np.testing.assert_array_equal(out, [8, 9, 1])
+
+
+def test_var_method_of_a_traced_array():
+    x = np.arange(6.0).reshape(2, 3)
+    f = lambda a: a.var(-1, keepdims=True) + a.std()
+    np.testing.assert_allclose(funcad.jit(f)(x), f(x), rtol=1e-12)
+    np.testing.assert_allclose(funcad.vmap(lambda a: a.var())(x), x.var(1), rtol=1e-12)
+    np.testing.assert_allclose(funcad.grad(lambda a: a.var())(x), 2 * (x - x.mean()) / 6, rtol=1e-12)
