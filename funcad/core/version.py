@@ -11,7 +11,7 @@ import importlib.metadata
 
 __all__ = ["__version__", "__version_info__"]
 
-# Keep in step with pyproject.toml (tests/test_stages_dlpack.py checks that).
+# Keep in step with pyproject.toml (tests/toplevel/test_stages_dlpack.py checks that).
 _version = "0.1.0"
 __version__ = _version
 

@@ -57,7 +57,7 @@ from ..core.version import installed_jaxlib_version
 from . import compilation_cache
 
 # The jax/jaxlib releases funcad is tested with: >= the first, < the second.
-# Keep in step with pyproject.toml (tests/test_jaxlib_range.py checks that).
+# Keep in step with pyproject.toml (tests/lowering/test_jaxlib_range.py checks that).
 SUPPORTED_JAXLIB = ((0, 6, 0), (0, 13, 0))
 
 _jl = None    # funcad.lowering.jaxlib_api (jax's and jaxlib's modules), once loaded

@@ -31,7 +31,8 @@ from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_map, tree_unflatten
 from ..core.staging import StagingTrace
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
-                          ctx, impl_rules, jvp_rules, lowering_rules, transpose_rules)
+                          ctx, impl_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules)
+from ..core.typed_sharding import BY_SHAPE_RULE
 from ..primitives._base import is_undefined, zeros_tangent
 from ..primitives.elementwise import convert_element_type, stop_gradient
 from .custom_calls import _closed_over_error
@@ -555,6 +556,7 @@ def _check_cotangent(g, aval, where):
 impl_rules[custom_lin_p] = _forward_error
 lowering_rules[custom_lin_p] = lambda ctx, *args, num_res, rule: _forward_error(rule=rule)
 abstract_eval_rules[custom_lin_p] = _custom_lin_abstract_eval
+sharding_rules[custom_lin_p] = BY_SHAPE_RULE  # the primal outputs' types, shardings included
 jvp_rules[custom_lin_p] = lambda primals, tangents, **params: _forward_error(**params)
 transpose_rules[custom_lin_p] = _custom_lin_transpose
 
