@@ -72,6 +72,9 @@ def out_sharded(x, out_sharding):
     sharding funcad cannot express raises with_sharding_constraint's error."""
     if out_sharding is None:
         return x
+    if isinstance(out_sharding, NamedSharding) and out_sharding.mesh.empty:
+        # the type of an unsharded array (`typeof(x).sharding`): no mesh, nothing to lay out
+        return x
     if ctx.trace is None:  # an eager result (a device or a host array) is placed so
         return device_put(x, resolve_spec(out_sharding, "out_sharding"))
     return with_sharding_constraint(x, out_sharding)
