@@ -1,6 +1,8 @@
 """Products: dot, matmul, outer, inner, tensordot, einsum, einsum_path, vdot; funcad.numpy.linalg.norm."""
 from __future__ import annotations
 
+import string
+
 import numpy as np
 
 from ..core import options as _options
@@ -169,7 +171,6 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
 
 def _sublist_to_str(first, rest):
     """(op, sublist, op, sublist, ..., [out sublist]) -> ('ab,bc->ac', ops)."""
-    import string
     args = (first,) + tuple(rest)
     ops, subs = list(args[0::2]), list(args[1::2])
     out = None
@@ -297,7 +298,6 @@ def _expand_ellipsis(ins, out, operands):
 
     Returns (subscripts, output subscript or None, operands, the ellipsis letters).
     """
-    import string
     used = set("".join(ins) + (out or ""))
     fresh = [c for c in string.ascii_letters if c not in used]
     nds = [aval_of(x).ndim - (len(s) - 3) if "..." in s else 0 for s, x in zip(ins, operands)]

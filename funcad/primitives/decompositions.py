@@ -109,7 +109,7 @@ def _tri_mask(m, n, k, dtype, lower=True):
 
 
 def _lapack(name, dtype):
-    import scipy.linalg.lapack as sl
+    import scipy.linalg.lapack as sl  # SciPy loads on a decomposition's first eager call
     return sl.get_lapack_funcs((name,), dtype=np.dtype(dtype))[0]
 
 

@@ -48,7 +48,7 @@ def _eig_aval(x, *, compute_left_eigenvectors, compute_right_eigenvectors, enabl
 
 def _geev_one(a, left, right):
     """geev on one matrix: (w, vl, vr, info), complex, real pairs unpacked."""
-    import scipy.linalg.lapack as sl
+    import scipy.linalg.lapack as sl  # SciPy loads on eig's first eager call
     geev = sl.get_lapack_funcs("geev", dtype=a.dtype)
     c = E._complex_dtype(a.dtype)
     if a.dtype.kind == "c":

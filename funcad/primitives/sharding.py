@@ -7,6 +7,9 @@ transpose are the same constraint on the tangent and cotangent, as in JAX.
 """
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
 from ..core.errors import FuncadTypeError, FuncadValueError
@@ -69,6 +72,9 @@ def out_sharded(x, out_sharding):
     sharding funcad cannot express raises with_sharding_constraint's error."""
     if out_sharding is None:
         return x
+    if isinstance(out_sharding, NamedSharding) and out_sharding.mesh.empty:
+        # the type of an unsharded array (`typeof(x).sharding`): no mesh, nothing to lay out
+        return x
     if ctx.trace is None:  # an eager result (a device or a host array) is placed so
         return device_put(x, resolve_spec(out_sharding, "out_sharding"))
     return with_sharding_constraint(x, out_sharding)
@@ -88,8 +94,6 @@ def on_auto_axes(x):
 
 def takes_out_sharding(fn):
     """`fn` with JAX's keyword-only `out_sharding=None` added: the result laid out so."""
-    import functools
-    import inspect
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)
