@@ -38,6 +38,7 @@ CASES = {
     "svd_values": (lambda ns, a: ns.lax.linalg.svd(a, compute_uv=False), [(SPD, ("X",))]),
     "lu_batch": (lambda ns, a: ns.lax.linalg.lu(a), [(SPD, ("X",))]),
     "det_batch": (lambda ns, a: ns.np.linalg.det(a), [(SPD, ("X",))]),
+    "solve_batch": (lambda ns, a, b: ns.np.linalg.solve(a, b), [(SPD, ("X",)), (SPD[..., :1], ("X",))]),
     "eig_batch": (lambda ns, a: ns.lax.linalg.eig(a), [(SPD, ("X",))]),
     "schur_batch": (lambda ns, a: ns.lax.linalg.schur(a), [(SPD, ("X",))]),
     "hessenberg_batch": (lambda ns, a: ns.lax.linalg.hessenberg(a), [(SPD, ("X",))]),
