@@ -252,7 +252,8 @@ REASONS: dict = {
     "python": [("-", "see NO_PYTHON", lambda p: p.name in NO_PYTHON)],
     "pe": [("1st", "first-order: reverse mode stages the whole equation", lambda p: p.name not in HIGHER_ORDER)],
     "shard": [
-        ("coll", "collectives: only in shard_map bodies, whose types carry no Explicit sharding",
+        ("coll", "collectives: only in shard_map bodies, whose types carry no Explicit sharding "
+                 "(a shard_map over some axes leaves the free Explicit axes out of its body's types)",
          lambda p: p.name in COLLECTIVES),
     ],
     "deps": [],
