@@ -381,7 +381,12 @@ class _IndexUpdateRef:
         `out_sharding`: the result's sharding, the gather run on Auto axes (as JAX's); it
         is what indexing an Explicit-split dimension needs."""
         if out_sharding is not None:
-            ref = _IndexUpdateRef(on_auto_axes(asarray_or_tracer(self.x)), self.idx)
+            x = asarray_or_tracer(self.x)
+            entries = self.idx if isinstance(self.idx, tuple) else (self.idx,)
+            if all(e is None or e is Ellipsis or isinstance(e, (int, np.integer, slice)) for e in entries):
+                # a static index is a slice first, as JAX's: its sharding rule applies
+                trace_to_jaxpr(lambda a: [getitem(a, self.idx)], [aval_of(x)], name="at", parent=ctx.trace)
+            ref = _IndexUpdateRef(on_auto_axes(x), self.idx)
             return out_sharded(ref.get(mode=mode, fill_value=fill_value,
                                        wrap_negative_indices=wrap_negative_indices), out_sharding)
         kind = _mode_kind(mode, _GET_MODES, "get")

@@ -59,6 +59,8 @@ ERRORS = {
                               [(A, ("X", "Y")), (IDX, ("X",))], "get\\(out_sharding=\\)"),
     "take_along_other_batch": (lambda lib, x, i: lib.np.take_along_axis(x, i, axis=1),
                                [(A, ("X",)), (IDX, ("Y",))], "get\\(out_sharding=\\)"),
+    "get_static_int_out_sharding": (lambda lib, x: x.at[0].get(out_sharding=lib.s("Y")), [(A, ("X", "Y"))],
+                                    "slicing on sharded dims"),
     "set_split_row": (lambda lib, x: x.at[0].set(1.0), [(A, ("X", "Y"))],
                       "Use `.at\\[...\\].set/add/mul/...\\(out_sharding=\\)`"),
     "set_unsplit_row_scalar": (lambda lib, x: x.at[0].set(1.0), [(A, (None, "Y"))], "set/add/mul"),
