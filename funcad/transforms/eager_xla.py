@@ -70,6 +70,8 @@ def _compile(prim: Primitive, args, params):
 
 def _xla_impl(prim: Primitive, numpy_impl):
     def impl(*args, **params):
+        if params.get("out_sharding") is not None:  # a type's sharding: a one-device program can't
+            return numpy_impl(*args, **params)       # hold it (the caller places the result)
         try:
             key = (prim, tuple(map(_operand_key, args)), tuple(params.items()))
             run = _compiled.get(key)
