@@ -286,13 +286,19 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, consts, args: Sequence[
             tie_to_token(ctx, outs)
         for v, o in zip(eqn.outvars, outs):
             if v.aval._sharding is not None and ctx.module.partition is not None \
-                    and eqn.prim not in unconstrained:
+                    and eqn.prim not in unconstrained and _constrainable(ctx, v.aval._sharding):
                 # sharding in types: the partitioner keeps the layout each type names
                 o = ctx.module.partition.constrain(ctx, o, concrete(v.aval._sharding),
                                                    wrt_axis_types=True)
             # Weak types and float0 do not exist in StableHLO; keep the jaxpr's aval.
             env[id(v)] = Value(o.name, v.aval)
     return [read(a) for a in jaxpr.outvars]
+
+
+def _constrainable(ctx, type_sharding) -> bool:
+    """Whether a typed value's layout is stated: inside a shard_map over some axes only
+    under Shardy (GSPMD takes no sharding over the free axes inside a manual region)."""
+    return ctx.module.partition.shardy or all(t.name != "Manual" for t in type_sharding.mesh.axis_types)
 
 
 # Primitives whose results the walker leaves unconstrained even when their types have

@@ -296,3 +296,18 @@ def test_collectives_in_a_partial_shard_map_match_jax(name):
         results.append(lib.top.jit(_partial_manual(lib, mesh, name))(x))
     np.testing.assert_allclose(np.asarray(results[0]), np.asarray(results[1]), rtol=1e-5)
     assert specs([funcad.typeof(results[0])]) == specs([jax.typeof(results[1])])
+
+
+@child
+def test_partial_shard_map_bodies_typed_under_gspmd_too():
+    # GSPMD (the oldest jaxlibs' partitioner) takes no layout over the free axes inside a
+    # manual region: the types stay, the constraints are left out
+    fmesh, _ = meshes()
+    x = funcad.device_put(SIG, funcad.sharding.NamedSharding(fmesh, funcad.sharding.PartitionSpec("X", "Y")))
+    funcad.config.update("jax_use_shardy_partitioner", False)
+    try:
+        got = funcad.jit(_partial_manual(Lib(False), fmesh, "psum"))(x)
+    finally:
+        funcad.config.update("jax_use_shardy_partitioner", True)
+    np.testing.assert_allclose(np.asarray(got), np.sin(SIG).reshape(2, 4, 8).sum(0), rtol=1e-5)
+    assert specs([funcad.typeof(got)]) == [(None, "Y")]
