@@ -89,9 +89,9 @@ SLOW = [
     "test_nn.py::test_dot_product_attention_gradients_jit_vmap",
     "test_scaled_dot.py::test_values_match_jax[mxfp8-None-f32]",
     "test_scaled_dot.py::test_grad_matches_jax[mxfp8-None]",
-    "test_misc_options.py::test_softmax_derivatives_match_jax_in_both_modes[True-True]",
-    "test_misc_options.py::test_softmax_derivatives_match_jax_in_both_modes[True-False]",
-    "test_misc_options.py::test_softmax_derivatives_match_jax_in_both_modes[False-True]",
+    "test_softmax_custom_jvp.py::test_softmax_derivatives_match_jax_in_both_modes[True-True]",
+    "test_softmax_custom_jvp.py::test_softmax_derivatives_match_jax_in_both_modes[True-False]",
+    "test_softmax_custom_jvp.py::test_softmax_derivatives_match_jax_in_both_modes[False-True]",
     "test_rng_bits.py::test_numpy_algorithm_is_xlas[*-1]",
     "test_rng_bits.py::test_numpy_algorithm_is_xlas[*-2]",
     # the JAX-program corpus (tests/programs/): each program runs under JAX and under
