@@ -16,6 +16,7 @@ from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.vmap import vmap
 from .transforms.passes import optimize
 from .transforms.jit import clear_caches, jit
+from .transforms import eager_xla as _eager_xla  # noqa: F401  (binds the eager_backend option)
 from .lowering.runtime import device_put
 from .lowering.array import Array, Shard
 from .lowering.xla import BackendError

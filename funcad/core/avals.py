@@ -49,8 +49,8 @@ class ShapedArray(AbstractValue):
     __slots__ = ("shape", "dtype", "weak_type", "_sharding")
 
     def __init__(self, shape, dtype, weak_type: bool = False, sharding=None):
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        self.shape = shape if type(shape) is tuple else tuple(shape)
+        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)  # np.dtype(d) costs 0.2 µs
         self.weak_type = weak_type
         self._sharding = sharding
 
@@ -248,7 +248,8 @@ def check_strict_dtypes(dtypes_and_weak) -> None:
 
 
 def tangent_dtype(dtype) -> np.dtype:
-    dtype = np.dtype(dtype)
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
     return dtype if _narrow.kind(dtype) in "fc" else float0
 
 

@@ -140,6 +140,21 @@ cosh_p = unop("cosh", np.cosh, hlo="chlo.cosh", py="np.cosh({0})")
 cosh = _bind1(cosh_p)
 defjvp(cosh_p, lambda t, ans, x: mul(t, sinh(x)))
 
+def _one_minus_square_lowering(ctx, x):
+    one = ctx.full(1, x.aval.dtype, x.aval.shape)
+    return binary(ctx, "stablehlo.multiply", binary(ctx, "stablehlo.add", one, x),
+                  binary(ctx, "stablehlo.subtract", one, x))
+
+
+# 1 - x² evaluated as (1 + x)(1 - x), exact near |x| = 1 (JAX's lax.one_minus_square).
+# A primitive, not that product: its derivative -2x stays exact near 0, where the
+# product rule's (1 - x) - (1 + x) cancels, and tanh's n-th derivative stages half the
+# equations.
+one_minus_square_p = unop("one_minus_square", lambda x: (1 + x) * (1 - x), hlo=_one_minus_square_lowering,
+                          py="((1 + {0}) * (1 - {0}))")
+one_minus_square = _bind1(one_minus_square_p)
+defjvp(one_minus_square_p, lambda t, ans, x: mul(t, mul(const(x, -2), x)))
+
 tanh_p = unop("tanh", np.tanh, hlo="stablehlo.tanh", py="np.tanh({0})")
 tanh = _bind1(tanh_p)
 defjvp(tanh_p, lambda t, ans, x: mul(t, sub(const(x, 1), square(ans))))
@@ -247,6 +262,17 @@ for _p, _hlo in ((exp_p, "stablehlo.exponential"), (exp2_p, "stablehlo.exponenti
     impl_rules[_p] = (lambda impl: lambda x, accuracy=None: impl(x))(_impl)
     lowering_rules[_p] = _accuracy_lowering(_p, _hlo)
     globals()[_p.name] = _bind_accuracy(_p)
+def _logistic_lowering(ctx, x, accuracy=None):
+    """1 / (1 + exp(-x)), as JAX lowers logistic off TPU (whatever the accuracy): XLA's
+    own `logistic` rounds otherwise, and NUTS's acceptance rates would part from JAX's."""
+    one = ctx.full(1, x.aval.dtype, x.aval.shape)
+    e = ctx.op1("stablehlo.exponential", [ctx.op1("stablehlo.negate", [x], x.aval)], x.aval)
+    return binary(ctx, "stablehlo.divide", one, binary(ctx, "stablehlo.add", one, e))
+
+
+lowering_rules[logistic_p] = _logistic_lowering
+
+
 def _accuracy_jvp(p, tangent):
     """A jvp whose tangent uses the accuracy too (JAX's rules for sin, cos, expm1, and
     tanh/logistic at HIGHEST): tangent(t, ans, x, accuracy)."""
@@ -261,10 +287,9 @@ _HIGHEST = AccuracyMode.HIGHEST
 _accuracy_jvp(sin_p, lambda t, ans, x, acc: mul(t, cos(x, acc)))
 _accuracy_jvp(cos_p, lambda t, ans, x, acc: neg(mul(t, sin(x, acc))))
 _accuracy_jvp(expm1_p, lambda t, ans, x, acc: mul(t, exp(x, acc)))
-# (1 + ans)(1 - ans) rather than 1 - ans²: exact near |ans| = 1, and JAX's rounding
 _accuracy_jvp(tanh_p, lambda t, ans, x, acc: mul(t, mul(const(x, 4), mul(logistic(mul(const(x, 2), x), acc),
                                                                        logistic(mul(const(x, -2), x), acc))))
-              if acc is _HIGHEST else mul(t, mul(add(const(x, 1), ans), sub(const(x, 1), ans))))
+              if acc is _HIGHEST else mul(t, one_minus_square(ans)))
 _accuracy_jvp(logistic_p, lambda t, ans, x, acc: mul(t, mul(ans, logistic(neg(x), acc))) if acc is _HIGHEST
               else mul(t, mul(ans, sub(const(x, 1), ans))))
 

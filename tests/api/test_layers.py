@@ -3,29 +3,38 @@
 Every module of funcad/ has a layer; a module imports only from its own layer and
 the ones below it, at module level or inside a function:
 
-  core          avals, the IR, primitives and traces, staging, pytrees, options, errors
-  lowering      backends: StableHLO emission, the to_python emitter, the XLA client,
-                device Arrays and device queries; they know no primitive
+  core          avals, the IR, primitives and traces, staging, pytrees (and tree_util's
+                functions), options, errors, jaxpr drawings (viz), the lazy attributes
+                of the faces (module_attributes)
+  lowering      backends: StableHLO emission, the to_python emitter, the XLA client
+                (jax and jaxlib imported in jaxlib_api, on first use), device Arrays,
+                device queries, DLPack, the profiler, distributed processes; they know
+                no primitive
   primitives    each primitive with all its rules
   transforms    jvp, linearize, transpose, vmap, the jaxpr-level transforms, the
-                higher-order primitives and their front ends (jit, checkpoint,
-                cond/while/scan, custom derivatives), passes
+                higher-order primitives and their front ends (jit and its stages,
+                checkpoint and its saved residuals, cond/while/scan, custom derivatives,
+                custom_vmap), passes
   arrays        the array operations lax and numpy share: dtype promotion, shapes,
-                indexing, ufuncs, reductions, creation, products
+                indexing, ufuncs, reductions, creation, products, placement and
+                resharding (funcad.sharding's functions), the array annotations (typing)
   lax           funcad.lax
-  numpy         funcad.numpy (and its fft, linalg)
+  numpy         funcad.numpy (and its fft, linalg), and what is built on it: the segment
+                reductions (funcad.ops), ravel_pytree (funcad.flatten_util)
   libraries     nn, random, scipy.special, debug, ref
-  applications  scipy, image, example_libraries
+  applications  scipy, image, example_libraries (and the tour `python -m funcad` prints)
   extensions    experimental, export, and JAX's extension namespaces (extend,
                 interpreters, lib)
-  faces         funcad/__init__.py and the top-level modules: they re-export
+  faces         funcad/__init__.py and the top-level modules: they re-export, and define
+                no function or class (test_top_level_modules_only_re_export)
 
 Imports inside one layer are free, but no module reaches itself through its imports
 (no cycles). Where a lower layer needs a higher one at run time, the higher one installs
 a hook (`funcad.core.trace.hooks`) or a rule in a table; the few exceptions are in
-ALLOWED, each with why. An import inside a function is kept for a heavy dependency
-loaded on first use or an import order that cannot be otherwise; each says why in a
-comment, and there are at most LOCAL_IMPORT_BUDGET of them.
+ALLOWED, each with why. An import inside a function (of any module: funcad's own, the
+standard library's, NumPy, SciPy, jaxlib) is kept only for a heavy or optional
+dependency loaded on first use, or an import order that cannot be otherwise; each says
+why in a comment, and there are at most LOCAL_IMPORT_BUDGET of them.
 """
 from __future__ import annotations
 
@@ -146,6 +155,11 @@ def test_every_layer_is_known():
         < layer_of("funcad.numpy._poly") < layer_of("funcad.scipy.special._gamma") \
         < layer_of("funcad.scipy.linalg") < layer_of("funcad.experimental.jet") \
         < layer_of("funcad.tree_util") == layer_of("funcad")
+    # where the top-level faces' code lives
+    assert layer_of("funcad.core.tree_util") < layer_of("funcad.lowering.profiler") \
+        < layer_of("funcad.transforms.saved_residuals") < layer_of("funcad.arrays.sharding") \
+        < layer_of("funcad.numpy._segment") < layer_of("funcad.example_libraries._tour") \
+        < layer_of("funcad.sharding")
 
 
 def test_imports_reach_the_modules_they_name():
@@ -247,23 +261,15 @@ def test_no_import_cycles():
         f"{len(c)}: {', '.join(c)}" for c in found)
 
 
-def _local_imports():
-    out = []
-    for path in MODULES:
-        lines = path.read_text().splitlines()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            for inner in ast.walk(node):
-                if isinstance(inner, (ast.Import, ast.ImportFrom)) and _is_funcad(inner, path):
-                    out.append((path, inner.lineno, lines))
-    return sorted(set((p, n) for p, n, _ in out)), {p: ls for p, _, ls in out}
-
-
-def _is_funcad(node, path) -> bool:
-    if isinstance(node, ast.Import):
-        return any(a.name.startswith("funcad") for a in node.names)
-    return bool(node.level) or (node.module or "").startswith("funcad")
+def local_imports(path: pathlib.Path) -> list[tuple[int, bool]]:
+    """(line, whether a comment says why) of every import statement inside a function
+    (or lambda) of the file, whatever it imports."""
+    text = path.read_text()
+    lines = text.splitlines()
+    found = {inner.lineno for node in ast.walk(ast.parse(text))
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+             for inner in ast.walk(node) if isinstance(inner, (ast.Import, ast.ImportFrom))}
+    return [(n, _has_reason(lines, n)) for n in sorted(found)]
 
 
 def _has_reason(lines: list[str], line: int) -> bool:
@@ -277,13 +283,22 @@ def _has_reason(lines: list[str], line: int) -> bool:
 
 
 def test_function_local_imports_are_few_and_say_why():
-    found, text = _local_imports()
-    silent = [_where(p, n) for p, n in found if not _has_reason(text[p], n)]
+    found = [(p, n, why) for p in MODULES for n, why in local_imports(p)]
+    silent = [_where(p, n) for p, n, why in found if not why]
     assert not silent, ("function-local imports without a comment saying why (a heavy dependency "
                         "kept lazy, or an import order):\n" + "\n".join(silent))
     assert len(found) <= LOCAL_IMPORT_BUDGET, (
-        f"{len(found)} function-local imports of funcad modules (budget {LOCAL_IMPORT_BUDGET}); "
-        "import at module level where the layers allow it:\n" + "\n".join(_where(p, n) for p, n in found))
+        f"{len(found)} function-local imports (budget {LOCAL_IMPORT_BUDGET}); import at module "
+        "level where the layers allow it:\n" + "\n".join(_where(p, n) for p, n, _ in found))
+
+
+def test_the_local_import_check_can_fail(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import os\n\n\ndef f():\n    import json\n    # SciPy loads on first use\n"
+                     "    import scipy\n    from numpy import (pi,  # lazy: ...\n        e)\n\n\n"
+                     "g = lambda: __import__('os')\n\n\nclass C:\n    def m(self):\n"
+                     "        from . import sibling\n")
+    assert local_imports(probe) == [(5, False), (7, True), (8, True), (17, False)]
 
 
 def test_top_level_modules_are_faces():
@@ -293,6 +308,31 @@ def test_top_level_modules_are_faces():
            for src, target, line, local, path in _edges()
            if target in faces | {"funcad"} and layer_of(src) < NAMES.index("faces")]
     assert not bad, "\n".join(bad)
+
+
+def definitions(path: pathlib.Path) -> list[tuple[int, str]]:
+    """(line, what) of every function, class and lambda the file defines, at any depth."""
+    kinds = {ast.FunctionDef: "def", ast.AsyncFunctionDef: "async def", ast.ClassDef: "class",
+             ast.Lambda: "lambda"}
+    return sorted((n.lineno, f"{kinds[type(n)]} {getattr(n, 'name', '')}".rstrip())
+                  for n in ast.walk(ast.parse(path.read_text())) if type(n) in kinds)
+
+
+def test_top_level_modules_only_re_export():
+    # A top-level module is a docstring, imports, __all__ and aliases; its code lives in the
+    # package of its topic (JAX's layout: jax/_src implements, jax/<module>.py re-exports).
+    # A lazy attribute's __getattr__ comes from core/module_attributes.py.
+    bad = [f"{_where(p, line)}: {what}" for p in sorted(ROOT.glob("*.py")) for line, what in definitions(p)]
+    assert not bad, ("top-level modules that define code; move it to the package of its topic "
+                     "and import it:\n" + "\n".join(bad))
+
+
+def test_the_face_check_can_fail(tmp_path):
+    face, impl = tmp_path / "face.py", tmp_path / "impl.py"
+    face.write_text('"""A face."""\nfrom x import y\n\n__all__ = ["y", "z"]\nz = y\n')
+    impl.write_text("def f():\n    pass\n\n\nclass C:\n    async def g(self):\n        return lambda: 1\n")
+    assert definitions(face) == []
+    assert definitions(impl) == [(1, "def f"), (5, "class C"), (6, "async def g"), (7, "lambda")]
 
 
 def test_no_file_is_named_for_when_it_arrived():

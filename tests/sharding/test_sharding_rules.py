@@ -10,35 +10,13 @@ results' shardings, and grads where they apply.
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import funcad
-import funcad.numpy as fnp
 from funcad.core.errors import ShardingTypeError
-from funcad.sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec as P
 from tests.multidevice import CHILD, run_in_child
-
-JP, JNS = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
-AMESH = AbstractMesh((2, 4), ("X", "Y"), (AxisType.Explicit,) * 2)
-JAMESH = jax.sharding.AbstractMesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
-
-
-class _NS:
-    """The namespaces a case uses: funcad's or JAX's."""
-
-    def __init__(self, jax_side: bool):
-        self.np = jnp if jax_side else fnp
-        self.lax = jax.lax if jax_side else funcad.lax
-        self.top = jax if jax_side else funcad
-        self.P = JP if jax_side else P
-        self.NS = JNS if jax_side else NamedSharding
-        self.mesh = None  # the mesh out_sharding= names (set per run)
-
-    def s(self, *spec):
-        return self.NS(self.mesh, self.P(*spec))
-
+from tests.typed_cases import Lib, eval_shape, meshes, run, specs
 
 rng = np.random.default_rng(0)
 SPD = (lambda m: m @ np.swapaxes(m, -1, -2) + 4 * np.eye(4))(rng.normal(size=(8, 4, 4))).astype(np.float32)
@@ -47,6 +25,7 @@ TRI = np.tril(SPD)
 IMG, KER = rng.normal(size=(8, 3, 8, 8)).astype(np.float32), rng.normal(size=(4, 3, 3, 3)).astype(np.float32)
 DN = ("NCHW", "OIHW", "NCHW")
 SIG = rng.normal(size=(8, 8)).astype(np.float32)
+LABELS = np.arange(8, dtype=np.int32) % 4
 
 # name -> (f(ns, *operands), [(operand, spec), ...]); a spec of None leaves the operand untyped
 CASES = {
@@ -95,7 +74,21 @@ CASES = {
     "conv_out_sharding": (lambda ns, x, k: ns.lax.conv_general_dilated(
         x, k, (1, 1), "SAME", dimension_numbers=DN, out_sharding=ns.s("X", "Y")),
         [(IMG, ("X",)), (KER, ("Y",))]),
+    # out_sharding= of einsum: the one contraction's, or (several) all of them on Auto axes
+    "einsum_contracting_split": (lambda ns, a, b: ns.np.einsum("ij,jk->ik", a, b, out_sharding=ns.s("X", None)),
+                                 [(SIG, ("X", "Y")), (SIG, ("Y", None))]),
+    "einsum_transposed_out": (lambda ns, a, b: ns.np.einsum("ij,jk->ki", a, b, out_sharding=ns.s("X", None)),
+                              [(SIG, ("X", "Y")), (SIG, ("Y", None))]),
+    "einsum_batch": (lambda ns, a, b: ns.np.einsum("bij,bjk->bik", a, b, out_sharding=ns.s("X", None, "Y")),
+                     [(SPD, ("X", None, "Y")), (SPD, ("X", "Y"))]),
+    "einsum_sum": (lambda ns, a: ns.np.einsum("ij->i", a, out_sharding=ns.s("Y")), [(SIG, ("X", "Y"))]),
+    "einsum_three_operands": (lambda ns, a, b, c: ns.np.einsum("ij,jk,kl->il", a, b, c, out_sharding=ns.s("X")),
+                              [(SIG, ("X", "Y")), (SIG, ("Y", None)), (SIG, ("Y", None))]),
+    "one_hot": (lambda ns, x: ns.top.nn.one_hot(x, 4, out_sharding=ns.s("X", "Y")), [(LABELS, ("X",))]),
+    "one_hot_axis0": (lambda ns, x: ns.top.nn.one_hot(x, 4, axis=0, out_sharding=ns.s("Y", "X")),
+                      [(LABELS, ("X",))]),
 }
+ON_DEVICES = {"einsum_three_operands"}  # run on Auto axes of a concrete mesh: the slow suite only
 
 # name -> (f, operands, the words of JAX's error)
 ERRORS = {
@@ -109,6 +102,12 @@ ERRORS = {
                           [(TRI, ("X",)), (SPD, ("Y",))], "must have the same batch sharding"),
     "tri_solve_untyped_a": (lambda ns, a, b: ns.lax.linalg.triangular_solve(a, b, left_side=True),
                             [(TRI, None), (SPD, ("X",))], "must have the same batch sharding"),
+    "einsum_no_out_sharding": (lambda ns, a, b: ns.np.einsum("ij,jk->ik", a, b), [(SIG, ("X", "Y")), (SIG, ("Y", None))],
+                               "Contracting dimensions are sharded and it is ambiguous"),
+    "one_hot_other_input_spec": (lambda ns, x: ns.top.nn.one_hot(x, 4, out_sharding=ns.s(None, "Y")),
+                                 [(LABELS, ("X",))], "The input part of spec in out_sharding should match"),
+    "one_hot_untyped_input": (lambda ns, x: ns.top.nn.one_hot(x, 4, out_sharding=ns.s("X", "Y")),
+                              [(LABELS, None)], "The input part of spec in out_sharding should match"),
     "tri_solve_b_rows": (lambda ns, a, b: ns.lax.linalg.triangular_solve(a, b, left_side=True),
                          [(TRI, ("X",)), (SPD, ("X", "Y"))],
                          "triangular solve input `b` must be unsharded on the contracting axis"),
@@ -133,34 +132,11 @@ UNEVEN = {  # a ValueError, as JAX's, where a changed size is not divisible by i
 }
 
 
-def _abstract(ns, jax_side, operands):
-    mesh = JAMESH if jax_side else AMESH
-    ns.mesh = mesh
-    return [ns.top.ShapeDtypeStruct(a.shape, a.dtype, sharding=None if spec is None else ns.NS(mesh, ns.P(*spec)))
-            for a, spec in operands]
-
-
-def _specs(tree) -> list:
-    out = []
-    for leaf in jax.tree_util.tree_leaves(tree):
-        s = leaf.sharding
-        spec = () if s is None else tuple(s.spec)
-        out.append(tuple(p[0] if isinstance(p, tuple) and len(p) == 1 else p for p in spec)
-                   + (None,) * (len(leaf.shape) - len(spec)))
-    return out
-
-
-def _eval_shape(jax_side, f, operands):
-    ns = _NS(jax_side)
-    args = _abstract(ns, jax_side, operands)
-    return ns.top.eval_shape(lambda *a: f(ns, *a), *args)
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(set(CASES) - ON_DEVICES))
 def test_result_types_match_jax(name):
     f, operands = CASES[name]
-    want = _specs(_eval_shape(True, f, operands))
-    got = _specs(_eval_shape(False, f, operands))
+    want = specs(eval_shape(True, f, operands))
+    got = specs(eval_shape(False, f, operands))
     assert got == want, name
 
 
@@ -168,10 +144,10 @@ def test_result_types_match_jax(name):
 def test_ambiguous_results_raise_jaxs_error(name):
     f, operands, words = ERRORS[name]
     with pytest.raises(Exception, match=words) as jerr:
-        _eval_shape(True, f, operands)
+        eval_shape(True, f, operands)
     assert type(jerr.value).__name__ == "ShardingTypeError"
     with pytest.raises(ShardingTypeError, match=words):
-        _eval_shape(False, f, operands)
+        eval_shape(False, f, operands)
 
 
 @pytest.mark.parametrize("name", sorted(UNEVEN))
@@ -179,23 +155,41 @@ def test_uneven_result_sizes_raise_jaxs_value_error(name):
     f, operands = UNEVEN[name]
     words = "implies that array axis 1 is partitioned 4 times, but does not evenly divide"
     with pytest.raises(ValueError, match=words):
-        _eval_shape(True, f, operands)
+        eval_shape(True, f, operands)
     with pytest.raises(ValueError, match=words):
-        _eval_shape(False, f, operands)
+        eval_shape(False, f, operands)
+
+
+def _loss(ns, f):
+    return lambda *a: sum(ns.np.sum(ns.np.real(o) ** 2) for o in jax.tree_util.tree_leaves(f(*a)))
+
+
+def _grad(operands):
+    return lambda ns, g: ns.top.grad(_loss(ns, g), argnums=tuple(range(len(operands))))
+
+
+GRADS = ["cholesky_batch", "tri_solve_batch", "fft_batch", "rfft_batch", "conv_batch",
+         "conv_spatial", "conv_out_sharding", "einsum_contracting_split", "einsum_batch"]
+
+
+@pytest.mark.parametrize("name", GRADS)
+def test_cotangent_types_match_jax(name):
+    f, operands = CASES[name]
+    g = lambda ns, *a: _grad(operands)(ns, lambda *b: f(ns, *b))(*a)  # noqa: E731
+    assert specs(eval_shape(False, g, operands)) == specs(eval_shape(True, g, operands)), name
 
 
 def test_custom_vjp_cotangents_keep_their_types():
-    def make(lib):
-        @lib.custom_vjp
+    def loss(lib, a):
+        @lib.top.custom_vjp
         def f(a):
-            return lib.numpy.sin(a)
-        f.defvjp(lambda a: (lib.numpy.sin(a), a), lambda a, g: (g * lib.numpy.cos(a) * 3,))
-        return lambda a: f(a).sum()
-    (arg,) = _abstract(_NS(True), True, [(SIG, ("X", "Y"))])
-    (farg,) = _abstract(_NS(False), False, [(SIG, ("X", "Y"))])
-    want = jax.eval_shape(jax.grad(make(jax)), arg)
-    got = funcad.eval_shape(funcad.grad(make(funcad)), farg)
-    assert _specs(got) == _specs(want) == [("X", "Y")]
+            return lib.np.sin(a)
+        f.defvjp(lambda a: (lib.np.sin(a), a), lambda a, g: (g * lib.np.cos(a) * 3,))
+        return f(a).sum()
+    grad = lambda lib, a: lib.top.grad(lambda b: loss(lib, b))(a)  # noqa: E731
+    want = eval_shape(True, grad, [(SIG, ("X", "Y"))])
+    got = eval_shape(False, grad, [(SIG, ("X", "Y"))])
+    assert specs(got) == specs(want) == [("X", "Y")]
 
 
 # ------------------------------------------ 8 simulated CPU devices (slow) ----
@@ -209,56 +203,29 @@ def test_sharding_rules_on_eight_devices():
 
 child = pytest.mark.skipif(not CHILD, reason="runs in test_sharding_rules_on_eight_devices' subprocess")
 
-if CHILD:
-    MESH = funcad.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
-    JMESH = jax.make_mesh((2, 4), ("X", "Y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
-
-
-def _placed(ns, jax_side, operands):
-    mesh = JMESH if jax_side else MESH
-    ns.mesh = mesh
-    return [ns.top.device_put(a, ns.NS(mesh, ns.P(*spec))) if spec is not None else a
-            for a, spec in operands]
-
-
-def _run(jax_side, f, operands, wrap=None):
-    ns = _NS(jax_side)
-    args = _placed(ns, jax_side, operands)
-    g = lambda *a: f(ns, *a)  # noqa: E731
-    return ns.top.jit(g if wrap is None else wrap(ns, g))(*args)
-
 
 @child
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_values_types_and_layouts_match_jax(name):
     f, operands = CASES[name]
-    want, got = _run(True, f, operands), _run(False, f, operands)
+    want, got = run(True, f, operands), run(False, f, operands)
     for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
         if name.startswith(("qr", "svd", "eig", "schur", "hessenberg", "householder", "lu", "tridiagonal_b")):
             assert g.shape == w.shape  # bases and signs may differ between LAPACK calls
         else:
             np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-4, atol=2e-4)
-        assert _specs([funcad.typeof(g)]) == _specs([jax.typeof(w)]), name
+        assert specs([funcad.typeof(g)]) == specs([jax.typeof(w)]), name
         assert tuple(g.sharding.spec) == tuple(w.sharding.spec), name
-
-
-def _loss(ns, f):
-    return lambda *a: sum(ns.np.sum(ns.np.real(o) ** 2) for o in jax.tree_util.tree_leaves(f(*a)))
-
-
-GRADS = ["cholesky_batch", "tri_solve_batch", "fft_batch", "rfft_batch", "conv_batch",
-         "conv_spatial", "conv_out_sharding"]
 
 
 @child
 @pytest.mark.parametrize("name", GRADS)
 def test_cotangents_keep_their_primals_types(name):
     f, operands = CASES[name]
-    grad = lambda ns, g: ns.top.grad(_loss(ns, g), argnums=tuple(range(len(operands))))  # noqa: E731
-    want, got = _run(True, f, operands, grad), _run(False, f, operands, grad)
+    want, got = run(True, f, operands, _grad(operands)), run(False, f, operands, _grad(operands))
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-3, atol=2e-3)
-        assert _specs([funcad.typeof(g)]) == _specs([jax.typeof(w)]), name
+        assert specs([funcad.typeof(g)]) == specs([jax.typeof(w)]), name
 
 
 @child
@@ -266,9 +233,12 @@ def test_exported_calls_take_typed_operands():
     from funcad import export as fexport
     exp = fexport.export(funcad.jit(lambda a: a * 2 + 1))(funcad.ShapeDtypeStruct((8, 8), np.float32))
     jexp = jax.export.export(jax.jit(lambda a: a * 2 + 1))(jax.ShapeDtypeStruct((8, 8), np.float32))
-    x = funcad.device_put(SIG, NamedSharding(MESH, P("X", "Y")))
-    jx = jax.device_put(SIG, JNS(JMESH, JP("X", "Y")))
-    got, want = funcad.jit(exp.call)(x), jax.jit(jexp.call)(jx)
+    call = lambda lib, a: (exp if not lib.jax else jexp).call(a)  # noqa: E731
+    got, want = run(False, call, [(SIG, ("X", "Y"))]), run(True, call, [(SIG, ("X", "Y"))])
     np.testing.assert_allclose(np.asarray(got), np.asarray(want))
-    assert str(funcad.make_jaxpr(exp.call)(x)).count("f32[8,8] = call_exported") == 1
-    assert "f32[8,8] = call_exported" in str(jax.make_jaxpr(jexp.call)(jx))
+    # a one-device export's results are unsharded in their types, as JAX's
+    jaxprs = []
+    for lib, mesh in zip((Lib(False), Lib(True)), meshes()):
+        x = lib.top.device_put(SIG, lib.NS(mesh, lib.P("X", "Y")))
+        jaxprs.append(str(lib.top.make_jaxpr(lambda a: call(lib, a))(x)))
+    assert all("a:f32[8@X,8@Y]" in j and "f32[8,8] = call_exported" in j for j in jaxprs), jaxprs
