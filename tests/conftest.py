@@ -22,7 +22,7 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 SLOW = [
     # the 4x32 impls' jit/vmap and sampler checks (philox2x32's stay, and so does every
     # impl's seeding and known-answer test); the loggamma sampler (gamma's stays); the
-    # sharding notebook (tests/test_sharding*.py cover its programs)
+    # sharding notebook (tests/sharding/ covers its programs)
     "test_rng_impls.py::test_jit_and_vmap_match_jax[threefry4x32]",
     "test_rng_impls.py::test_jit_and_vmap_match_jax[philox4x32]",
     "test_rng_impls.py::test_samplers_match_jax[*-threefry4x32]",
