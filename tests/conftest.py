@@ -84,7 +84,7 @@ SLOW = [
     # attention check, the nvfp4 scaled-dot checks, the default softmax mode, one seed of
     # each bit width of the rng_bit_generator emulation)
     "test_samplers.py::test_orthogonal_and_multivariate_normal_match_jax[float32]",
-    "test_samplers.py::test_typed_keys_in_every_new_sampler",
+    "test_samplers.py::test_typed_keys_in_every_sampler",
     "test_nn.py::test_dot_product_attention_matches_jax[float32]",
     "test_nn.py::test_dot_product_attention_gradients_jit_vmap",
     "test_scaled_dot.py::test_values_match_jax[mxfp8-None-f32]",
