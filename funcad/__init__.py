@@ -16,6 +16,7 @@ from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.vmap import vmap
 from .transforms.passes import optimize
 from .transforms.jit import clear_caches, jit
+from .transforms import eager_xla as _eager_xla  # noqa: F401  (binds the eager_backend option)
 from .lowering.runtime import device_put
 from .lowering.array import Array, Shard
 from .lowering.xla import BackendError
@@ -48,6 +49,8 @@ from . import dtypes, errors, typing  # noqa: F401  (JAX's jax.dtypes, jax.error
 from . import dlpack, stages, version  # noqa: F401  (JAX's jax.dlpack, jax.stages, jax.version)
 from .core.errors import InfError
 from .lowering.devices import device_class as _device_class
+from .core.module_attributes import attribute as _attribute, module_attributes as _module_attributes
+from functools import partial as _partial
 globals().update(config.scopes)  # `with funcad.<option>(value):`, one per option declared with a scope
 
 # Errors leaving the public entry points (and the functions they return) show
@@ -74,23 +77,10 @@ _LAZY = frozenset({"random", "nn", "scipy", "viz", "ops", "image", "profiler", "
 _SPARSE = frozenset({"SparseMatrix", "hessian_sparsity", "jacobian_sparsity", "sparse_hessian",
                      "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev"})
 
-
-def __getattr__(name: str):
-    import importlib
-    if name in _LAZY:
-        return importlib.import_module(f"{__name__}.{name}")
-    if name == "Device":  # jaxlib's class: jaxlib loads on first use
-        return _device_class()
-    if name in _SPARSE:
-        value = getattr(importlib.import_module(f"{__name__}.transforms.sparsity"), name)
-        value = value if name == "SparseMatrix" else _boundary(value)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'funcad' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | _LAZY | _SPARSE | {"Device"})
+__getattr__, __dir__ = _module_attributes(__name__, _LAZY, {
+    "Device": _device_class,  # jaxlib's class: jaxlib loads on first use
+    **{name: _partial(_attribute, f"{__name__}.transforms.sparsity", name,
+                      None if name == "SparseMatrix" else _boundary) for name in _SPARSE}})
 
 __all__ = ["Array", "BackendError", "block_until_ready", "checking_leaks", "checkpoint",
            "checkpoint_policies", "clear_caches", "ClosedJaxpr", "closure_convert",

@@ -11,7 +11,7 @@ from ..core import ieee_warnings as _ieee
 from ..core import options as _options
 from ..core import x64 as _x64
 from ..core.avals import aval_of
-from ..core.eager import EagerArray, lane_dtypes, plain, wrap
+from ..core.eager import EagerArray, lane_dtypes, plain, transcendental_lane_dtypes, wrap
 from ..primitives import elementwise as E
 from .dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
 from ..core.trace import Tracer, bind_custom_jvp, ctx
@@ -26,6 +26,8 @@ from ..core.errors import FuncadValueError
 # The lane also needs funcad's warnings filter in the current filter list (one identity
 # check; see core/ieee_warnings.py): else the op takes `Primitive.bind`, which puts it there.
 _LANE = lane_dtypes
+# Transcendental functions leave the lane while eager_backend="xla" (XLA rounds them).
+_TLANE = transcendental_lane_dtypes
 _nd, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
 
 
@@ -37,11 +39,15 @@ def _lane_out(out):
     return wrap(out)  # a NumPy scalar, from 0-d operands
 
 
-def _float_unary(prim_fn, ufunc, name, prepare=to_inexact):
-    """`prepare(x, ufunc)`: the operand off the lane (to_inexact: integers become floats)."""
+def _float_unary(prim_fn, ufunc, name, prepare=to_inexact, exact=False):
+    """`prepare(x, ufunc)`: the operand off the lane (to_inexact: integers become floats);
+    `exact`: NumPy rounds it as XLA does (sqrt, rint, negative), so it stays on the lane
+    whatever the eager_backend."""
+    lane = _LANE if exact else _TLANE
+
     def f(x):
         t = type(x)
-        if (t is EagerArray or t is _nd) and x.dtype in _LANE and ctx.trace is None:
+        if (t is EagerArray or t is _nd) and x.dtype in lane and ctx.trace is None:
             # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
             if _warnings.filters is not _ieee.installed or \
                     (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
@@ -70,7 +76,7 @@ exp2 = _float_unary(E.exp2, np.exp2, "exp2")
 log = _float_unary(E.log, np.log, "log")
 log1p = _float_unary(E.log1p, np.log1p, "log1p")
 expm1 = _float_unary(E.expm1, np.expm1, "expm1")
-sqrt = _float_unary(E.sqrt, np.sqrt, "sqrt")
+sqrt = _float_unary(E.sqrt, np.sqrt, "sqrt", exact=True)
 cbrt = _float_unary(E.cbrt, np.cbrt, "cbrt")
 
 
@@ -87,7 +93,7 @@ def _rounding(prim_fn, name):
 
 floor = _rounding(E.floor, "floor")
 ceil = _rounding(E.ceil, "ceil")
-rint = _float_unary(E.round, np.rint, "rint")
+rint = _float_unary(E.round, np.rint, "rint", exact=True)
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
 
@@ -127,7 +133,8 @@ fix = trunc
 
 
 # Also `x.__neg__` (funcad/numpy/_methods.py): one call.
-neg_operator = _float_unary(E.neg, np.negative, "negative", prepare=lambda x, _: asarray_or_tracer(x))
+neg_operator = _float_unary(E.neg, np.negative, "negative", prepare=lambda x, _: asarray_or_tracer(x),
+                            exact=True)
 
 
 def negative(x, /, out=None, where=None):
@@ -199,7 +206,6 @@ def _as_bool(x):
 def check_rank_promotion(name: str, *xs) -> None:
     """funcad.config's numpy_rank_promotion ('warn'/'raise'): JAX's warning or error when
     operands of different nonzero ranks would broadcast."""
-    import warnings
     shapes = [np.shape(x) for x in xs]
     if len({len(s) for s in shapes if s}) < 2:
         return
@@ -209,7 +215,7 @@ def check_rank_promotion(name: str, *xs) -> None:
                          "with the config option jax_numpy_rank_promotion='raise'. Add the missing "
                          "axes explicitly (x[:, None], expand_dims), or allow it with "
                          "funcad.config.update('jax_numpy_rank_promotion', 'allow').")
-    warnings.warn(f"Following NumPy automatic rank promotion for {name} on shapes {shown}. Set the "
+    _warnings.warn(f"Following NumPy automatic rank promotion for {name} on shapes {shown}. Set the "
                   "jax_numpy_rank_promotion config option to 'allow' to disable this warning.",
                   stacklevel=3)
 

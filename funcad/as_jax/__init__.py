@@ -28,7 +28,9 @@ How names resolve while the drop-in is installed:
   inspects them (`isinstance(x, jax._src.core.Tracer)`) sees foreign objects.
 * funcad's own device plumbing (funcad/lowering) keeps the real jax: it binds
   it before the hook takes the name.
-* JAX's defaults hold: 32-bit mode unless JAX_ENABLE_X64 says otherwise, and
+* JAX's defaults hold: 32-bit mode unless JAX_ENABLE_X64 says otherwise, eager
+  operations that NumPy may round differently run through XLA, as JAX's
+  (`eager_backend="xla"`, unless FUNCAD_EAGER_BACKEND=numpy), and
   `jax.__version__`/`__version_info__` give the installed jax's version, the
   release whose API funcad follows (libraries choose code paths by it; funcad's
   own version is `_funcad.version._version`). `uninstall()` restores all of it.
@@ -120,11 +122,14 @@ def install() -> None:
             del _sys.modules[k]
     version, info = _version_of_real_jax(real)
     _state = {"modules": saved, "x64": _funcad.config.read("enable_x64"),
+              "eager_backend": _funcad.config.read("eager_backend"),
               "version": (_funcad.__version__, _funcad.__version_info__)}
     _funcad.__version__ = _funcad.version.__version__ = version
     _funcad.__version_info__ = _funcad.version.__version_info__ = info
     raw = _os.environ.get("JAX_ENABLE_X64", "")
     _funcad.config.update("enable_x64", raw.strip().lower() in ("1", "true", "t", "yes", "y", "on"))
+    # JAX rounds eager operations as XLA does (FUNCAD_EAGER_BACKEND=numpy keeps NumPy's)
+    _funcad.config.update("eager_backend", _os.environ.get("FUNCAD_EAGER_BACKEND", "xla"))
     _sys.modules["jax"] = _funcad
     # `import jax._src.x as y` reads the attribute `_src` of the module named jax.
     _funcad._src = saved["jax._src"]
@@ -145,4 +150,5 @@ def uninstall() -> None:
     _funcad.__version__ = _funcad.version.__version__ = _state["version"][0]
     _funcad.__version_info__ = _funcad.version.__version_info__ = _state["version"][1]
     _funcad.config.update("enable_x64", _state["x64"])
+    _funcad.config.update("eager_backend", _state["eager_backend"])
     _state = None

@@ -167,12 +167,28 @@ class hooks:
 lane_dtypes = set(map(np.dtype, (np.float16, np.float32, np.float64)))  # x64 on, no checks
 
 
+# The lane's dtypes for transcendental functions (exp, log, tanh ...): `lane_dtypes`'s,
+# and none while eager_backend="xla" runs them through XLA (transforms/eager_xla.py).
+transcendental_lane_dtypes = set(lane_dtypes)
+_lane_state = [True, False, True]  # x64, checks, NumPy runs the transcendental functions
+
+
 def set_lane(x64: bool, checks: bool) -> None:
     """Refresh `lane_dtypes` for the x64 mode and the debug_nans/debug_infs checks."""
+    _lane_state[:2] = x64, checks
     lane_dtypes.clear()
     if not checks:
         lane_dtypes.update(map(np.dtype, (np.float16, np.float32, np.float64) if x64
                                else (np.float16, np.float32)))
+    transcendental_lane_dtypes.clear()
+    if _lane_state[2]:
+        transcendental_lane_dtypes.update(lane_dtypes)
+
+
+def set_transcendental_lane(on: bool) -> None:
+    """Whether the lane computes transcendental functions with NumPy (eager_backend)."""
+    _lane_state[2] = on
+    set_lane(*_lane_state[:2])
 
 
 def wrap(x, _ndarray=np.ndarray, _generic=np.generic, _asarray=np.asarray):

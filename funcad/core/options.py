@@ -396,6 +396,16 @@ key<fry>
 _declare("default_backend", None, _unbound,  # lowering/xla.py binds it and reads FUNCAD_BACKEND lazily
          "backend jit uses when none is given: 'cpu', 'gpu' or None (automatic)",
          env="FUNCAD_BACKEND", read_env=False)
+_declare("eager_backend", "numpy", choice("numpy", "xla"),
+         "where eager primitives whose rounding is not exact (exp, log, tanh, sums, dots ...) "
+         "run: 'numpy' (funcad's default) or 'xla' (as JAX; the drop-in funcad.as_jax's default)",
+         scope=NO_ARG, scope_doc="""`with funcad.eager_backend("xla"):` eager primitives whose
+results NumPy may round differently from XLA (transcendental and special functions, sums,
+products, dots, linear algebra, FFT) run as one compiled XLA operation each, cached per
+primitive, parameters and operand types, so eager float32 values are JAX's bit for bit;
+exactly rounded operations stay on NumPy. 'numpy' (the default under `import funcad`)
+computes every eager operation with NumPy; the drop-in `funcad.as_jax` sets 'xla'.
+See funcad/transforms/eager_xla.py.""")
 _declare("jit_cache_size", 128, _cache_size, "compiled argument signatures kept per jitted function (LRU)")
 _declare("traceback_filtering", "on", _filtering,
          "'on' hides funcad's internal frames from tracebacks, 'off' shows them")

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import math
 
-from .errors import ShardingTypeError
+from .errors import FuncadValueError, ShardingTypeError
 from .sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec, _axes, resolve_spec
 from .trace import hooks
 from .trace import sharding_rules
 from .sharding import concrete_mesh
 
-__all__ = ["BY_SHAPE_RULE", "axes_of", "broadcasting_rule", "spec_of", "type_sharding", "with_shardings"]
+__all__ = ["BY_SHAPE_RULE", "axes_of", "broadcasting_rule", "linalg_rule", "spec_of", "type_sharding",
+           "with_shardings"]
 
 # The rule of a primitive whose shape rule computes the shardings (from its body).
 BY_SHAPE_RULE = object()
@@ -145,8 +146,8 @@ def _typed(prim, in_avals, aval, spec, mesh):
     for d, (n, p) in enumerate(zip(aval.shape, spec)):
         k = math.prod(mesh.shape[a] for a in _axes(p))
         if n % k:
-            raise ShardingTypeError(
-                f"Sharding spec {p!r} implies that array axis {d} is partitioned {k} times, but "
+            raise FuncadValueError(  # a ValueError, as JAX's
+                f"Sharding spec {_axes(p)!r} implies that array axis {d} is partitioned {k} times, but "
                 f"does not evenly divide the dimension size {n}. Got shape: {tuple(aval.shape)} "
                 f"and sharding {out.sharding}")
     return out
@@ -301,6 +302,8 @@ def varying_shape_rule(what: str, out_shape_of):
     dynamic_slice): a split dimension's new size must stay divisible by its axes."""
     def rule(x, *rest, **params):
         spec, out_shape = spec_of(x), out_shape_of(x, *rest, **params)
+        if all(m == 1 for m in out_shape):  # one element: replicated (JAX's)
+            return (None,) * len(out_shape)
         sizes = dict(x.sharding.mesh.shape_tuple) if x._sharding is not None else {}
         for n, m, p in zip(x.shape, out_shape, spec):
             k = math.prod(sizes[a] for a in _axes(p))
@@ -327,3 +330,45 @@ def with_dim(sharding, d: int, entry=None):
         return None
     spec = tuple(sharding.spec)
     return NamedSharding(sharding.mesh, PartitionSpec(*(spec[:d] + (entry,) + spec[d:])))
+
+
+def linalg_rule(name: str, ranks: tuple, out_avals):
+    """The rule of a decomposition or solve of stacks of matrices (JAX's): operand i's
+    trailing `ranks[i]` (core) dimensions unsplit, every operand's leading (batch)
+    dimensions split alike; each result split as the batch, its core dimensions not.
+    `out_avals(*avals, **params)` is the shape rule, which says how many results."""
+    def rule(*avals, **params):
+        batches = []
+        for i, (rank, a) in enumerate(zip(ranks, avals)):
+            spec = spec_of(a)
+            if any(p is not None for p in spec[len(spec) - rank:]):
+                raise ShardingTypeError(f"Input {i} to {name} must be unsharded on non-batch "
+                                        f"dimensions, but got {PartitionSpec(*spec)}. Reshard it "
+                                        f"(funcad.sharding.reshard) to split only the batch dimensions")
+            batches.append(spec[:len(spec) - rank])
+        if any(b != batches[0] for b in batches[1:]):
+            raise ShardingTypeError(f"All inputs to {name} must have the same batch sharding, but "
+                                    f"got {batches}. Reshard them alike")
+        outs = out_avals(*avals, **params)
+        return [batches[0]] * len(outs) if isinstance(outs, (list, tuple)) else batches[0]
+    return rule
+
+
+def triangular_solve_rule(a, b, *, left_side, transpose_a, **params) -> tuple:
+    """JAX's: batches split alike, the contracted dimensions of `a` and `b` unsplit; the
+    result is split as `a`'s free dimension and `b`'s."""
+    sa, sb = spec_of(a), spec_of(b)
+    (ba, ca), (bb, cb) = (sa[:-2], sa[-2:]), (sb[:-2], sb[-2:])
+    if ba != bb:
+        raise ShardingTypeError(f"All inputs to triangular_solve must have the same batch "
+                                f"sharding, but got {ba} and {bb}.")
+    if ca[left_side ^ transpose_a] is not None:
+        raise ShardingTypeError(f"triangular solve input `a` must be unsharded on the contracting "
+                                f"axis, but got {PartitionSpec(*sa)} with left_side={left_side} "
+                                f"and transpose_a={transpose_a}.")
+    if cb[not left_side] is not None:
+        raise ShardingTypeError(f"triangular solve input `b` must be unsharded on the contracting "
+                                f"axis, but got {PartitionSpec(*sb)} with left_side={left_side} "
+                                f"and transpose_a={transpose_a}.")
+    core = (ca[transpose_a], cb[1]) if left_side else (cb[0], ca[not transpose_a])
+    return ba + core

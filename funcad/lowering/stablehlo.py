@@ -10,10 +10,12 @@ equation's outputs, and `ctx.op(...)` emits one operation in MLIR's generic
 syntax. This module knows no primitive; it sits below `funcad/primitives`.
 The emitted text is compiled by XLA (see `xla.py`).
 
-Non-scalar constants of the jaxpr (NumPy arrays closed over by the traced
-function, device Arrays) are not written into the text: they become leading
-arguments of `@main` (`Module.const_args`), passed at every call from
-buffers made once. Scalars are written inline.
+Bigger constants of the jaxpr (NumPy arrays closed over by the traced function,
+device Arrays) are not written into the text: they become leading arguments of
+`@main` (`Module.const_args`), passed at every call from buffers made once.
+Scalars and small host arrays (at most INLINE_CONST_SIZE numbers) are written
+inline, as JAX writes its constants, so that XLA folds what depends only on them
+as it folds JAX's programs.
 
 >>> import funcad, funcad.numpy as fnp
 >>> closed = funcad.make_jaxpr(lambda x: fnp.sin(x) * 2.0)(1.0)
@@ -36,6 +38,7 @@ from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import MissingRuleError, UnsupportedError
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, literal_value
 from ..core.trace import Tracer, lowering_rules  # noqa: F401  (the table lives beside the others)
+from ..core.typed_sharding import concrete
 
 
 class Value(NamedTuple):
@@ -44,6 +47,8 @@ class Value(NamedTuple):
 
 
 # ------------------------------------------------------------------- types ----
+
+INLINE_CONST_SIZE = 1024  # host constants with at most this many numbers are written inline
 
 _DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
            "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
@@ -227,7 +232,18 @@ class LoweringContext:
             return self.full(0, float0, aval.shape)
         if literal_value(x):
             return self.constant(x, aval.dtype)
+        if isinstance(x, np.ndarray) and aval.size <= INLINE_CONST_SIZE and aval.dtype.kind in "fiu":
+            return self.array_constant(np.asarray(x), aval)
         return self.module.hoist(x, ShapedArray(aval.shape, aval.dtype))
+
+    def array_constant(self, x: np.ndarray, aval) -> Value:
+        """A small array constant written into the program, as JAX writes its constants:
+        XLA's constant folding then sees it (e.g. folds `log(2 * pi * scale**2)` of a
+        constant `scale` with its evaluator, as in JAX's programs)."""
+        aval = ShapedArray(aval.shape, aval.dtype)
+        raw = x.astype(aval.dtype).astype(aval.dtype.newbyteorder("<"), order="C")
+        text = '"0x' + raw.tobytes().hex().upper() + '"'
+        return self.op1("stablehlo.constant", [], aval, f"value = dense<{text}> : {tensor_type(aval)}")
 
 
 # ------------------------------------------------------------ jaxpr walker ----
@@ -272,7 +288,6 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, consts, args: Sequence[
             if v.aval._sharding is not None and ctx.module.partition is not None \
                     and eqn.prim not in unconstrained:
                 # sharding in types: the partitioner keeps the layout each type names
-                from ..core.typed_sharding import concrete
                 o = ctx.module.partition.constrain(ctx, o, concrete(v.aval._sharding),
                                                    wrt_axis_types=True)
             # Weak types and float0 do not exist in StableHLO; keep the jaxpr's aval.

@@ -45,6 +45,7 @@ from .structural import concatenate, expand_dims, iota, moveaxis, moveaxis0, res
 from .structural import slice as slice_
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.avals import aval_of
+from ..core.sharding import PartitionSpec
 
 __all__ = ["all_gather", "all_to_all", "axis_index", "axis_size", "pmax", "pmean", "pmin",
            "ppermute", "pshuffle", "psum", "psum_scatter", "pswapaxes", "pvary"]
@@ -734,7 +735,6 @@ def _index_lowering(ctx, *, axes):
     if part is not None and part.shardy and math.prod(man.mesh.shape[a] for a in rest) > 1:
         # Shardy refuses partition_id where axes are left to it; as JAX, read it in a
         # region manual over those too
-        from ..core.sharding import PartitionSpec
         i32 = ShapedArray((), np.int32)
         return part.manual(ctx, [], man.mesh, (), (PartitionSpec(),), frozenset(rest), [], [i32],
                            lambda c, consts, locals_: [_partition_index(c, man, axes)],

@@ -30,7 +30,7 @@ class _LazyScipySpecial:
     rest of `import funcad`, and only a few impls need it."""
 
     def __getattr__(self, name):
-        import scipy.special
+        import scipy.special  # SciPy loads on a special function's first eager call
         globals()["sp"] = scipy.special
         return getattr(scipy.special, name)
 
@@ -262,6 +262,17 @@ for _p, _hlo in ((exp_p, "stablehlo.exponential"), (exp2_p, "stablehlo.exponenti
     impl_rules[_p] = (lambda impl: lambda x, accuracy=None: impl(x))(_impl)
     lowering_rules[_p] = _accuracy_lowering(_p, _hlo)
     globals()[_p.name] = _bind_accuracy(_p)
+def _logistic_lowering(ctx, x, accuracy=None):
+    """1 / (1 + exp(-x)), as JAX lowers logistic off TPU (whatever the accuracy): XLA's
+    own `logistic` rounds otherwise, and NUTS's acceptance rates would part from JAX's."""
+    one = ctx.full(1, x.aval.dtype, x.aval.shape)
+    e = ctx.op1("stablehlo.exponential", [ctx.op1("stablehlo.negate", [x], x.aval)], x.aval)
+    return binary(ctx, "stablehlo.divide", one, binary(ctx, "stablehlo.add", one, e))
+
+
+lowering_rules[logistic_p] = _logistic_lowering
+
+
 def _accuracy_jvp(p, tangent):
     """A jvp whose tangent uses the accuracy too (JAX's rules for sin, cos, expm1, and
     tanh/logistic at HIGHEST): tangent(t, ans, x, accuracy)."""

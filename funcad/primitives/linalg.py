@@ -83,9 +83,12 @@ def dot_general(x, y, dimension_numbers, precision=None, out_sharding=None):
 
 
 # As in JAX, the derivatives keep the precision (an algorithm rounds the tangents too).
+# The tangents are typed as the result (its out_sharding, on Explicit axes).
 defjvp(dot_general_p,
-       lambda t, ans, x, y, *, dimension_numbers, precision=None: dot_general(t, y, dimension_numbers, precision),
-       lambda t, ans, x, y, *, dimension_numbers, precision=None: dot_general(x, t, dimension_numbers, precision))
+       lambda t, ans, x, y, *, dimension_numbers, precision=None, out_sharding=None:
+           dot_general(t, y, dimension_numbers, precision, out_sharding),
+       lambda t, ans, x, y, *, dimension_numbers, precision=None, out_sharding=None:
+           dot_general(x, t, dimension_numbers, precision, out_sharding))
 
 
 def _transpose_operand(ct, other, dims, nd, other_nd, ct_first, precision=None, primal=None):

@@ -7,6 +7,9 @@ transpose are the same constraint on the tangent and cotangent, as in JAX.
 """
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
 from ..core.errors import FuncadTypeError, FuncadValueError
@@ -14,16 +17,17 @@ from ..core.layout import Format, sharding_of_format
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules,
                           sharding_rules)
-from ..core.typed_sharding import BY_SHAPE_RULE, type_sharding
+from ..core.avals import aval_of
+from ..core.typed_sharding import BY_SHAPE_RULE, concrete, type_sharding
 from ..lowering.stablehlo import unconstrained
-from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
+from ..core.sharding import AxisType, NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
 from ._base import deflinear, defpython
 from ..core.trace import ctx
 from ..lowering.runtime import device_put
 from ..lowering.array import is_device_array
 from ..lowering.spmd import device_put_sharded
 
-__all__ = ["out_sharded", "takes_out_sharding", "with_sharding_constraint"]
+__all__ = ["on_auto_axes", "out_sharded", "takes_out_sharding", "with_sharding_constraint"]
 
 sharding_constraint_p = Primitive("sharding_constraint")
 
@@ -68,15 +72,28 @@ def out_sharded(x, out_sharding):
     sharding funcad cannot express raises with_sharding_constraint's error."""
     if out_sharding is None:
         return x
+    if isinstance(out_sharding, NamedSharding) and out_sharding.mesh.empty:
+        # the type of an unsharded array (`typeof(x).sharding`): no mesh, nothing to lay out
+        return x
     if ctx.trace is None:  # an eager result (a device or a host array) is placed so
         return device_put(x, resolve_spec(out_sharding, "out_sharding"))
     return with_sharding_constraint(x, out_sharding)
 
 
+def on_auto_axes(x):
+    """x with the Explicit axes of its type's mesh made Auto (its layout kept, its type
+    unsplit), as inside `auto_axes`: what an op whose `out_sharding=` JAX honours by
+    running it under auto_axes computes on. Untyped values are returned as they are."""
+    typed = getattr(aval_of(x), "_sharding", None)
+    if typed is None or not typed.mesh.explicit_axes:
+        return x
+    laid = concrete(typed)
+    mesh = laid.mesh.update_axis_types({a: AxisType.Auto for a in laid.mesh.explicit_axes})
+    return sharding_constraint_p.bind(x, sharding=NamedSharding(mesh, laid.spec))
+
+
 def takes_out_sharding(fn):
     """`fn` with JAX's keyword-only `out_sharding=None` added: the result laid out so."""
-    import functools
-    import inspect
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)

@@ -48,7 +48,7 @@ op("lax_polynomial", lambda x, a, b, c: lax.polynomial(x, [a, b, c]),
    lambda x, a, b, c: _jlax().polynomial(x, [a, b, c]))
 op("lax_reduce_precision", lambda x: lax.reduce_precision(x * 3.0, 5, 10),
    lambda x: (x * 3.0).astype(np.float16).astype(x.dtype), U((2, 3)),
-   lambda x: _jlax().reduce_precision(x * 3.0, 5, 10), diff=False)  # derivative: test_lax2
+   lambda x: _jlax().reduce_precision(x * 3.0, 5, 10), diff=False)  # derivative: tests/lax/test_lax_ops.py
 op("lax_approx_max_k", lambda x: lax.approx_max_k(x, 2)[0],
    lambda x: -np.sort(-x, -1)[..., :2], DISTINCT((3, 5)),
    lambda x: _jlax().approx_max_k(x, 2)[0])
@@ -74,7 +74,7 @@ def _np_ragged(x, r):
 
 
 # JAX 0.12 cannot vmap or reverse-differentiate ragged_dot here: its values are compared
-# with JAX in test_lax2.
+# with JAX in tests/lax/test_lax_ops.py.
 op("lax_ragged_dot", lambda x, r: lax.ragged_dot(x, r, _GS), _np_ragged, U((6, 4), (3, 4, 2)))
 
 # ---------------------------------------------------- gather and scatter ----

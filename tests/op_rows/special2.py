@@ -1,10 +1,10 @@
-"""Op-table rows of issue 16's second special-functions batch: expi/exp1/expn,
+"""Op-table rows of special functions: expi/exp1/expn,
 dawsn, sici, fresnel, spence, owens_t, hyp1f1/hyp2f1, bessel_jn, sph_harm_y,
 scipy.stats sem and gaussian_kde, lax.conv_general_dilated_local.
 
 Integer-like parameters (expn's n, the degrees of sph_harm_y) are held fixed;
 the hypergeometric parameters vary in float64 only (their derivatives are series
-summed to float64's eps). wofz (complex) is checked in tests/test_special2.py."""
+summed to float64's eps). wofz (complex) is checked in tests/scipy/test_special_functions.py."""
 import numpy as np
 import scipy.special as sps
 import scipy.stats as sst

@@ -3,7 +3,7 @@ betainc, bessel_i0e/i1e, zeta) through funcad.scipy.special and funcad.lax.
 
 Arguments whose second derivative JAX does not offer (a of gammainc: the
 derivative of igamma_grad_a; a and b of betainc; x of lax.zeta) are held
-fixed here; tests/test_special_more.py checks them and their errors."""
+fixed here; tests/scipy/test_special_primitives.py checks them and their errors."""
 import numpy as np
 import scipy.special as sps
 

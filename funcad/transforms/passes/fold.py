@@ -16,7 +16,8 @@ four times that (but broadcasts, which are views), that are effectful, or
 that hold nested jaxprs are never run. Nor is `iota`: XLA keeps it, as it keeps
 broadcasts, out of its own constant folding, so its simplifier turns a float iota's
 `i / n` into `i * (1/n)`; folded here exactly, `jnp.linspace` would differ from JAX's
-in the last bit.
+in the last bit. With eager_backend="xla" (transforms/eager_xla.py) neither are the
+primitives NumPy rounds otherwise than XLA: XLA folds them itself, as it does JAX's.
 """
 from __future__ import annotations
 
@@ -101,7 +102,9 @@ def _evaluate(eqn: Eqn, known: dict):
             vals.append(known[id(a)])
         else:
             return None
-    if (has_subjaxprs(eqn.params) or is_effectful(eqn) or eqn.prim not in impl_rules or eqn.prim is iota_p
+    rule = impl_rules.get(eqn.prim)
+    if (rule is None or has_subjaxprs(eqn.params) or is_effectful(eqn) or eqn.prim is iota_p
+            or getattr(rule, "leave_to_xla", False)
             or any(v.aval.dtype == float0 for v in eqn.outvars)):
         return None
     if eqn.prim is not broadcast_in_dim_p and (  # a broadcast is a view: free whatever its size
