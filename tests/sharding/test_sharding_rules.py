@@ -16,7 +16,7 @@ import pytest
 import funcad
 from funcad.core.errors import ShardingTypeError
 from tests.multidevice import CHILD, run_in_child
-from tests.typed_cases import Lib, eval_shape, meshes, run, specs
+from tests.sharding.typed_cases import Lib, eval_shape, meshes, run, specs
 
 rng = np.random.default_rng(0)
 SPD = (lambda m: m @ np.swapaxes(m, -1, -2) + 4 * np.eye(4))(rng.normal(size=(8, 4, 4))).astype(np.float32)
@@ -38,6 +38,7 @@ CASES = {
     "svd_values": (lambda ns, a: ns.lax.linalg.svd(a, compute_uv=False), [(SPD, ("X",))]),
     "lu_batch": (lambda ns, a: ns.lax.linalg.lu(a), [(SPD, ("X",))]),
     "det_batch": (lambda ns, a: ns.np.linalg.det(a), [(SPD, ("X",))]),
+    "solve_batch": (lambda ns, a, b: ns.np.linalg.solve(a, b), [(SPD, ("X",)), (SPD[..., :1], ("X",))]),
     "eig_batch": (lambda ns, a: ns.lax.linalg.eig(a), [(SPD, ("X",))]),
     "schur_batch": (lambda ns, a: ns.lax.linalg.schur(a), [(SPD, ("X",))]),
     "hessenberg_batch": (lambda ns, a: ns.lax.linalg.hessenberg(a), [(SPD, ("X",))]),
