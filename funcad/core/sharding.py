@@ -356,9 +356,13 @@ def concrete_mesh(abstract: AbstractMesh, *candidates) -> Mesh:
         if m is not None and m.abstract_mesh == abstract:
             return m
     m = _meshes.get(abstract)
-    if m is None:
-        raise FuncadValueError(f"no Mesh with devices is known for {abstract}; enter one with "
-                               f"funcad.sharding.set_mesh(mesh)")
+    if m is None:  # a shard_map body's mesh (its mapped axes Manual): the devices of the same axes
+        same = [m for m in (*candidates, _context.mesh, *reversed(list(_meshes.values())))
+                if m is not None and (m.axis_names, m.axis_sizes) == (abstract.axis_names, abstract.axis_sizes)]
+        if AxisType.Manual not in abstract.axis_types or not same:
+            raise FuncadValueError(f"no Mesh with devices is known for {abstract}; enter one with "
+                                   f"funcad.sharding.set_mesh(mesh)")
+        m = same[0]
     return m
 
 
