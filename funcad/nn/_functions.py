@@ -17,6 +17,7 @@ from ..primitives import elementwise as E
 from ..primitives.sharding import out_sharded
 from ..core.errors import ConcretizationError
 from ..core.errors import AxisError
+from ..transforms.eager_xla import jitted_like_jax
 
 __all__ = ["log_softmax", "logmeanexp", "logsumexp", "one_hot", "softmax", "standardize"]
 
@@ -74,6 +75,7 @@ def _softmax_formula(x, axis, w, hold):
     return out if w is None else fnp.where(w, out, 0.0)
 
 
+@jitted_like_jax(static_argnames=('axis',))
 def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) along `axis`; entries masked out by `where` get -inf.
 
@@ -109,6 +111,7 @@ def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
     return lse - fnp.log(_count(x, axis, where, keepdims, aval_of(lse).dtype))
 
 
+@jitted_like_jax(static_argnames=('axis', 'epsilon'))
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
                 algorithm: str = "fast"):
     """(x - mean) / sqrt(variance + epsilon), the statistics taken along `axis`.
