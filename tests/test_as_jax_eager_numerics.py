@@ -182,3 +182,20 @@ def test_nn_functions_jax_jits_run_compiled():
         got = [funcad.nn.standardize(x), funcad.nn.log_softmax(x), funcad.nn.softmax(x)]
     for g, want in zip(got, [jax.nn.standardize(x), jax.nn.log_softmax(x), jax.nn.softmax(x)]):
         _same_bits(g, want)
+
+
+def test_eager_loop_takes_its_constants_as_arguments_jit_inlines_them():
+    # JAX folds log(2*pi*scale**2) of a constant `scale` in a jitted program, but an
+    # eagerly run scan passes its body's constants as operands: XLA computes the log.
+    def logpdf(np_, lib, x):
+        scale = np_.array([1.0, 0.3], np.float32)
+        return np_.sum(-0.5 * (np_.log(2 * np.pi * scale ** 2) + (x - 0.5) ** 2 / scale ** 2))
+
+    def in_scan(np_, lib, x):
+        return lib.lax.scan(lambda c, _: (c, logpdf(np_, lib, c)), x, np_.arange(1))[1][0]
+    xs = np.float32(np.random.RandomState(6).normal(0, 2, (50, 2)))
+    with funcad.eager_backend("xla"):
+        got_scan = [in_scan(fnp, funcad, x) for x in xs]
+        got_jit = [funcad.jit(lambda v: logpdf(fnp, funcad, v))(x) for x in xs]
+    _same_bits(np.stack(got_scan), np.stack([in_scan(jnp, jax, x) for x in xs]))
+    _same_bits(np.stack(got_jit), np.stack([jax.jit(lambda v: logpdf(jnp, jax, v))(x) for x in xs]))
