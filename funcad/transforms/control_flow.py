@@ -32,7 +32,7 @@ from ..core.trace import (
                           Primitive, Tracer, abstract_eval_rules, batch_rules, eval_jaxpr, sharding_rules,
                           impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
 from ..lowering.python_source import fresh_name, nested_function, np_dtype
-from ..lowering.stablehlo import compare, convert
+from ..lowering.stablehlo import compare, constants_as_arguments, convert
 from ..primitives._base import defpython
 from ..primitives._base import full, is_undefined, zeros_tangent
 from ..primitives.elementwise import add, convert_element_type, select_n
@@ -125,7 +125,8 @@ def _compiled_impl(prim, interpret):
                                                 if not has_subjaxprs({k: v})))
         closed = memo(anchor, key, lambda: trace_to_jaxpr(
             lambda *xs: prim.bind(*xs, **params), list(avals), name=prim.name))
-        return jit_p.bind(*args, jaxpr=closed, name=prim.name, backend=None)
+        with constants_as_arguments():  # as JAX's: the body's constants are operands
+            return jit_p.bind(*args, jaxpr=closed, name=prim.name, backend=None)
     return impl
 
 
