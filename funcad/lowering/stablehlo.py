@@ -49,6 +49,19 @@ class Value(NamedTuple):
 # ------------------------------------------------------------------- types ----
 
 INLINE_CONST_SIZE = 1024  # host constants with at most this many numbers are written inline
+_inlining = [True]         # off while constants_as_arguments() is in force
+
+
+class constants_as_arguments:
+    """`with constants_as_arguments():` programs lowered in the block take every
+    non-scalar constant as an argument. Eager control flow compiles this way: JAX passes
+    the constants of an eagerly run loop's body as operands, so XLA does not fold them."""
+
+    def __enter__(self):
+        _inlining.append(False)
+
+    def __exit__(self, *exc):
+        _inlining.pop()
 
 _DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
            "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
@@ -232,7 +245,8 @@ class LoweringContext:
             return self.full(0, float0, aval.shape)
         if literal_value(x):
             return self.constant(x, aval.dtype)
-        if isinstance(x, np.ndarray) and aval.size <= INLINE_CONST_SIZE and aval.dtype.kind in "fiu":
+        if _inlining[-1] and isinstance(x, np.ndarray) and aval.size <= INLINE_CONST_SIZE \
+                and aval.dtype.kind in "fiu":
             return self.array_constant(np.asarray(x), aval)
         return self.module.hoist(x, ShapedArray(aval.shape, aval.dtype))
 

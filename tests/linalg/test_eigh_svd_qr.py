@@ -13,7 +13,7 @@ import funcad.lax.linalg as lla
 import funcad.numpy as fnp
 from funcad.core.errors import FuncadTypeError, FuncadValueError, MissingRuleError
 from funcad.test_util import check_grads
-from tests.op_rows.linalg_b import SPECTRAL, SYMMETRIC
+from tests.op_rows.linalg_eigh_svd_qr import SPECTRAL, SYMMETRIC
 from tests.op_table import OPS
 
 jax = pytest.importorskip("jax")
@@ -166,7 +166,7 @@ def test_norms_match_numpy_for_every_ord_axis_and_keepdims():
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_cond_for_every_p_and_singular_input():
-    from tests.op_rows.linalg_b import SPECTRAL as S
+    from tests.op_rows.linalg_eigh_svd_qr import SPECTRAL as S
     a = S(3, 3)(_rng(), np.float64)[0]
     for p in (None, 2, -2):
         np.testing.assert_allclose(L.cond(a, p), np.linalg.cond(a, p), rtol=1e-12)
