@@ -158,6 +158,13 @@ def _unreduced_inputs(prim, in_avals) -> list:
     if not any(sp.unreduced for sp in specs):
         return []
     types = ", ".join(a.str_short() for a in in_avals)
+    if prim.name == "mul" and len(in_avals) == 2:  # JAX's takes a reduced factor; funcad has none
+        lhs_u = bool(specs[0].unreduced)
+        raise ShardingTypeError(
+            f"{'RHS' if lhs_u else 'LHS'} should be reduced along the same axes "
+            f"{'LHS' if lhs_u else 'RHS'} is unreduced on. Got lhs={in_avals[0].str_short()} and "
+            f"rhs={in_avals[1].str_short()} (funcad has no reduced types: reduce the unreduced "
+            f"factor first with funcad.sharding.reshard)")
     if prim.name not in SUMS_OF_PARTIALS or len(in_avals) != 2:
         raise ShardingTypeError(f"{prim.name} is a non-linear operation and cannot accept input that "
                                 f"is unreduced. Got {types}. Reduce it first with "

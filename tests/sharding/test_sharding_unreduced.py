@@ -72,6 +72,8 @@ CASES = {
 ERRORS = {
     "nonlinear": (lambda lib, a, b: lib.np.sin(DOT(lib, a, b)), SPLIT,
                   "sin is a non-linear operation and cannot accept input that is unreduced"),
+    "scaled": (lambda lib, a, b: DOT(lib, a, b) * 2.0, SPLIT,
+               "RHS should be reduced along the same axes LHS is unreduced on"),
     "mixed_add": (lambda lib, a, b: DOT(lib, a, b) + a, SPLIT,
                   "lhs is unreduced while rhs is not. `add` operation does not allow this"),
     "wrong_axes": (lambda lib, a, b: lib.np.dot(a, b, out_sharding=lib.s(None, None, unreduced={"X"})), SPLIT,
