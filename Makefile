@@ -11,15 +11,20 @@ PY := $(VENV)/bin/python
 # the jit and XLA tests against it too (`make test-oldest`).
 OLDEST_JAX := 0.6.0
 OLD := .venv-oldest
-XLA_TESTS := tests/test_jit.py tests/test_jaxlib_range.py tests/test_dispatch.py tests/test_control_flow.py \
-             tests/test_custom.py tests/test_complex.py tests/test_fft.py tests/test_lapack_ffi.py \
-             tests/test_linalg_a.py tests/test_linalg_b.py tests/test_sharding.py tests/test_conv.py \
-             tests/test_special_more.py tests/test_random_more.py tests/test_shard_map.py \
-             tests/test_linalg_complex.py tests/test_x32.py tests/test_lax2.py tests/test_linalg_schur.py \
-             tests/test_callbacks.py tests/test_callbacks_effects.py \
-             tests/test_rng_bits.py tests/test_dot_algorithm.py tests/test_accuracy.py tests/test_rng_impls.py \
-             tests/test_toplevel_cfg2.py tests/test_sharding_inspect.py tests/test_profiler.py tests/test_multihost_utils.py \
-             tests/test_misc_options.py tests/test_export.py tests/test_surface2.py tests/test_shardy.py
+XLA_TESTS := tests/transforms/test_jit.py tests/lowering/test_jaxlib_range.py \
+             tests/transforms/test_dispatch.py tests/lax/test_control_flow.py tests/transforms/test_custom.py \
+             tests/primitives/test_complex.py tests/numpy/test_fft.py tests/lowering/test_lapack_ffi.py \
+             tests/linalg/test_cholesky_lu.py tests/linalg/test_eigh_svd_qr.py tests/sharding/test_sharding.py \
+             tests/lax/test_conv.py tests/scipy/test_special_primitives.py tests/random/test_samplers.py \
+             tests/sharding/test_shard_map.py tests/linalg/test_linalg_complex.py tests/config/test_x32.py \
+             tests/lax/test_lax_ops.py tests/linalg/test_linalg_schur.py tests/debug/test_callbacks.py \
+             tests/debug/test_callbacks_effects.py tests/random/test_rng_bits.py \
+             tests/lax/test_dot_algorithm.py tests/lax/test_accuracy.py tests/random/test_rng_impls.py \
+             tests/config/test_device_and_transfer_options.py tests/sharding/test_sharding_inspect.py \
+             tests/toplevel/test_profiler.py tests/sharding/test_multihost_utils.py \
+             tests/config/test_softmax_custom_jvp.py tests/export/test_export.py tests/lax/test_tokens.py \
+             tests/lax/test_pcast.py tests/lax/test_lax_namespace.py tests/debug/test_breakpoint_and_log.py \
+             tests/experimental/test_compilation_cache.py tests/sharding/test_shardy.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,7 +60,7 @@ $(DOCS)/.installed: pyproject.toml docs/requirements.txt
 	$(DOCS)/bin/python -m pip install -q -e . -r docs/requirements.txt
 	touch $@
 
-.PHONY: tour test test-oldest bench ecosystem docs
+.PHONY: tour test test-oldest bench bench-all ecosystem docs
 tour: $(VENV)/.installed
 	$(PY) -m funcad
 
@@ -65,7 +70,12 @@ test: $(VENV)/.installed
 test-oldest: $(OLD)/.installed
 	$(OLD)/bin/python -m pytest -q -n 2 -p no:cacheprovider $(XLA_TESTS)
 
+# the speed guard: its table (with the machine and versions) goes into docs/benchmarks.md
 bench: $(VENV)/.installed
+	$(PY) bench/bench_speed.py
+
+# every benchmark script, each printing its own tables
+bench-all: $(VENV)/.installed
 	for b in bench/bench_*.py; do $(PY) $$b || exit 1; done
 
 ecosystem: $(ECO)/.installed

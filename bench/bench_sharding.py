@@ -11,6 +11,11 @@ partitioned by Shardy, JAX 0.12's default and funcad's; goal: funcad <= 1.1x JAX
    layer's columns and the second layer's rows over "model" (Megatron's pairing),
    the last layer replicated.
 
+Each on a mesh of Auto axes (XLA's partitioner places the intermediates) and of
+Explicit axes (JAX 0.12's default: shardings in the types; the 2-D step's
+row-parallel matmul names its result's sharding with `out_sharding=`, as JAX's
+explicit-sharding tutorial writes it).
+
 Then the data-parallel step over 1, 2, 4 and 8 devices: on a machine with few
 cores the simulated devices share them, so this measures the partitioned
 program's overhead over the single-device one, not a speed-up. Inputs live on
@@ -41,29 +46,49 @@ import jax.numpy as jnp  # noqa: E402
 
 BATCH = 1024
 LR = 0.1
-DATA = {"mesh": (("data",), (8,)), "params": [((), ())] * 3, "batch": ("data",)}
+DATA = {"mesh": (("data",), (8,)), "params": [((), ())] * 3, "batch": ("data",),
+        "out": [None, None, None]}
 TWO_D = {"mesh": (("data", "model"), (4, 2)),
          "params": [((None, "model"), ("model",)), (("model", None), ()), ((), ())],
-         "batch": ("data",)}
+         "batch": ("data",),
+         # on Explicit axes the row-parallel layer contracts over "model" on both sides: its
+         # result's sharding is named (the partial sums all-reduced over "model")
+         "out": [None, ("data", None), None]}
 
 LIBS = {"funcad": (funcad, fnp, funcad.sharding), "jax": (jax, jnp, jax.sharding)}
 
 
-def make_step(name: str, layout: dict, params, x, y, n: int | None = None):
+def typed_mlp_loss(np_, outs):
+    """mlp_loss with each layer's matmul given `out_sharding=outs[i]` (None: its rule's)."""
+    def loss(params, x, y):
+        h = x
+        for (w, b), out in zip(params[:-1], outs):
+            h = np_.tanh(np_.matmul(h, w, out_sharding=out) + b)
+        w, b = params[-1]
+        logits = np_.matmul(h, w, out_sharding=outs[-1]) + b
+        m = np_.max(logits, axis=1, keepdims=True)
+        lse = np_.log(np_.sum(np_.exp(logits - m), axis=1, keepdims=True)) + m
+        return -np_.mean(np_.sum((logits - lse) * y, axis=1))
+    return loss
+
+
+def make_step(name: str, layout: dict, params, x, y, n: int | None = None, explicit: bool = False):
     """A no-argument callable running one training step of library `name` on its
-    arguments, placed beforehand as `layout` says (over the first `n` devices); its
-    `.compiled_text()` is XLA's partitioned program."""
+    arguments, placed beforehand as `layout` says (over the first `n` devices, on a
+    mesh of Explicit axes if `explicit`, else Auto); its `.compiled_text()` is XLA's
+    partitioned program."""
     lib, np_, sh = LIBS[name]
     names, shape = layout["mesh"]
     if n is not None:
         shape = (n,)
     devices = np.array(lib.devices()[:int(np.prod(shape))]).reshape(shape)
-    mesh = sh.Mesh(devices, names) if lib is funcad else \
-        sh.Mesh(devices, names, axis_types=(sh.AxisType.Auto,) * len(names))
+    kind = sh.AxisType.Explicit if explicit else sh.AxisType.Auto
+    mesh = sh.Mesh(devices, names, axis_types=(kind,) * len(names))
     ns = lambda spec: sh.NamedSharding(mesh, sh.PartitionSpec(*spec))  # noqa: E731
     p_sh = [(ns(w), ns(b)) for w, b in layout["params"]]
     batch = ns(layout["batch"])
-    loss = mlp_loss(np_)
+    loss = typed_mlp_loss(np_, [None if o is None else ns(o) for o in layout["out"]]) if explicit \
+        else mlp_loss(np_)
 
     def step(p, x, y):
         value, grads = lib.value_and_grad(loss)(p, x, y)
@@ -101,13 +126,15 @@ def main(quick: bool = False) -> dict:
     results = {}
     print(f"SGD step (value_and_grad + update), MLP 784-512-512-10, batch {BATCH}, "
           "8 CPU devices, Shardy")
-    for label, layout in (("data-parallel (8,)", DATA), ("2-D data x model (4, 2)", TWO_D)):
-        f, j = make_step("funcad", layout, params, x, y), make_step("jax", layout, params, x, y)
+    steps = [(f"{what} {kind}", layout, kind == "Explicit") for kind in ("Auto", "Explicit")
+             for what, layout in (("data-parallel (8,)", DATA), ("2-D (4, 2)", TWO_D))]
+    for label, layout, explicit in steps:
+        f, j = (make_step(lib, layout, params, x, y, explicit=explicit) for lib in ("funcad", "jax"))
         same_numbers(f, j)
         t_f, t_j = best_of([f, j], repeat=repeat, sync=sync)
         results[label] = (t_f, t_j)
         c_f, c_j = collectives(f.compiled_text()), collectives(j.compiled_text())
-        print(f"  {label:<24} funcad {t_f * 1e3:8.2f} ms   jax {t_j * 1e3:8.2f} ms   "
+        print(f"  {label:<28} funcad {t_f * 1e3:8.2f} ms   jax {t_j * 1e3:8.2f} ms   "
               f"ratio {t_f / t_j:.2f}x   collectives {c_f}" + ("" if c_f == c_j else f" (jax {c_j})"))
     print("strong scaling of the data-parallel step (per-step time and overhead over n=1)")
     print(f"  {'n':>2} {'funcad ms':>10} {'jax ms':>8} {'funcad +ms':>11} {'jax +ms':>8}")

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_sparse.py
 
-The catalog (`JACOBIANS`, `HESSIANS`; tests/test_sparsity.py checks every entry)
+The catalog (`JACOBIANS`, `HESSIANS`; tests/transforms/test_sparsity.py checks every entry)
 holds sparse problems written with funcad.numpy: finite-difference Laplacians
 (1-D and 2-D Bratu, viscous Burgers), a banded ODE right-hand side (Lorenz-96),
 explicit heat steps in a fori_loop with a cond, an arrowhead Hessian, the

@@ -23,7 +23,7 @@ extensions = [
 exclude_patterns = ["_build", "requirements.txt", "**/.ipynb_checkpoints"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 
-# The notebooks are stored executed (notebooks/_build.py; tests/test_notebooks.py runs
+# The notebooks are stored executed (notebooks/_build.py; tests/docs/test_notebooks.py runs
 # them): the site shows their outputs and plots without running them again.
 nb_execution_mode = "off"
 myst_enable_extensions = ["colon_fence", "deflist"]

@@ -4,6 +4,8 @@
 >>> funcad.grad(fnp.tanh)(0.0)
 Array(1., dtype=float64)
 """
+from functools import partial as _partial
+
 from . import numpy, tree_util, tree, lax  # noqa: F401  (numpy installs tracer methods)
 from .core import (ClosedJaxpr, ConcretizationError, FuncadError, FuncadTypeError, Jaxpr,
                    ShapeDtypeStruct, TracerLeakError, eval_jaxpr)
@@ -49,6 +51,7 @@ from . import dtypes, errors, typing  # noqa: F401  (JAX's jax.dtypes, jax.error
 from . import dlpack, stages, version  # noqa: F401  (JAX's jax.dlpack, jax.stages, jax.version)
 from .core.errors import InfError
 from .lowering.devices import device_class as _device_class
+from .core.module_attributes import attribute as _attribute, module_attributes as _module_attributes
 globals().update(config.scopes)  # `with funcad.<option>(value):`, one per option declared with a scope
 
 # Errors leaving the public entry points (and the functions they return) show
@@ -75,23 +78,10 @@ _LAZY = frozenset({"random", "nn", "scipy", "viz", "ops", "image", "profiler", "
 _SPARSE = frozenset({"SparseMatrix", "hessian_sparsity", "jacobian_sparsity", "sparse_hessian",
                      "sparse_jacfwd", "sparse_jacobian", "sparse_jacrev"})
 
-
-def __getattr__(name: str):
-    import importlib
-    if name in _LAZY:
-        return importlib.import_module(f"{__name__}.{name}")
-    if name == "Device":  # jaxlib's class: jaxlib loads on first use
-        return _device_class()
-    if name in _SPARSE:
-        value = getattr(importlib.import_module(f"{__name__}.transforms.sparsity"), name)
-        value = value if name == "SparseMatrix" else _boundary(value)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'funcad' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | _LAZY | _SPARSE | {"Device"})
+__getattr__, __dir__ = _module_attributes(__name__, _LAZY, {
+    "Device": _device_class,  # jaxlib's class: jaxlib loads on first use
+    **{name: _partial(_attribute, f"{__name__}.transforms.sparsity", name,
+                      None if name == "SparseMatrix" else _boundary) for name in _SPARSE}})
 
 __all__ = ["Array", "BackendError", "block_until_ready", "checking_leaks", "checkpoint",
            "checkpoint_policies", "clear_caches", "ClosedJaxpr", "closure_convert",

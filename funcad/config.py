@@ -26,6 +26,8 @@ True
 from .core.config import (OptionScope, config_with_absl, describe, override,  # noqa: F401
                           parse_flags_with_absl, read, scopes, update, values, _OPTIONS, _table)
 from .core import options as _opts
+from .core.config import option_attribute as _option_attribute
+from .core.module_attributes import module_attributes as _module_attributes
 # The modules that keep some options' state bind them when imported (core/options.py):
 from .core import prng_settings as _prng, traceback_util as _traceback_util, x64 as _x64  # noqa: F401
 from .lowering import compilation_cache as _pcache, xla as _xla  # noqa: F401
@@ -35,15 +37,8 @@ __all__ = ["update", "read", "override", "values", "describe", "config_with_absl
            "parse_flags_with_absl", "OptionScope", "scopes",
            *_OPTIONS]
 
-
-def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    return read(name)
-
-
-def __dir__():
-    return sorted(list(globals()) + list(_OPTIONS))
+# An option reads as an attribute: `funcad.config.debug_nans`.
+__getattr__, __dir__ = _module_attributes(__name__, other=_option_attribute, listed=_OPTIONS)
 
 
 if __doc__ is not None:  # (python -OO strips docstrings)

@@ -23,14 +23,12 @@ from .core.errors import (BaseIndexError as JAXIndexError, BaseTypeError as JAXT
                           KeyReuseError, NonConcreteBooleanIndexError, TracerArrayConversionError,
                           TracerBoolConversionError, TracerIntegerConversionError,
                           TracerLeakError as UnexpectedTracerError)
+from .core.module_attributes import module_attributes as _module_attributes
 from .lowering.xla import runtime_error_class as _runtime_error_class
 
 __all__ = ["ConcretizationTypeError", "JAXIndexError", "JAXTypeError", "JaxprTypeError", "KeyReuseError",
            "NonConcreteBooleanIndexError", "TracerArrayConversionError", "TracerBoolConversionError",
            "TracerIntegerConversionError", "UnexpectedTracerError", "JaxRuntimeError"]
 
-
-def __getattr__(name: str):
-    if name == "JaxRuntimeError":  # jaxlib's class: importing it starts the backend, so on use
-        return _runtime_error_class()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# JaxRuntimeError is jaxlib's class: importing it starts the backend, so on first use.
+__getattr__, __dir__ = _module_attributes(__name__, values={"JaxRuntimeError": _runtime_error_class})

@@ -18,31 +18,6 @@ True
 >>> compiled(np.ones(3))
 Array([2., 2., 2.], dtype=float64)
 """
-from typing import Any as _Any, Protocol as _Protocol, runtime_checkable as _runtime_checkable
-
-from .transforms.jit import ArgInfo, Compiled, Lowered, Traced
+from .transforms.jit_stages import ArgInfo, Compiled, CompilerOptions, Lowered, Traced, Wrapped
 
 __all__ = ["ArgInfo", "Compiled", "CompilerOptions", "Lowered", "Traced", "Wrapped"]
-
-# JAX's alias: the type of XLA compiler options (flag name -> value).
-CompilerOptions = dict[str, _Any]
-
-
-@_runtime_checkable
-class Wrapped(_Protocol):
-    """A function ready to be traced, lowered and compiled (what `funcad.jit` returns).
-
-    Calling it traces, compiles and runs as needed; `trace(*args, **kwargs)` and
-    `lower(*args, **kwargs)` (`trace(...).lower()`) stage it explicitly."""
-
-    def __call__(self, *args, **kwargs):
-        """Run the wrapped function, tracing and compiling as needed."""
-        ...
-
-    def trace(self, *args, **kwargs) -> Traced:
-        """Trace the function for these arguments."""
-        ...
-
-    def lower(self, *args, **kwargs) -> Lowered:
-        """Trace and lower the function for these arguments."""
-        ...

@@ -6,34 +6,14 @@
 >>> funcad.tree.leaves({"a": 1, "b": (2, None)})
 [1, 2]
 """
-
-import dataclasses as _dataclasses
-
 from .core.pytree import (tree_flatten as flatten, tree_flatten_with_path as flatten_with_path,
                           tree_leaves as leaves, tree_leaves_with_path as leaves_with_path,
                           tree_map as map, tree_map_with_path as map_with_path,
                           tree_structure as structure, tree_unflatten as unflatten)
-from .tree_util import (tree_all as all, tree_broadcast as broadcast, tree_reduce as reduce,
-                        tree_reduce_associative as reduce_associative,
-                        tree_transpose as transpose)
+from .core.tree_util import (static, tree_all as all, tree_broadcast as broadcast,
+                             tree_reduce as reduce, tree_reduce_associative as reduce_associative,
+                             tree_transpose as transpose)
 
 __all__ = ["all", "broadcast", "flatten", "flatten_with_path", "leaves", "leaves_with_path", "map",
            "map_with_path", "reduce", "reduce_associative", "static", "structure", "transpose",
            "unflatten"]
-
-
-def static(**kwargs):
-    """A dataclass field marked static for `register_dataclass` (arguments as
-    `dataclasses.field`): it becomes aux data, not a leaf.
-
-    >>> import dataclasses, funcad
-    >>> @funcad.tree_util.register_dataclass
-    ... @dataclasses.dataclass
-    ... class Layer:
-    ...     w: float
-    ...     act: str = funcad.tree.static(default="relu")
-    >>> funcad.tree.leaves(Layer(1.0))
-    [1.0]
-    """
-    metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}
-    return _dataclasses.field(metadata=metadata, **kwargs)

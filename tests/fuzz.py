@@ -42,7 +42,8 @@ from tests.op_table import OPS
 _KINKY = {"remainder", "fmod", "lax_rem", "copysign", "floor_divide", "heaviside", "sign",
           "lax_sign", "lax_round", "round_decimals",
           # JAX's derivative of spence is NaN on part of (1, 2] (a NaN from the unused branch
-          # leaks through 0 * NaN); funcad's is finite there (checked against FD in test_special2).
+          # leaks through 0 * NaN); funcad's is finite there (checked against FD in
+          # tests/scipy/test_special_functions.py).
           "special2_spence"}
 
 

@@ -289,6 +289,11 @@ op("lax_rem", lax.rem, np.fmod, lambda r, d: U(S23, lo=1.2, hi=1.8)(r, d) + U(S2
    lambda x, y: _jlax().rem(x, y))
 op("lax_pow", lax.pow, np.power, lambda r, d: U(S23, lo=0.5, hi=2.0)(r, d) + U(S23)(r, d),
    lambda x, y: _jlax().pow(x, y))
+# An integer exponent with a float base (JAX converts it to the base's dtype); the exponent is
+# closed over, so the derivatives are in the base.
+_POW_EXP = np.array([[0, 1, -2], [3, 2, -1]], np.int32)
+op("lax_pow_int_exponent", lambda x: lax.pow(x, _POW_EXP), lambda x: x ** _POW_EXP.astype(x.dtype),
+   AWAY(S23, lo=0.5), lambda x: _jlax().pow(x, _POW_EXP))
 op("lax_atan2", lax.atan2, np.arctan2, AWAY(S23, S23), lambda x, y: _jlax().atan2(x, y))
 op("lax_div_int", lax.div, lambda x, y: (np.sign(x) * np.sign(y) * (np.abs(x) // np.abs(y))).astype(x.dtype),
    lambda r, d: (r.integers(-9, 10, S23).astype(d), (r.integers(1, 4, S23) * r.choice([-1, 1], S23)).astype(d)),

@@ -12,8 +12,8 @@ by git):
 
 A public namespace is `funcad` and every module under it with no component starting
 with an underscore, outside the implementation packages; its public names are its
-`__all__` (tests/test_namespaces.py checks that this is all it exports).
-tests/test_docs.py checks that every public name gets a page and has a docstring.
+`__all__` (tests/api/test_namespaces.py checks that this is all it exports).
+tests/docs/test_docs.py checks that every public name gets a page and has a docstring.
 """
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ from .placement import place
 from .shape import stack
 from ..primitives._base import broadcast_to
 from ..core.errors import ConcretizationError
+from ..transforms.jit import jit
 
 
 def _has_tracer(x):
@@ -273,7 +274,6 @@ def _broadcast(x, shape):
 
 @functools.cache
 def _linspace_jit():
-    from ..transforms.jit import jit  # jit's module imports funcad.numpy's methods
     return jit(_linspace_program, static_argnames=("num", "endpoint", "dtype", "axis"))
 
 

@@ -6,11 +6,15 @@ import numpy as np
 
 from ..core.avals import aval_of
 from ..core.errors import FuncadIndexError, NonConcreteBooleanIndexError, FuncadTypeError, FuncadValueError
-from ..core.trace import Tracer, set_trace
+from ..core.errors import ShardingTypeError
+from ..core.staging import trace_to_jaxpr
+from ..core.trace import Tracer, ctx, set_trace
+from ..core.typed_sharding import spec_of
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
+from ..primitives.sharding import on_auto_axes, out_sharded, typed_as
 from ..transforms.control_flow_api import while_loop
 from .dtypes import asarray_or_tracer, cast
 from .shape import broadcast_to, concatenate, moveaxis, ravel, reshape, stack
@@ -271,6 +275,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *, wrap_n
         raise FuncadValueError(f"take_along_axis: indices and arr must have the same number of "
                                f"dimensions, got {aval_of(idx).ndim} and {nd}")
     axis = canonical_axis(axis, nd, 'take_along_axis', arr)
+    typed = I.take_along_sharding(arr, idx, axis)  # JAX's rule on Explicit axes (its batch dims)
+    if typed is not None:
+        arr, idx = on_auto_axes(arr), on_auto_axes(idx)
     n = aval_of(arr).shape[axis]
     if wrap_negative_indices:
         idx = idx + n * (idx < 0)
@@ -285,9 +292,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *, wrap_n
         else:
             entries.append(np.arange(aval_of(arr).shape[d]).reshape([-1 if k == d else 1 for k in range(nd)]))
     res = getitem(arr, tuple(entries))
-    if mode == "clip":
-        return res
-    return _fill_out_of_bounds(res, ok, fill_value, aval_of(arr).dtype)
+    if mode != "clip":
+        res = _fill_out_of_bounds(res, ok, fill_value, aval_of(arr).dtype)
+    return res if typed is None else typed_as(res, typed)
 
 
 class _IndexUpdateHelper:
@@ -369,8 +376,14 @@ class _IndexUpdateRef:
 
     # -- reading ------------------------------------------------------------------
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None,
-            wrap_negative_indices=True):
-        """`x[idx]`; out-of-bounds indices clamp, or give `fill_value` with mode "fill"."""
+            out_sharding=None, wrap_negative_indices=True):
+        """`x[idx]`; out-of-bounds indices clamp, or give `fill_value` with mode "fill".
+        `out_sharding`: the result's sharding, the gather run on Auto axes (as JAX's); it
+        is what indexing an Explicit-split dimension needs."""
+        if out_sharding is not None:
+            ref = _IndexUpdateRef(on_auto_axes(asarray_or_tracer(self.x)), self.idx)
+            return out_sharded(ref.get(mode=mode, fill_value=fill_value,
+                                       wrap_negative_indices=wrap_negative_indices), out_sharding)
         kind = _mode_kind(mode, _GET_MODES, "get")
         x, pos = self._positions(kind, wrap_negative_indices)
         flat = ravel(x)
@@ -388,7 +401,18 @@ class _IndexUpdateRef:
                           else _bcast(fill, aval_of(pos).shape), getitem(flat, safe))
 
     # -- updates ------------------------------------------------------------------
-    def _update(self, values, how, mode, method, wrap_negative_indices):
+    def _update(self, values, how, mode, method, wrap_negative_indices, out_sharding=None):
+        x = asarray_or_tracer(self.x)
+        typed = aval_of(x)._sharding
+        if out_sharding is not None or (typed is not None and any(p is not None for p in typed.spec)):
+            # On Explicit axes the scatter runs on Auto axes, its result typed as asked, or as
+            # x where JAX's rule resolves it (the updates split as x[idx] is)
+            auto = None if values is None else on_auto_axes(asarray_or_tracer(values))
+            ref = _IndexUpdateRef(on_auto_axes(x), self.idx)
+            if out_sharding is None:
+                _check_typed_update(x, self.idx, values)
+                return typed_as(ref._update(auto, how, mode, method, wrap_negative_indices), typed)
+            return out_sharded(ref._update(auto, how, mode, method, wrap_negative_indices), out_sharding)
         kind = _mode_kind(mode, _UPDATE_MODES, method)
         x, pos = self._positions(kind, wrap_negative_indices)
         shape, dtype = aval_of(x).shape, aval_of(x).dtype
@@ -400,46 +424,53 @@ class _IndexUpdateRef:
         return reshape(how(ravel(x), p, v), shape)
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            wrap_negative_indices=True):
+            out_sharding=None, wrap_negative_indices=True):
         """`x[idx] = values`; with repeated indices the last one wins, as in NumPy."""
-        return self._update(values, _scatter_set, mode, "set", wrap_negative_indices)
+        return self._update(values, _scatter_set, mode, "set", wrap_negative_indices,
+                            out_sharding)
 
     def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            wrap_negative_indices=True):
+            out_sharding=None, wrap_negative_indices=True):
         """`x[idx] += values`, every repeated index adding."""
         if aval_of(asarray_or_tracer(self.x)).dtype == np.bool_:
             raise FuncadTypeError("x.at[...].add: booleans cannot be added (as in JAX); use .max for "
                                   "a logical or, or cast x to an integer dtype first")
-        return self._update(values, _scatter_sum, mode, "add", wrap_negative_indices)
+        return self._update(values, _scatter_sum, mode, "add", wrap_negative_indices,
+                            out_sharding)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                 wrap_negative_indices=True):
+                 out_sharding=None, wrap_negative_indices=True):
         """`x[idx] *= values`, every repeated index multiplying."""
-        return self._update(values, _combining(E.mul), mode, "multiply", wrap_negative_indices)
+        return self._update(values, _combining(E.mul), mode, "multiply", wrap_negative_indices,
+                            out_sharding)
 
     mul = multiply
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-               wrap_negative_indices=True):
+               out_sharding=None, wrap_negative_indices=True):
         """`x[idx] /= values` (as JAX: x divided by the product of the values at each index)."""
         ones = _IndexUpdateRef(ones_like(self.x), self.idx)
-        return true_divide(self.x, ones.multiply(values, mode=mode, wrap_negative_indices=wrap_negative_indices))
+        return true_divide(self.x, ones.multiply(values, mode=mode, wrap_negative_indices=wrap_negative_indices,
+                                                 out_sharding=out_sharding))
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-              wrap_negative_indices=True):
+              out_sharding=None, wrap_negative_indices=True):
         """`x[idx] **= values` (as JAX: x to the product of the values at each index)."""
         ones = _IndexUpdateRef(ones_like(self.x), self.idx)
-        return power(self.x, ones.multiply(values, mode=mode, wrap_negative_indices=wrap_negative_indices))
+        return power(self.x, ones.multiply(values, mode=mode, wrap_negative_indices=wrap_negative_indices,
+                                           out_sharding=out_sharding))
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            wrap_negative_indices=True):
+            out_sharding=None, wrap_negative_indices=True):
         """`x[idx] = minimum(x[idx], values)`, over all repeated indices."""
-        return self._update(values, _combining(minimum), mode, "min", wrap_negative_indices)
+        return self._update(values, _combining(minimum), mode, "min", wrap_negative_indices,
+                            out_sharding)
 
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            wrap_negative_indices=True):
+            out_sharding=None, wrap_negative_indices=True):
         """`x[idx] = maximum(x[idx], values)`, over all repeated indices."""
-        return self._update(values, _combining(maximum), mode, "max", wrap_negative_indices)
+        return self._update(values, _combining(maximum), mode, "max", wrap_negative_indices,
+                            out_sharding)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
@@ -447,6 +478,32 @@ class _IndexUpdateRef:
         index (twice for an index given twice), as JAX's scatter_apply."""
         return self._update(None, lambda flat, p, _: _scatter_apply(flat, p, func), mode, "apply",
                             wrap_negative_indices)
+
+
+_SCATTER_ERROR = ("Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for "
+                  "the scatter update as out sharding could not be resolved unambiguously (or would "
+                  "require collectives on inputs). Got operand={}, updates={}")
+
+
+def _check_typed_update(x, idx, values):
+    """JAX's scatter rule on Explicit axes, at the level of `.at`: x[idx] must be typed
+    without ambiguity (no split dimension indexed) and the updates, broadcast to it,
+    split as it is; else JAX's errors."""
+    xa = aval_of(x)
+    ua = None if values is None else aval_of(asarray_or_tracer(values))
+    try:
+        view = trace_to_jaxpr(lambda a: [getitem(a, idx)], [xa], name="at", parent=ctx.trace).out_avals[0]
+    except ShardingTypeError:
+        raise ShardingTypeError(_SCATTER_ERROR.format(xa, ua)) from None
+    want = spec_of(view)
+    got = (None,) * len(want) if ua is None else (None,) * (len(want) - ua.ndim) + spec_of(ua)
+    if got == want:
+        return
+    if ua is not None and any(p is not None for p in spec_of(ua)):
+        raise FuncadValueError(f"Incompatible types for broadcasting: input type={ua.str_short()} "
+                               f"and requested type={view.update(dtype=ua.dtype).str_short()}; "
+                               f"reshard the updates (funcad.sharding.reshard) to x[idx]'s sharding")
+    raise ShardingTypeError(_SCATTER_ERROR.format(xa, ua))
 
 
 def _bcast(v, shape):

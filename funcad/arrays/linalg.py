@@ -1,6 +1,8 @@
 """Products: dot, matmul, outer, inner, tensordot, einsum, einsum_path, vdot; funcad.numpy.linalg.norm."""
 from __future__ import annotations
 
+import string
+
 import numpy as np
 
 from ..core import options as _options
@@ -8,7 +10,10 @@ from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import elementwise as E
 from ..primitives._base import canonical_axis
+from ..core.sharding import NamedSharding, PartitionSpec
+from ..core.typed_sharding import explicit_out_sharding, type_sharding
 from ..primitives.linalg import dot_general, dot_general_p
+from ..primitives.sharding import on_auto_axes, out_sharded
 from .dtypes import asarray_or_tracer, no_out, promote
 from .precision import _algorithm_cast, _preferred, canonical_precision
 from .shape import broadcast_to, diagonal, ndim, ravel, reshape, shape, transpose
@@ -147,20 +152,25 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_to_str(subscripts, operands)
     if _dot_general is None:
-        def contract(a, b, dn):
-            return dot_general(a, b, dn, canonical_precision(precision))
+        def contract(a, b, dn, out_sharding=None):
+            return dot_general(a, b, dn, canonical_precision(precision), out_sharding)
     else:
-        def contract(a, b, dn):
-            return _dot_general(a, b, dn, precision=precision, preferred_element_type=preferred_element_type)
-    res = _einsum_str(subscripts, *operands, contract=contract, optimize=optimize)
+        def contract(a, b, dn, out_sharding=None):
+            extra = {} if out_sharding is None else {"out_sharding": out_sharding}
+            return _dot_general(a, b, dn, precision=precision, preferred_element_type=preferred_element_type,
+                                **extra)
+    typed = explicit_out_sharding(out_sharding, "einsum")
+    res = _einsum_str(subscripts, *operands, contract=contract, optimize=optimize, out_sharding=typed)
     if preferred_element_type is not None:
         res = cast(res, np.dtype(preferred_element_type))
+    if typed is not None:  # typed so already where a dot_general took it
+        want = type_sharding(typed, ndim(res))
+        return res if aval_of(res)._sharding == want else out_sharded(res, typed)
     return res if out_sharding is None else place(res, out_sharding=out_sharding, name="einsum")
 
 
 def _sublist_to_str(first, rest):
     """(op, sublist, op, sublist, ..., [out sublist]) -> ('ab,bc->ac', ops)."""
-    import string
     args = (first,) + tuple(rest)
     ops, subs = list(args[0::2]), list(args[1::2])
     out = None
@@ -187,7 +197,10 @@ def _sublist_to_str(first, rest):
     return spec, ops
 
 
-def _einsum_str(subscripts, *operands, contract, optimize="auto"):
+def _einsum_str(subscripts, *operands, contract, optimize="auto", out_sharding=None):
+    """`out_sharding` (over Explicit axes), as JAX's: given to the one contraction's
+    dot_general (its result permuted to the output's order), or, with several
+    contractions, the result of all of them run on Auto axes."""
     operands = promote(*operands)
     if "->" in subscripts:
         ins, out = subscripts.replace(" ", "").split("->")
@@ -211,10 +224,24 @@ def _einsum_str(subscripts, *operands, contract, optimize="auto"):
             x = diagonal(x, 0, i, j)
             spec = spec[:i] + spec[i + 1:j] + spec[j + 1:] + c
         ops.append((spec, x))
-    for step in _contraction_path(ops, out, optimize):
+    path = _contraction_path(ops, out, optimize)
+    if out_sharding is not None and len(path) > 1:
+        ops = [(sp, on_auto_axes(x)) for sp, x in ops]
+        res = _einsum_ops(ops, out, path, contract, None)
+        return out_sharded(res, out_sharding)
+    return _einsum_ops(ops, out, path, contract, out_sharding)
+
+
+def _einsum_ops(ops, out, path, contract, out_sharding):
+    def sharding_for(spec):  # the output's sharding in the order of a contraction's letters
+        if out_sharding is None or sorted(spec) != sorted(out):
+            return None
+        entries = tuple(out_sharding.spec) + (None,) * (len(out) - len(out_sharding.spec))
+        return NamedSharding(out_sharding.mesh, PartitionSpec(*[entries[out.index(c)] for c in spec]))
+    for step in path:
         picked = [ops.pop(k) for k in sorted(step, reverse=True)][::-1]
         keep = set(out).union(*[set(sp) for sp, _ in ops])
-        ops.append(_contract_step(picked, keep, contract))
+        ops.append(_contract_step(picked, keep, contract, sharding_for))
     (spec, acc), = ops
     drop = [i for i, c in enumerate(spec) if c not in out]
     if drop:
@@ -242,7 +269,7 @@ def _contraction_path(ops, out, optimize):
     return path
 
 
-def _contract_step(picked, keep, contract):
+def _contract_step(picked, keep, contract, sharding_for=lambda spec: None):
     """One contraction of one or two (subscripts, array) operands: letters no later
     operand or the output needs are summed out, shared ones contracted or batched."""
     if len(picked) == 1:
@@ -262,7 +289,8 @@ def _contract_step(picked, keep, contract):
     dn = ((tuple(s1.index(c) for c in con), tuple(s2.index(c) for c in con)),
           (tuple(s1.index(c) for c in batch), tuple(s2.index(c) for c in batch)))
     spec = "".join(batch) + "".join(c for c in s1 if c not in shared) + "".join(c for c in s2 if c not in shared)
-    return spec, contract(x1, x2, dn)
+    typed = sharding_for(spec)
+    return spec, contract(x1, x2, dn) if typed is None else contract(x1, x2, dn, out_sharding=typed)
 
 
 def _expand_ellipsis(ins, out, operands):
@@ -270,7 +298,6 @@ def _expand_ellipsis(ins, out, operands):
 
     Returns (subscripts, output subscript or None, operands, the ellipsis letters).
     """
-    import string
     used = set("".join(ins) + (out or ""))
     fresh = [c for c in string.ascii_letters if c not in used]
     nds = [aval_of(x).ndim - (len(s) - 3) if "..." in s else 0 for s, x in zip(ins, operands)]

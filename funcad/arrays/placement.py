@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..core.sharding import PartitionSpec, Sharding
 from ..core.trace import Tracer
 from ..primitives.sharding import with_sharding_constraint
+from ..lowering.runtime import device_put
 
 
 def place(x, device=None, out_sharding=None, *, name: str = "this function"):
@@ -27,6 +28,4 @@ def place(x, device=None, out_sharding=None, *, name: str = "this function"):
         raise TypeError(f"{name}: `{arg}` must be a Device, a Sharding or a PartitionSpec, got {target!r}")
     if isinstance(x, Tracer):
         return with_sharding_constraint(x, target) if not hasattr(target, "platform") else x
-    # Lazy: the runtime (and jaxlib) load only when a placement is asked for.
-    from ..lowering.runtime import device_put
     return device_put(x, target)

@@ -220,7 +220,6 @@ def _as_bool(x):
 def check_rank_promotion(name: str, *xs) -> None:
     """funcad.config's numpy_rank_promotion ('warn'/'raise'): JAX's warning or error when
     operands of different nonzero ranks would broadcast."""
-    import warnings
     shapes = [np.shape(x) for x in xs]
     if len({len(s) for s in shapes if s}) < 2:
         return
@@ -230,7 +229,7 @@ def check_rank_promotion(name: str, *xs) -> None:
                          "with the config option jax_numpy_rank_promotion='raise'. Add the missing "
                          "axes explicitly (x[:, None], expand_dims), or allow it with "
                          "funcad.config.update('jax_numpy_rank_promotion', 'allow').")
-    warnings.warn(f"Following NumPy automatic rank promotion for {name} on shapes {shown}. Set the "
+    _warnings.warn(f"Following NumPy automatic rank promotion for {name} on shapes {shown}. Set the "
                   "jax_numpy_rank_promotion config option to 'allow' to disable this warning.",
                   stacklevel=3)
 

@@ -9,6 +9,7 @@ True
 """
 import contextlib as _contextlib
 import difflib as _difflib
+import sys
 from typing import Iterator as _Iterator
 
 from . import options as _opts
@@ -41,10 +42,17 @@ def update(name: str, value) -> None:
     _opts.set_value(opt.name, opt.validate(name, value))
 
 
+def option_attribute(name: str):
+    """The value of the option `name`, read as an attribute of `funcad.config`."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return read(name)
+
+
 def _absl_flags():
     """absl's flags, with a `--jax_<option>` flag defined for every option."""
     try:
-        from absl import flags
+        from absl import flags  # absl-py is optional: only these two functions need it
     except ImportError:
         raise ImportError("config_with_absl and parse_flags_with_absl need the absl-py package "
                           "(pip install absl-py)") from None
@@ -76,7 +84,7 @@ def config_with_absl() -> None:
     >>> funcad.config.config_with_absl()  # then: absl.app.run(main)
     """
     flags = _absl_flags()
-    from absl import app
+    from absl import app  # absl-py is optional: only these two functions need it
     app.call_after_init(lambda: _apply_absl_flags(flags))
 
 
@@ -94,7 +102,6 @@ def parse_flags_with_absl() -> None:
     global _parsed_with_absl
     if _parsed_with_absl:
         return
-    import sys
     flags = _absl_flags()
     flags.FLAGS(sys.argv, known_only=True)
     _apply_absl_flags(flags)

@@ -1,4 +1,7 @@
 """funcad's exception types. Each message names the problem and the fix."""
+import difflib
+
+import numpy as np
 
 
 class FuncadError(Exception):
@@ -60,12 +63,7 @@ class UnsupportedError(FuncadError, AttributeError):
     """A NumPy function or feature that funcad does not provide (names the nearest ones)."""
 
 
-def _numpy_axis_error():
-    import numpy as np
-    return np.exceptions.AxisError
-
-
-class AxisError(FuncadError, _numpy_axis_error()):
+class AxisError(FuncadError, np.exceptions.AxisError):
     """An axis out of range for an array's rank (also a numpy AxisError, ValueError, IndexError)."""
 
     def __init__(self, message: str):
@@ -103,7 +101,6 @@ def unsupported_name(module: str, name: str, namespace: dict, reference=None) ->
     """The error for `module.name` missing: an UnsupportedError naming the nearest
     supported names when `reference` (e.g. numpy) has it, else a plain AttributeError
     (so hasattr and dunder probes behave as usual)."""
-    import difflib
     if name.startswith("__"):
         return AttributeError(f"module {module!r} has no attribute {name!r}")
     supported = [n for n in namespace if not n.startswith("_")]

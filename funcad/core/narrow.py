@@ -40,8 +40,10 @@ def kind(dtype, _dtype=np.dtype, _get=KINDS.get) -> str:
     """NumPy's kind letter ('b', 'i', 'u', 'f', 'c', ...), with the narrow dtypes as the
     floats and integers they are."""
     d = dtype if isinstance(dtype, _dtype) else _dtype(dtype)  # on every op: kept cheap
-    k = _get(d)
-    return d.kind if k is None else k
+    k = d.kind
+    if k != "V":  # NumPy's own dtypes (hashing a dtype for the table costs more than this)
+        return k
+    return _get(d, k)
 
 
 def is_narrow(dtype) -> bool:

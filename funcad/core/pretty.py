@@ -1,6 +1,9 @@
 """Print jaxprs the way JAX does: `{ lambda ; a:f32[3]. let b:f32[3] = sin a in (b,) }`."""
 from __future__ import annotations
 
+import html
+import re
+
 import numpy as np
 
 from .avals import short_dtype
@@ -114,8 +117,6 @@ _STYLE = ("<style>.fj{font-family:monospace;white-space:pre;line-height:1.35}"
 
 def pp_jaxpr_html(jaxpr) -> str:
     """The printed jaxpr as HTML, with primitives and types highlighted (for Jupyter)."""
-    import html
-    import re
     text = html.escape(pp_jaxpr(jaxpr))
     text = re.sub(r"(:)([a-z]+\d*\[[\d,]*\])", r'\1<span class="ty">\2</span>', text)
     text = re.sub(r"(= )([a-z_][a-z_0-9]*)(?=[\[ \n])", r'\1<span class="pr">\2</span>', text)

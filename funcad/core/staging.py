@@ -14,7 +14,8 @@ import numpy as np
 from .avals import ShapedArray, aval_of
 from . import options as _options
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, literal_value
-from .typed_sharding import with_shardings
+from .sharding import PartitionSpec, Sharding, resolve_spec
+from .typed_sharding import type_sharding, with_shardings
 from .trace import (Trace, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
                     check_alive, ctx, hooks, rule_for, set_trace, typecheck)
 from .traceback_util import user_source
@@ -265,7 +266,19 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype, self.weak_type))
 
 
+def struct_aval(x) -> ShapedArray:
+    """The abstract value of a ShapeDtypeStruct (or anything with .shape and .dtype): a
+    NamedSharding over Explicit mesh axes (a PartitionSpec over the context mesh) in its
+    `sharding` is its type's, as in JAX."""
+    sharding = getattr(x, "sharding", None)
+    aval = ShapedArray(tuple(x.shape), x.dtype, bool(getattr(x, "weak_type", False)))
+    if not isinstance(sharding, (Sharding, PartitionSpec)):  # none, or another library's
+        return aval
+    typed = type_sharding(resolve_spec(sharding, "ShapeDtypeStruct: sharding"), aval.ndim)
+    return aval if typed is None else aval.update(sharding=typed)
+
+
 def _arg_aval(x) -> ShapedArray:
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
+        return struct_aval(x)
     return aval_of(x)

@@ -7,6 +7,9 @@ with its parent trace current, so rules are ordinary funcad code and nest.
 """
 from __future__ import annotations
 
+import linecache
+import os
+import sys
 import threading
 import warnings as _warnings
 from typing import Any, Callable, NamedTuple
@@ -368,9 +371,6 @@ _CONVERSIONS = {"__bool__": "bool() (an `if`, `while`, `and`/`or` or `not`)", "_
 
 def _where_concretized() -> str:
     """' The value was needed by bool() at file.py:12: `if x > 0:`' (the user's line), or ''."""
-    import linecache
-    import os
-    import sys
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     how, frame = None, sys._getframe(1)
     while frame is not None:

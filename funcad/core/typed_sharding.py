@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import math
 
-from .errors import ShardingTypeError
+from .errors import FuncadValueError, ShardingTypeError, UnsupportedError
 from .sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec, _axes, resolve_spec
 from .trace import hooks
 from .trace import sharding_rules
 from .sharding import concrete_mesh
 
-__all__ = ["BY_SHAPE_RULE", "axes_of", "broadcasting_rule", "spec_of", "type_sharding", "with_shardings"]
+__all__ = ["BY_SHAPE_RULE", "axes_of", "broadcasting_rule", "linalg_rule", "spec_of", "type_sharding",
+           "with_shardings"]
 
 # The rule of a primitive whose shape rule computes the shardings (from its body).
 BY_SHAPE_RULE = object()
@@ -71,7 +72,15 @@ def type_sharding(sharding, ndim: int):
     if not explicit:
         return None
     parts = list(sharding.spec) + [None] * (ndim - len(sharding.spec))
-    spec = PartitionSpec(*[_entry(tuple(a for a in _axes(p) if a in explicit)) for p in parts])
+    given = sharding.spec
+    if given.reduced:
+        raise UnsupportedError(
+            f"PartitionSpec(reduced={set(given.reduced)}) types values replicated over those axes "
+            f"whose cotangents are unreduced, which needs reduced array types and their transposes; "
+            f"funcad lacks them (it has unreduced ones). Leave reduced empty and reshard the "
+            f"cotangents yourself")
+    spec = PartitionSpec(*[_entry(tuple(a for a in _axes(p) if a in explicit)) for p in parts],
+                         unreduced=given.unreduced, unreduced_kind=given.unreduced_kind)
     return NamedSharding(mesh.abstract_mesh, spec)
 
 
@@ -95,10 +104,13 @@ def explicit_out_sharding(out_sharding, what: str):
 
 def out_spec(out_sharding, ndim: int) -> tuple:
     """The spec of an `out_sharding=` (a NamedSharding or a PartitionSpec over the
-    context mesh) as a type's spec of rank `ndim`."""
+    context mesh) as a type's spec of rank `ndim` (a PartitionSpec where it keeps
+    unreduced axes)."""
     _, s = _out_sharding_mesh(out_sharding)
     t = type_sharding(s, ndim)
-    return (None,) * ndim if t is None else tuple(t.spec)
+    if t is None:
+        return (None,) * ndim
+    return t.spec if t.spec.unreduced else tuple(t.spec)
 
 
 def with_shardings(prim, in_avals, out, params):
@@ -119,6 +131,7 @@ def with_shardings(prim, in_avals, out, params):
                                 f"operands on {sorted(map(repr, meshes))[0]} and another on "
                                 f"{sorted(map(repr, meshes))[1]}; reshard them onto one mesh")
     mesh = meshes.pop()
+    unreduced = _unreduced_inputs(prim, in_avals)
     if rule is None:
         types = ", ".join(a.str_short() for a in in_avals)
         raise ShardingTypeError(
@@ -126,14 +139,47 @@ def with_shardings(prim, in_avals, out, params):
             f"their types (Explicit mesh axes); got {types}. Reshard the operands to replicated "
             f"(funcad.sharding.reshard(x, P())) or run it under funcad.sharding.auto_axes")
     specs = rule(*in_avals, **params)
+    if unreduced:  # a sum of partial sums stays unreduced over the same axes
+        specs = PartitionSpec(*specs, unreduced=unreduced[0].unreduced,
+                              unreduced_kind=unreduced[0].unreduced_kind)
     if not prim.multiple_results:
         return _typed(prim, in_avals, out, specs, mesh)
     return [_typed(prim, in_avals, o, s, mesh) for o, s in zip(out, specs)]
 
 
+# The primitives that take unreduced operands (JAX's): sums of partial sums alike.
+SUMS_OF_PARTIALS = frozenset({"add", "sub", "add_any"})
+
+
+def _unreduced_inputs(prim, in_avals) -> list:
+    """The specs of the unreduced operands of `prim` (JAX's checks: only sums of
+    operands unreduced over the same axes take them)."""
+    specs = [a._sharding.spec if a._sharding is not None else PartitionSpec() for a in in_avals]
+    if not any(sp.unreduced for sp in specs):
+        return []
+    types = ", ".join(a.str_short() for a in in_avals)
+    if prim.name not in SUMS_OF_PARTIALS or len(in_avals) != 2:
+        raise ShardingTypeError(f"{prim.name} is a non-linear operation and cannot accept input that "
+                                f"is unreduced. Got {types}. Reduce it first with "
+                                f"funcad.sharding.reshard(x, P(...)) (no unreduced axes)")
+    (lhs, rhs), names = specs, ("lhs", "rhs")
+    for one, other, (a, b) in ((lhs, rhs, names), (rhs, lhs, names[::-1])):
+        if one.unreduced and not other.unreduced:
+            raise ShardingTypeError(
+                f"{a} is unreduced while {b} is not. `{prim.name}` operation does not allow this "
+                f"because there will be implicit communication. Please reduce {a} via `reshard` "
+                f"before calling `{prim.name}`. Got {types}")
+    if (lhs.unreduced, lhs.unreduced_kind) != (rhs.unreduced, rhs.unreduced_kind):
+        raise ShardingTypeError(f"lhs and rhs to `{prim.name}` must be unreduced along the same mesh "
+                                f"axes. Got {types}")
+    return [lhs]
+
+
 def _typed(prim, in_avals, aval, spec, mesh):
     if not hasattr(aval, "shape") or type(aval).__name__ != "ShapedArray":
         return aval  # tokens and other non-array types carry no sharding
+    partial = {"unreduced": spec.unreduced, "unreduced_kind": spec.unreduced_kind} \
+        if isinstance(spec, PartitionSpec) and spec.unreduced else {}
     spec = tuple(spec) + (None,) * (len(aval.shape) - len(spec))
     used = [a for p in spec for a in _axes(p)]
     if len(set(used)) != len(used):
@@ -141,12 +187,12 @@ def _typed(prim, in_avals, aval, spec, mesh):
         shown = ",".join(f"{n}{'@' + ','.join(_axes(p)) if p else ''}" for n, p in zip(aval.shape, spec))
         raise ShardingTypeError(f"{prim.name} operation with inputs: {types} produces an illegally "
                                 f"sharded result: {aval.str_short().split('[')[0]}[{shown}]")
-    out = aval.update(sharding=NamedSharding(mesh, PartitionSpec(*spec)))
+    out = aval.update(sharding=NamedSharding(mesh, PartitionSpec(*spec, **partial)))
     for d, (n, p) in enumerate(zip(aval.shape, spec)):
         k = math.prod(mesh.shape[a] for a in _axes(p))
         if n % k:
-            raise ShardingTypeError(
-                f"Sharding spec {p!r} implies that array axis {d} is partitioned {k} times, but "
+            raise FuncadValueError(  # a ValueError, as JAX's
+                f"Sharding spec {_axes(p)!r} implies that array axis {d} is partitioned {k} times, but "
                 f"does not evenly divide the dimension size {n}. Got shape: {tuple(aval.shape)} "
                 f"and sharding {out.sharding}")
     return out
@@ -301,6 +347,8 @@ def varying_shape_rule(what: str, out_shape_of):
     dynamic_slice): a split dimension's new size must stay divisible by its axes."""
     def rule(x, *rest, **params):
         spec, out_shape = spec_of(x), out_shape_of(x, *rest, **params)
+        if all(m == 1 for m in out_shape):  # one element: replicated (JAX's)
+            return (None,) * len(out_shape)
         sizes = dict(x.sharding.mesh.shape_tuple) if x._sharding is not None else {}
         for n, m, p in zip(x.shape, out_shape, spec):
             k = math.prod(sizes[a] for a in _axes(p))
@@ -327,3 +375,45 @@ def with_dim(sharding, d: int, entry=None):
         return None
     spec = tuple(sharding.spec)
     return NamedSharding(sharding.mesh, PartitionSpec(*(spec[:d] + (entry,) + spec[d:])))
+
+
+def linalg_rule(name: str, ranks: tuple, out_avals):
+    """The rule of a decomposition or solve of stacks of matrices (JAX's): operand i's
+    trailing `ranks[i]` (core) dimensions unsplit, every operand's leading (batch)
+    dimensions split alike; each result split as the batch, its core dimensions not.
+    `out_avals(*avals, **params)` is the shape rule, which says how many results."""
+    def rule(*avals, **params):
+        batches = []
+        for i, (rank, a) in enumerate(zip(ranks, avals)):
+            spec = spec_of(a)
+            if any(p is not None for p in spec[len(spec) - rank:]):
+                raise ShardingTypeError(f"Input {i} to {name} must be unsharded on non-batch "
+                                        f"dimensions, but got {PartitionSpec(*spec)}. Reshard it "
+                                        f"(funcad.sharding.reshard) to split only the batch dimensions")
+            batches.append(spec[:len(spec) - rank])
+        if any(b != batches[0] for b in batches[1:]):
+            raise ShardingTypeError(f"All inputs to {name} must have the same batch sharding, but "
+                                    f"got {batches}. Reshard them alike")
+        outs = out_avals(*avals, **params)
+        return [batches[0]] * len(outs) if isinstance(outs, (list, tuple)) else batches[0]
+    return rule
+
+
+def triangular_solve_rule(a, b, *, left_side, transpose_a, **params) -> tuple:
+    """JAX's: batches split alike, the contracted dimensions of `a` and `b` unsplit; the
+    result is split as `a`'s free dimension and `b`'s."""
+    sa, sb = spec_of(a), spec_of(b)
+    (ba, ca), (bb, cb) = (sa[:-2], sa[-2:]), (sb[:-2], sb[-2:])
+    if ba != bb:
+        raise ShardingTypeError(f"All inputs to triangular_solve must have the same batch "
+                                f"sharding, but got {ba} and {bb}.")
+    if ca[left_side ^ transpose_a] is not None:
+        raise ShardingTypeError(f"triangular solve input `a` must be unsharded on the contracting "
+                                f"axis, but got {PartitionSpec(*sa)} with left_side={left_side} "
+                                f"and transpose_a={transpose_a}.")
+    if cb[not left_side] is not None:
+        raise ShardingTypeError(f"triangular solve input `b` must be unsharded on the contracting "
+                                f"axis, but got {PartitionSpec(*sb)} with left_side={left_side} "
+                                f"and transpose_a={transpose_a}.")
+    core = (ca[transpose_a], cb[1]) if left_side else (cb[0], ca[not transpose_a])
+    return ba + core

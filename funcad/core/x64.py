@@ -30,6 +30,8 @@ float32 int32 float32
 """
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -86,8 +88,6 @@ def explicit_dtype(dtype, fun_name: str = ""):
 
 def _user_stacklevel() -> int:
     """The `stacklevel` of the first frame outside funcad (the user's line)."""
-    import os
-    import sys
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     f, level = sys._getframe(2), 2
     while f is not None and os.path.abspath(f.f_code.co_filename).startswith(root + os.sep):

@@ -137,7 +137,7 @@ def visualize_sharding(shape: Sequence[int], sharding: Sharding, *, use_color: b
     if use_color and getattr(sys.stdout, "isatty", lambda: False)():
         if color_map is None:
             try:
-                import matplotlib as mpl
+                import matplotlib as mpl  # optional and heavy: only the colour map needs it
                 color_map = mpl.colormaps["tab20b"]
             except ImportError:
                 color_map = None

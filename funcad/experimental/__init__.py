@@ -14,6 +14,8 @@ arrays (BCOO, BCSR, COO, CSR, CSC), `sparsify` and sparse-aware gradients;
 `layout` holds `Layout` and `Format` (funcad/core/layout.py).
 """
 import contextlib as _contextlib
+import importlib as _importlib
+
 from ..debug._callbacks import io_callback
 
 from ..core.config import scopes as _scopes
@@ -42,8 +44,7 @@ _SUBMODULES = {"checkify", "compilation_cache", "jet", "layout", "mesh_utils", "
 
 def __getattr__(name):
     if name in _SUBMODULES:  # loaded on first use, as JAX's submodules are imported explicitly
-        import importlib
-        return importlib.import_module(f".{name}", __name__)
+        return _importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

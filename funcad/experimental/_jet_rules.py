@@ -191,6 +191,7 @@ jet_rules[E.atanh_p] = _comp_rule(E.atanh_p, lambda x: mul(const(x, 0.5), log(
 jet_rules[E.erfc_p] = _comp_rule(E.erfc_p, lambda x: sub(const(x, 1), E.erf_p.bind(x)))
 jet_rules[E.clamp_p] = _comp_rule(E.clamp_p, lambda lo, x, hi: E.min_p.bind(E.max_p.bind(lo, x), hi))
 jet_rules[E.rem_p] = _rem_rule
+jet_rules[E.one_minus_square_p] = _comp_rule(E.one_minus_square_p, lambda x: sub(const(x, 1), mul(x, x)))
 
 # Beyond JAX's table: the inverse trigonometric functions by their derivatives, tan
 # as sin / cos.

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..core.avals import float0
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path
-from ..core.trace import batch_rules, jvp_rules, lowering_rules
+from ..core.trace import batch_rules, jvp_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import BY_SHAPE_RULE
 from ..lowering import portable
 from ..primitives._base import new_primitive
 from ._exported import DisabledSafetyCheck, Exported, default_export_platform
@@ -68,6 +69,8 @@ _one_call: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _functions: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 call_exported_p = new_primitive("call_exported", _impl, _abstract, multiple_results=True)
+# the exported module's result types, as JAX's: a one-device export's are unsharded
+sharding_rules[call_exported_p] = BY_SHAPE_RULE
 
 
 def _platform_index(exported, platform: str) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 
+import ml_dtypes
 import numpy as np
 
 from ..core import pytree as _pt
@@ -61,7 +62,6 @@ def _dtype_of(code: int):
     name = _DTYPES[code]
     if name == "float0":
         return float0
-    import ml_dtypes
     return np.dtype(getattr(ml_dtypes, name, name))
 
 

@@ -1,4 +1,6 @@
 """funcad.lax: the primitives' own functions (no promotion, no broadcasting help)."""
+import importlib as _importlib
+
 from ..primitives import bits as _bits, elementwise as _elementwise, indexing as _indexing
 from ..primitives import linalg as _linalg, reductions as _reductions, special as _special
 from ..primitives import structural as _structural
@@ -54,8 +56,7 @@ _NOT_IN_FUNCAD = {
 
 def __getattr__(name):
     if name in _LAZY_SUBMODULES:
-        import importlib
-        return importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{name}")
     if name in _NOT_IN_FUNCAD:
         raise _UnsupportedError(f"funcad.lax.{name} is not provided: {_NOT_IN_FUNCAD[name]}.")
     raise _unsupported_name(__name__, name, globals(), None)

@@ -12,7 +12,6 @@ from ..core.errors import FuncadTypeError, FuncadValueError
 from ..primitives import bits as B
 from ._types import RoundingMethod
 from ..arrays.shape import broadcast_to
-from ..core.trace import bind_custom_jvp
 from ..arrays import ufuncs as U
 from ..arrays.dtypes import asarray_or_tracer as _arr
 from ..arrays.dtypes import promote
@@ -122,17 +121,7 @@ def one_minus_square(x):
     x = _arr(x)
     if aval_of(x).dtype.kind not in "fc":
         raise FuncadTypeError(f"one_minus_square needs a float or complex operand, got {aval_of(x).str_short()}")
-    return bind_custom_jvp(_oms_value, _oms_jvp, [x])[0]
-
-
-def _oms_value(x):
-    one = _c(x, 1)
-    return [E.mul(E.add(one, x), E.sub(one, x))]
-
-
-def _oms_jvp(primals, tangents):
-    (x,), (t,) = primals, tangents
-    return [one_minus_square(x)], [E.mul(t, E.mul(_c(x, -2), x))]
+    return E.one_minus_square(x)
 
 
 def polynomial(x, coeffs: Sequence, *, unroll: int | None = None):

@@ -100,10 +100,12 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list:
 
 def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count: int = 1,
-                         batch_group_count: int = 1, precision=None, preferred_element_type=None):
+                         batch_group_count: int = 1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
     """General N-d convolution (cross-correlation, as in JAX and XLA) with strides,
     padding ('VALID', 'SAME', 'SAME_LOWER' or (lo, hi) pairs), input (lhs) and kernel
-    (rhs) dilation, layouts and feature/batch groups.
+    (rhs) dilation, layouts and feature/batch groups; `out_sharding` the result's sharding,
+    needed on Explicit mesh axes where the kernel or the input's features are split.
 
     >>> import numpy as np
     >>> x, k = np.ones((1, 1, 4, 4)), np.ones((1, 1, 3, 3))
@@ -132,7 +134,7 @@ def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding, lhs_d
                                    f"(low, high) pairs, got {padding!r}") from None
     x, y = _preferred(x, y, preferred_element_type)
     return _bind(x, y, window_strides, padding, lhs_dilation, rhs_dilation, dn,
-                 feature_group_count, batch_group_count, _precision(precision))
+                 feature_group_count, batch_group_count, _precision(precision), out_sharding)
 
 
 def conv(lhs, rhs, window_strides: Sequence[int], padding, precision=None, preferred_element_type=None):

@@ -12,6 +12,8 @@ import warnings
 from ..core.avals import aval_of as _aval_of
 from ..core.errors import FuncadValueError as _FuncadValueError
 from ..primitives import decompositions as _D
+from ..primitives import eig as _eig
+from ..primitives import schur as _S
 from ..primitives import elementwise as _E
 from ..primitives.structural import broadcast_in_dim, slice as _slice
 from ..primitives.indexing import take_along_axis
@@ -137,7 +139,6 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool
     if not pivoting:
         q, r = _D.qr(x, full_matrices=full_matrices)
         return q, r
-    from ..primitives import schur as _S  # LAPACK primitives load on first use
     sh = tuple(_aval_of(x).shape)
     # geqp3 picks the pivots; the factors are the (differentiable) QR of the
     # permuted columns, the same numbers as geqp3's own Householder vectors give.
@@ -165,7 +166,6 @@ def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
     >>> np.round(t, 12).tolist()
     [[1.0, 2.0], [0.0, 3.0]]
     """
-    from ..primitives import schur as _S  # LAPACK primitives load on first use
     if sort_eig_vals:
         raise _FuncadValueError("schur: sort_eig_vals=True is not available: sorting needs LAPACK's "
                                 "select callback, which JAX does not implement either; sort the "
@@ -221,7 +221,6 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
                       "instead.", DeprecationWarning, stacklevel=2)
     if implementation and implementation != EigImplementation.LAPACK:
         raise ValueError("Only the lapack implementation is supported on CPU.")
-    from ..primitives import eig as _eig  # LAPACK primitives load on first use
     return list(_eig.eig(x, compute_left_eigenvectors, compute_right_eigenvectors,
                          enable_eigvec_derivs))
 
@@ -238,6 +237,5 @@ def hessenberg(a):
     >>> a.tolist(), taus.tolist()
     ([[1.0, 2.0], [3.0, 4.0]], [0.0])
     """
-    from ..primitives import schur as _S  # LAPACK primitives load on first use
     a, taus = _S.hessenberg(a)
     return a, taus

@@ -4,7 +4,7 @@ They are made by one factory per primitive family (the elementwise ops take thei
 from `_bind1`/`_bind2` in funcad/primitives/elementwise.py), or written before a docstring
 was required. As NumPy keeps its ufuncs' docstrings in one module, they are kept here and
 attached when funcad.lax loads. A function that gains a docstring where it is defined
-keeps it, and tests/test_docs.py then asks for its entry here to be removed.
+keeps it, and tests/docs/test_docs.py then asks for its entry here to be removed.
 """
 from __future__ import annotations
 

@@ -220,9 +220,9 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
                          dimension_numbers=None, feature_group_count: int = 1,
                          batch_group_count: int = 1, precision=None, preferred_element_type=None,
                          out_sharding=None):
-    return out_sharded(_conv.conv_general_dilated(
+    return _conv.conv_general_dilated(
         lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
-        feature_group_count, batch_group_count, precision, preferred_element_type), out_sharding)
+        feature_group_count, batch_group_count, precision, preferred_element_type, out_sharding)
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False,

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import enum
+import operator
 
 import numpy as np
 
@@ -37,7 +38,6 @@ class RandomAlgorithm(enum.IntEnum):
 
 
 def _shape(shape) -> tuple:
-    import operator
     try:
         dims = (operator.index(shape),) if np.ndim(shape) == 0 and not isinstance(shape, (tuple, list)) \
             else tuple(operator.index(d) for d in shape)

@@ -2,7 +2,9 @@
 platform_dependent and composite."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
+
 import numpy as np
 
 from ..core.avals import aval_of
@@ -75,7 +77,6 @@ def composite(decomposition: Callable, name: str, version: int = 0):
     >>> f"{float(tangent(0.5)):.6f}"
     '0.546302'
     """
-    import functools
     if not isinstance(name, str) or not name:
         raise FuncadValueError(f"composite needs a non-empty name, got {name!r}")
 

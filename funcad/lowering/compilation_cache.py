@@ -29,6 +29,7 @@ import threading
 import zlib
 
 from ..core import options as _options
+from ..core.version import installed_jaxlib_version
 
 __all__ = ["set_cache_dir", "reset_cache", "is_initialized", "initialize_cache", "load", "store",
            "stats"]
@@ -102,10 +103,9 @@ def _ready() -> str | None:
 
 def key(mlir: str, device, overrides) -> str:
     """The file name of a program's entry: what decides the executable, hashed."""
-    import jaxlib
     h = hashlib.sha256()
     for part in (mlir, device.platform, getattr(device, "device_kind", ""), str(device.id),
-                 jaxlib.__version__, repr(overrides)):
+                 installed_jaxlib_version(), repr(overrides)):
         h.update(part.encode())
         h.update(b"\0")
     return "funcad-" + h.hexdigest()

@@ -13,7 +13,10 @@ import gc
 import importlib.metadata
 import platform
 import sys
+import warnings
 from typing import Any
+
+import numpy as np
 
 from ..core import options as _options
 from ..core.pytree import tree_leaves, tree_map
@@ -148,7 +151,6 @@ def host_id(backend: str | None = None) -> int:
 
 
 def _renamed(old: str, new: str) -> None:
-    import warnings
     warnings.warn(f"funcad.{old} has been renamed to funcad.{new} (as in JAX). This alias will "
                   "eventually be removed; please update your code.", stacklevel=3)
 
@@ -229,7 +231,6 @@ def print_environment_info(return_string: bool = False) -> str | None:
     >>> "funcad:" in funcad.print_environment_info(return_string=True)
     True
     """
-    import numpy as np
     try:
         jax_version = importlib.metadata.version("jax")
     except importlib.metadata.PackageNotFoundError:

@@ -1,5 +1,5 @@
 """Several processes over jaxlib's distributed runtime (device plumbing of
-`funcad.distributed`).
+`funcad.distributed`, whose functions are here).
 
 Process 0 runs the coordination service (`get_distributed_runtime_service`);
 every process connects a client to it (`get_distributed_runtime_client`) and
@@ -16,10 +16,10 @@ and `jaxlib.xla_extension` (0.6) with the same signatures.
 from __future__ import annotations
 
 import atexit
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 from . import xla
-from ..core.errors import FuncadError
+from ..core.errors import FuncadError, FuncadTypeError, FuncadValueError
 
 
 class DistributedError(FuncadError, RuntimeError):
@@ -38,12 +38,7 @@ _state: _State | None = None
 
 
 def _extension():
-    xla._load()
-    try:
-        import jaxlib._jax as ext  # jaxlib >= 0.7
-    except ImportError:
-        from jaxlib import xla_extension as ext  # jaxlib 0.6
-    return ext
+    return xla.jaxlib_modules().extension
 
 
 def _heartbeat(fn, timeout: int) -> dict:
@@ -54,11 +49,51 @@ def _heartbeat(fn, timeout: int) -> dict:
     return {"heartbeat_interval": 10, "max_missing_heartbeats": max(1, -(-timeout // 10))}
 
 
-def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
+def initialize(coordinator_address: str, num_processes: int, process_id: int,
+               local_device_ids: int | Sequence[int] | None = None, *,
                coordinator_bind_address: str | None = None, initialization_timeout: int = 300,
-               heartbeat_timeout_seconds: int = 100, num_local_devices: int | None = None) -> None:
+               heartbeat_timeout_seconds: int = 100) -> None:
+    """Connect this process to the others of a multi-process program.
+
+    `coordinator_address` ("host:port") is where process 0 serves the
+    coordination service (bound to `coordinator_bind_address`, by default
+    every interface on that port); every process, process 0 included,
+    connects to it, waiting up to `initialization_timeout` seconds for the
+    others. `local_device_ids` picks the devices this process uses (the
+    first len(ids) CPU devices; by default all, set with
+    XLA_FLAGS=--xla_force_host_platform_device_count=N). The distributed
+    client is made on the CPU, which becomes funcad's default backend.
+
+    >>> is_initialized()  # until initialize has run
+    False
+    """
+    if not isinstance(coordinator_address, str) or ":" not in coordinator_address:
+        raise FuncadValueError(f"funcad.distributed.initialize needs coordinator_address as "
+                              f"'host:port', got {coordinator_address!r}")
+    if not isinstance(num_processes, int) or num_processes < 1:
+        raise FuncadValueError(f"num_processes must be a positive int, got {num_processes!r}")
+    if not isinstance(process_id, int) or not 0 <= process_id < num_processes:
+        raise FuncadValueError(f"process_id must be an int in [0, {num_processes}), got "
+                              f"{process_id!r}")
+    n_local = None
+    if local_device_ids is not None:
+        ids = [local_device_ids] if isinstance(local_device_ids, int) else list(local_device_ids)
+        if sorted(ids) != list(range(len(ids))):
+            raise FuncadTypeError(f"local_device_ids on the CPU must be 0, 1, ..., n-1 (the "
+                                 f"first n CPU devices), got {local_device_ids!r}")
+        n_local = len(ids)
+    _connect(coordinator_address, num_processes, process_id,
+             coordinator_bind_address=coordinator_bind_address,
+             initialization_timeout=initialization_timeout,
+             heartbeat_timeout_seconds=heartbeat_timeout_seconds, num_local_devices=n_local)
+    xla.set_default_backend("cpu")
+
+
+def _connect(coordinator_address: str, num_processes: int, process_id: int, *,
+             coordinator_bind_address: str | None = None, initialization_timeout: int = 300,
+             heartbeat_timeout_seconds: int = 100, num_local_devices: int | None = None) -> None:
     """Start (process 0) or join the coordination service and make the CPU client
-    that spans all processes. See `funcad.distributed.initialize`."""
+    that spans all processes."""
     global _state
     if _state is not None:
         raise DistributedError("funcad.distributed.initialize should only be called once; call "
@@ -99,7 +134,11 @@ def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
 
 
 def shutdown() -> None:
-    """Disconnect from the coordination service (and stop it on process 0)."""
+    """Disconnect from the other processes (process 0 stops the service); a no-op
+    when not initialized.
+
+    >>> shutdown()
+    """
     global _state
     if _state is None:
         return
@@ -112,6 +151,11 @@ def shutdown() -> None:
 
 
 def is_initialized() -> bool:
+    """Whether `initialize` has connected this process.
+
+    >>> is_initialized()
+    False
+    """
     return _state is not None
 
 

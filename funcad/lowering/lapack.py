@@ -31,7 +31,7 @@ import numpy as np
 
 from ..core.errors import FuncadTypeError
 from .stablehlo import Value
-from .xla import _load, _unsupported
+from .xla import _load, _unsupported, jaxlib_modules
 
 __all__ = ["register_lapack", "lapack_target", "ffi_call", "char", "u8", "i32", "i64", "boolean"]
 
@@ -47,14 +47,9 @@ def register_lapack() -> tuple:
     the same handler is accepted by XLA, so the order does not matter.
     """
     xc = _load()
-    try:
-        from jaxlib.cpu import _lapack
-    except ImportError:
-        try:
-            from jaxlib import lapack as _lapack_module
-            _lapack = _lapack_module._lapack
-        except (ImportError, AttributeError) as e:
-            raise _unsupported("jaxlib ships no LAPACK bindings (jaxlib.cpu._lapack)", e) from None
+    _lapack = jaxlib_modules().lapack
+    if _lapack is None:
+        raise _unsupported("jaxlib ships no LAPACK bindings (jaxlib.cpu._lapack)")
     _lapack.initialize()  # binds LAPACK's routines (from SciPy's BLAS/LAPACK) into the kernels
     names = []
     for name, handler in _lapack.registrations().items():

@@ -23,10 +23,10 @@ __all__ = ["serialize", "module_text", "renamed_functions", "custom_call_targets
 
 
 def _stablehlo():
+    stablehlo = xla.jaxlib_modules().stablehlo
     try:
-        from jaxlib.mlir.dialects import stablehlo
         stablehlo.serialize_portable_artifact_str, stablehlo.deserialize_portable_artifact_str
-    except (ImportError, AttributeError) as e:
+    except AttributeError as e:
         raise xla._unsupported("its MLIR bindings cannot (de)serialize StableHLO portable "
                                "artifacts, which funcad.export needs", e) from None
     return stablehlo
@@ -50,7 +50,7 @@ def serialize(text: str) -> bytes:
 
 def module_text(artifact: bytes) -> str:
     """The text of the module a portable artifact holds (without locations)."""
-    from jaxlib.mlir import ir
+    ir = xla.jaxlib_modules().ir
     bytecode = _stablehlo().deserialize_portable_artifact_str(bytes(artifact))
     with xla._mlir_context():
         module = ir.Module.parse(bytecode)
@@ -62,7 +62,7 @@ def renamed_functions(text: str, prefix: str) -> tuple[list[str], list[str], lis
     texts to place in another module; with @main's argument and result types.
 
     Modules whose top level holds anything but functions (meshes, globals) are refused."""
-    from jaxlib.mlir import ir
+    ir = xla.jaxlib_modules().ir
     with xla._mlir_context():
         module = ir.Module.parse(text)
         names = []

@@ -38,6 +38,7 @@ from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import MissingRuleError, UnsupportedError
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, literal_value
 from ..core.trace import Tracer, lowering_rules  # noqa: F401  (the table lives beside the others)
+from ..core.typed_sharding import concrete
 
 
 class Value(NamedTuple):
@@ -301,7 +302,6 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, consts, args: Sequence[
             if v.aval._sharding is not None and ctx.module.partition is not None \
                     and eqn.prim not in unconstrained:
                 # sharding in types: the partitioner keeps the layout each type names
-                from ..core.typed_sharding import concrete
                 o = ctx.module.partition.constrain(ctx, o, concrete(v.aval._sharding),
                                                    wrt_axis_types=True)
             # Weak types and float0 do not exist in StableHLO; keep the jaxpr's aval.

@@ -53,12 +53,14 @@ import numpy as np
 
 from ..core import monitoring, options as _options
 from ..core.errors import FuncadError, FuncadTypeError
+from ..core.version import installed_jaxlib_version
 from . import compilation_cache
 
 # The jax/jaxlib releases funcad is tested with: >= the first, < the second.
-# Keep in step with pyproject.toml (tests/test_jaxlib_range.py checks that).
+# Keep in step with pyproject.toml (tests/lowering/test_jaxlib_range.py checks that).
 SUPPORTED_JAXLIB = ((0, 6, 0), (0, 13, 0))
 
+_jl = None    # funcad.lowering.jaxlib_api (jax's and jaxlib's modules), once loaded
 _xc = None    # jaxlib.xla_client, once loaded
 _SA = None    # jax.core.ShapedArray: the aval type jaxlib's C++ side expects
 _COPY = None  # HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
@@ -81,10 +83,7 @@ def _range_text() -> str:
     return f">={lo},<{hi}"
 
 
-def jaxlib_version() -> str:
-    """The installed jaxlib's version string (imports jaxlib)."""
-    import jaxlib
-    return getattr(jaxlib, "__version__", None) or jaxlib.version.__version__
+jaxlib_version = installed_jaxlib_version  # (read from jaxlib's metadata: jaxlib is not imported)
 
 
 def _unsupported(what: str, err: BaseException | None = None) -> BackendError:
@@ -101,18 +100,22 @@ def _unsupported(what: str, err: BaseException | None = None) -> BackendError:
 
 
 def _load():
-    global _xc, _SA, _COPY, _jax
+    global _jl, _xc, _SA, _COPY, _jax
     if _xc is None:
         try:
-            import jax
-            import jax.core
-            from jaxlib import xla_client
-            _SA, _jax = jax.core.ShapedArray, jax
-            _COPY = xla_client.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+            from . import jaxlib_api  # jax and jaxlib load on the backend's first use
+            _SA, _jax = jaxlib_api.jax.core.ShapedArray, jaxlib_api.jax
+            _COPY = jaxlib_api.xla_client.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
         except (ImportError, AttributeError) as e:
             raise _unsupported("its Python API lacks what funcad needs", e) from None
-        _xc = xla_client
+        _jl, _xc = jaxlib_api, jaxlib_api.xla_client
     return _xc
+
+
+def jaxlib_modules():
+    """funcad.lowering.jaxlib_api: the jax and jaxlib modules the backend uses (loads them)."""
+    _load()
+    return _jl
 
 
 def real_jax_attr(path: str):
@@ -320,45 +323,37 @@ def compile_with_callbacks(client, mlir: str, devices, options, callbacks: list)
     MLIR module, parsed here in an MLIR context of jaxlib's own bindings."""
     if not hasattr(client, "compile_and_load"):
         return client.compile(mlir, options, host_callbacks=callbacks)
-    from jaxlib.mlir import ir
     with _mlir_context():
-        module = ir.Module.parse(mlir)
+        module = _jl.ir.Module.parse(mlir)
         return client.compile_and_load(module, executable_devices=_xc.DeviceList(tuple(devices)),
                                        compile_options=options, host_callbacks=callbacks)
 
 
 @functools.lru_cache(maxsize=None)
 def _mlir_registry():
-    from jaxlib.mlir import ir
-    try:
-        from jaxlib.mlir._mlir_libs import _jax_mlir_ext as dialects
-    except ImportError:  # jaxlib 0.6 names the module differently
-        from jaxlib.mlir._mlir_libs import register_jax_dialects as dialects
-    registry = ir.DialectRegistry()
-    dialects.register_dialects(registry)  # func, arith, ... as jaxlib's MLIR knows them
+    jl = jaxlib_modules()
+    registry = jl.ir.DialectRegistry()
+    jl.mlir_dialects.register_dialects(registry)  # func, arith, ... as jaxlib's MLIR knows them
     return registry
 
 
 def _mlir_context():
     """An MLIR context of jaxlib's own bindings that parses funcad's StableHLO text
     (the upstream dialects plus stablehlo, chlo and Shardy's sdy)."""
-    from jaxlib.mlir import ir
-    from jaxlib.mlir.dialects import chlo, sdy, stablehlo
-    ctx = ir.Context()
+    jl = jaxlib_modules()
+    ctx = jl.ir.Context()
     ctx.append_dialect_registry(_mlir_registry())
     ctx.load_all_available_dialects()
-    stablehlo.register_dialect(ctx)
-    chlo.register_dialect(ctx)
-    sdy.register_dialect(ctx)
+    for dialect in (jl.stablehlo, jl.chlo, jl.sdy):
+        dialect.register_dialect(ctx)
     return ctx
 
 
 def mlir_module(text: str):
     """StableHLO text as a module object of jaxlib's MLIR bindings (what JAX's
     `Lowered.compiler_ir()` gives)."""
-    from jaxlib.mlir import ir
     with _mlir_context():
-        return ir.Module.parse(text)
+        return _jl.ir.Module.parse(text)
 
 
 def hlo_computation(text: str):

@@ -14,6 +14,9 @@ from ..core.trace import Tracer, bind_custom_jvp
 from ..arrays.dtypes import asarray_or_tracer, to_inexact
 from ..arrays.reductions import _norm_axes, logsumexp, max_or_identity
 from ..primitives import elementwise as E
+from ..core.errors import ShardingTypeError
+from ..core.sharding import PartitionSpec
+from ..core.typed_sharding import axes_of, explicit_out_sharding, spec_of
 from ..primitives.sharding import out_sharded
 from ..core.errors import ConcretizationError
 from ..core.errors import AxisError
@@ -164,6 +167,15 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1, out_sharding=Non
     if not -(nd + 1) <= axis <= nd:
         raise AxisError(f"one_hot: axis {axis} is out of bounds for the {nd + 1}-d result")
     out_axis = axis % (nd + 1)
+    typed = explicit_out_sharding(out_sharding, "one_hot")
+    if typed is not None:  # JAX's rule: the spec's entries other than the new axis are x's
+        entries = tuple(typed.spec) + (None,) * (nd + 1 - len(typed.spec))
+        want, got = entries[:out_axis] + entries[out_axis + 1:], spec_of(aval_of(x))
+        if tuple(map(axes_of, want)) != tuple(map(axes_of, got)):
+            raise ShardingTypeError(
+                f"The input part of spec in out_sharding should match the spec of `x`. Got "
+                f"typeof(x).spec={PartitionSpec(*got)} and out_sharding.spec={PartitionSpec(*want)}; "
+                f"reshard x (funcad.sharding.reshard) or change out_sharding")
     shape = [1] * nd
     shape.insert(out_axis, num_classes)
     classes = np.arange(num_classes, dtype=aval_of(x).dtype).reshape(shape)

@@ -7,6 +7,9 @@ dispatch; under grad, jvp, vmap or jit the same code is traced.
 >>> float(fnp.sum(fnp.tanh(fnp.ones(3))))
 2.284782...
 """
+import importlib as _importlib
+import types as _types
+
 import numpy as _np
 
 from ..core.trace import Tracer as _Tracer
@@ -149,8 +152,7 @@ _LAZY_SUBMODULES = frozenset({"fft", "linalg"})
 
 def __getattr__(name):
     if name in _LAZY_SUBMODULES:
-        import importlib
-        return importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{name}")
     raise _unsupported_name("funcad.numpy", name, globals(), _np)
 
 
@@ -191,13 +193,12 @@ def _wrap_results() -> None:
     # data-dependent shapes and constants); their results become immutable funcad arrays
     # in this one place. (Elementwise, reduction, shape, linalg and indexing functions
     # return primitives' results, wrapped by `Primitive.bind`, and stay unwrapped for speed.)
-    import types
     modules = ("_calculus", "_complex", "_construct", "_manip", "_setops", "_stats", "_ufuncs_composed",
                "_poly", "_bits", "_floatbits", "_bessel", "_dtype_names")
     g = globals()
     for name in __all__:
         fn = g.get(name)
-        if type(fn) is types.FunctionType and fn.__module__.rsplit(".", 1)[-1] in modules:
+        if type(fn) is _types.FunctionType and fn.__module__.rsplit(".", 1)[-1] in modules:
             g[name] = _eager_result(fn)
 
 

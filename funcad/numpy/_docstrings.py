@@ -3,7 +3,7 @@
 They are made by factories (the ufuncs), wrapped for eager speed (the creation functions),
 or written before a docstring was required. As NumPy keeps its ufuncs' docstrings in one
 module, they are kept here and attached when funcad.numpy loads. A function that gains a
-docstring where it is defined keeps it, and tests/test_docs.py then asks for its entry
+docstring where it is defined keeps it, and tests/docs/test_docs.py then asks for its entry
 here to be removed.
 """
 from __future__ import annotations

@@ -127,7 +127,7 @@ def jvp_of_composition(fun, primals, tangents):
     """The jvp of `fun` (flat lists in and out), a composition of primitives that
     computes what a primitive computes; for jvp rules that are easiest to state
     as the derivative of another algorithm (cumprod's is a prefix scan's)."""
-    from ..transforms.jvp import jvp_flat  # allowed up-import: see tests/test_layers.py
+    from ..transforms.jvp import jvp_flat  # allowed up-import: see tests/api/test_layers.py
     return jvp_flat(fun, primals, tangents)
 
 

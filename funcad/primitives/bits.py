@@ -9,6 +9,8 @@ it undefined.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..core.avals import ShapedArray
@@ -513,7 +515,6 @@ def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
     >>> float(reduce_precision(np.float32(1.0 + 2.0 ** -12), 5, 10))  # to float16's grid
     1.0
     """
-    import operator
     return reduce_precision_p.bind(operand, exponent_bits=operator.index(exponent_bits),
                                    mantissa_bits=operator.index(mantissa_bits))
 

@@ -17,10 +17,15 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.trace import batch_rules, lowering_rules, transpose_rules
+from ..core.avals import aval_of
+from ..core.errors import ShardingTypeError
+from ..core.sharding import NamedSharding, PartitionSpec
+from ..core.trace import batch_rules, lowering_rules, sharding_rules, transpose_rules
+from ..core.typed_sharding import explicit_out_sharding, out_spec, spec_of, varying_shape_rule
 from ..lowering.stablehlo import i64_array, ints
 from ._base import (check_eagerly, defjvp, defpython, is_undefined, new_primitive, shape_of,
                     type_error)
+from .sharding import out_sharded
 from .structural import moveaxis0, reshape, rev, transpose
 
 
@@ -51,7 +56,7 @@ def _out_spatial(lhs_sp, rhs_sp, strides, padding, lhs_dil, rhs_dil):
 
 
 def _conv_aval(x, y, *, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
-               feature_group_count, batch_group_count, precision):
+               feature_group_count, batch_group_count, precision, out_sharding=None):
     name = "conv_general_dilated"
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     nd, nsp = x.ndim, x.ndim - 2
@@ -128,7 +133,7 @@ def _conv_numpy(x, y, strides, padding, lhs_dilation, rhs_dilation, dimension_nu
 
 
 def _conv_impl(x, y, *, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
-               feature_group_count, batch_group_count, precision):
+               feature_group_count, batch_group_count, precision, out_sharding=None):
     return _conv_numpy(x, y, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
                        feature_group_count, batch_group_count)
 
@@ -139,15 +144,37 @@ check_eagerly(conv_general_dilated_p)  # NumPy would crop or broadcast some bad 
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                          dimension_numbers, feature_group_count=1, batch_group_count=1,
-                         precision=None):
-    """The primitive's bind with canonical parameters (see funcad.lax for the user's form)."""
+                         precision=None, out_sharding=None):
+    """The primitive's bind with canonical parameters (see funcad.lax for the user's form).
+    `out_sharding` (over Explicit mesh axes) is a param only when given, as dot_general's;
+    one over no Explicit axis only lays the result out."""
     dn = ConvDimensionNumbers(*(tuple(int(a) for a in spec) for spec in dimension_numbers))
-    return conv_general_dilated_p.bind(
+    typed = explicit_out_sharding(out_sharding, "conv_general_dilated")
+    out = conv_general_dilated_p.bind(
         lhs, rhs, window_strides=tuple(map(int, window_strides)),
         padding=tuple((int(lo), int(hi)) for lo, hi in padding),
         lhs_dilation=tuple(map(int, lhs_dilation)), rhs_dilation=tuple(map(int, rhs_dilation)),
         dimension_numbers=dn, feature_group_count=int(feature_group_count),
-        batch_group_count=int(batch_group_count), precision=precision)
+        batch_group_count=int(batch_group_count), precision=precision,
+        **({} if typed is None else {"out_sharding": typed}))
+    return out if typed is not None else out_sharded(out, out_sharding)
+
+
+def _conv_sharding(x, y, *, dimension_numbers, out_sharding=None, **params):
+    """JAX's rule: `out_sharding` if given; else, with the kernel replicated and the
+    input's feature dimension unsplit, the result is split as the input (positionally),
+    its changed sizes still divisible; anything else needs `out_sharding=`."""
+    if out_sharding is not None:
+        return out_spec(out_sharding, x.ndim)
+    if all(p is None for p in spec_of(y)) and spec_of(x)[dimension_numbers[0][1]] is None:
+        shape = _conv_aval(x, y, dimension_numbers=dimension_numbers, **params).shape
+        return varying_shape_rule("conv_general_dilated", lambda *a, **k: shape)(x)
+    raise ShardingTypeError("Please specify the output sharding via `out_sharding` parameter of "
+                            f"`conv_general_dilated`: got lhs {x.str_short()} and rhs "
+                            f"{y.str_short()} (a split kernel or a split feature dimension)")
+
+
+sharding_rules[conv_general_dilated_p] = _conv_sharding
 
 
 # ------------------------------------------------------------------- jvp ----
@@ -177,7 +204,8 @@ def _regroup(x, src, dst, n):
 
 
 def _transpose_lhs(ct, y, lhs_shape, *, window_strides, padding, lhs_dilation, rhs_dilation,
-                   dimension_numbers, feature_group_count, batch_group_count, precision):
+                   dimension_numbers, feature_group_count, batch_group_count, precision,
+                   out_sharding=None):
     # The input's cotangent: the cotangent, dilated by the strides, correlated with the
     # spatially flipped kernel whose in/out features are swapped (groups moved along).
     lhs_spec, rhs_spec, out_spec = dimension_numbers
@@ -193,14 +221,15 @@ def _transpose_lhs(ct, y, lhs_shape, *, window_strides, padding, lhs_dilation, r
         pads.append((before, _dilate(n, ld) + _dilate(k, rd) - 1 - _dilate(o, s) - before))
     out = conv_general_dilated(
         ct, kern, lhs_dilation, pads, window_strides, rhs_dilation,
-        (out_spec, _swap(rhs_spec), lhs_spec), groups, 1, precision)
+        (out_spec, _swap(rhs_spec), lhs_spec), groups, 1, precision, out_sharding)
     if batch_group_count > 1:
         out = _regroup(out, lhs_spec[1], lhs_spec[0], batch_group_count)
     return out
 
 
 def _transpose_rhs(ct, x, rhs_shape, *, window_strides, padding, lhs_dilation, rhs_dilation,
-                   dimension_numbers, feature_group_count, batch_group_count, precision):
+                   dimension_numbers, feature_group_count, batch_group_count, precision,
+                   out_sharding=None):
     # The kernel's cotangent: the input correlated with the cotangent, batch and feature
     # axes swapped; feature groups become batch groups and vice versa.
     lhs_spec, rhs_spec, out_spec = dimension_numbers
@@ -213,12 +242,24 @@ def _transpose_rhs(ct, x, rhs_shape, *, window_strides, padding, lhs_dilation, r
     return conv_general_dilated(
         x, ct, rhs_dilation, pads, lhs_dilation, window_strides,
         (_swap(lhs_spec), _swap(out_spec), _swap(rhs_spec)), batch_group_count, feature_group_count,
-        precision)
+        precision, out_sharding)
 
 
-def _conv_transpose(ct, x, y, **params):
-    cx = _transpose_lhs(ct, y, shape_of(x), **params) if is_undefined(x) else None
-    cy = _transpose_rhs(ct, x, shape_of(y), **params) if is_undefined(y) else None
+def _cotangent_sharding(primal, *others):
+    """The sharding a cotangent takes: its primal's type (JAX's transposes pass it as
+    `out_sharding`), replicated where the primal has none but the others are typed."""
+    if primal.aval._sharding is not None:
+        return primal.aval._sharding
+    typed = [a._sharding for a in map(aval_of, others) if a._sharding is not None]
+    return NamedSharding(typed[0].mesh, PartitionSpec()) if typed else None
+
+
+def _conv_transpose(ct, x, y, *, out_sharding=None, **params):
+    cx = cy = None
+    if is_undefined(x):
+        cx = _transpose_lhs(ct, y, shape_of(x), **params, out_sharding=_cotangent_sharding(x, ct, y))
+    if is_undefined(y):
+        cy = _transpose_rhs(ct, x, shape_of(y), **params, out_sharding=_cotangent_sharding(y, ct, x))
     return [cx, cy]
 
 
@@ -305,7 +346,8 @@ def _emit_conv(ctx, x, y, out_aval, window_strides, padding, lhs_dilation, rhs_d
 
 
 def _conv_lowering(ctx, x, y, *, window_strides, padding, lhs_dilation, rhs_dilation,
-                   dimension_numbers, feature_group_count, batch_group_count, precision):
+                   dimension_numbers, feature_group_count, batch_group_count, precision,
+                   out_sharding=None):
     groups = (feature_group_count, batch_group_count, precision)
     if window_strides:
         return _emit_conv(ctx, x, y, ctx.out_aval, window_strides, padding, lhs_dilation, rhs_dilation,

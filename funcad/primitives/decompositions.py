@@ -31,7 +31,8 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, MissingRuleError
 from ..core.staging import trace_to_jaxpr
-from ..core.trace import batch_rules, jvp_rules, lowering_rules
+from ..core.trace import batch_rules, jvp_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import linalg_rule
 from ..lowering import lapack
 from ..lowering.stablehlo import broadcast, compare, select
 from . import elementwise as E
@@ -108,7 +109,7 @@ def _tri_mask(m, n, k, dtype, lower=True):
 
 
 def _lapack(name, dtype):
-    import scipy.linalg.lapack as sl
+    import scipy.linalg.lapack as sl  # SciPy loads on a decomposition's first eager call
     return sl.get_lapack_funcs((name,), dtype=np.dtype(dtype))[0]
 
 
@@ -180,6 +181,7 @@ def _eigh_impl(x, *, lower, sort_eigenvalues):
 
 
 eigh_p = new_primitive("eigh", _eigh_impl, _eigh_aval, multiple_results=True)
+sharding_rules[eigh_p] = linalg_rule("eigh", (2,), _eigh_aval)
 
 
 def eigh(x, lower: bool = True, sort_eigenvalues: bool = True):
@@ -271,6 +273,7 @@ def _svd_impl(x, *, full_matrices, compute_uv, driver="gesdd"):
 
 
 svd_p = new_primitive("svd", _svd_impl, _svd_aval, multiple_results=True)
+sharding_rules[svd_p] = linalg_rule("svd", (2,), _svd_aval)
 
 
 def svd(x, full_matrices: bool = True, compute_uv: bool = True, driver: str = "gesdd"):
@@ -388,6 +391,7 @@ def _geqrf_impl(x):
 
 
 geqrf_p = new_primitive("geqrf", _geqrf_impl, _geqrf_aval, multiple_results=True)
+sharding_rules[geqrf_p] = linalg_rule("geqrf", (2,), _geqrf_aval)
 
 
 def geqrf(x):
@@ -439,6 +443,7 @@ def _hh_impl(a, taus):
 
 
 householder_product_p = new_primitive("householder_product", _hh_impl, _hh_aval)
+sharding_rules[householder_product_p] = linalg_rule("householder_product", (2, 1), _hh_aval)
 
 
 def householder_product(a, taus):
@@ -496,6 +501,7 @@ def _qr_impl(x, *, full_matrices):
 
 
 qr_p = new_primitive("qr", _qr_impl, _qr_aval, multiple_results=True)
+sharding_rules[qr_p] = linalg_rule("qr", (2,), _qr_aval)
 
 
 def qr(x, full_matrices: bool = True):

@@ -24,7 +24,8 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, MissingRuleError
-from ..core.trace import jvp_rules, lowering_rules
+from ..core.trace import jvp_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import linalg_rule
 from ..lowering import lapack
 from . import elementwise as E
 from ._base import check_eagerly, const, defpython, dtype_of, new_primitive, shape_of
@@ -47,7 +48,7 @@ def _eig_aval(x, *, compute_left_eigenvectors, compute_right_eigenvectors, enabl
 
 def _geev_one(a, left, right):
     """geev on one matrix: (w, vl, vr, info), complex, real pairs unpacked."""
-    import scipy.linalg.lapack as sl
+    import scipy.linalg.lapack as sl  # SciPy loads on eig's first eager call
     geev = sl.get_lapack_funcs("geev", dtype=a.dtype)
     c = E._complex_dtype(a.dtype)
     if a.dtype.kind == "c":
@@ -92,6 +93,7 @@ def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors, enabl
 
 
 eig_p = new_primitive("eig", _eig_impl, _eig_aval, multiple_results=True)
+sharding_rules[eig_p] = linalg_rule("eig", (2,), _eig_aval)
 
 
 def eig(x, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,

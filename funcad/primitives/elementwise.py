@@ -30,7 +30,7 @@ class _LazyScipySpecial:
     rest of `import funcad`, and only a few impls need it."""
 
     def __getattr__(self, name):
-        import scipy.special
+        import scipy.special  # SciPy loads on a special function's first eager call
         globals()["sp"] = scipy.special
         return getattr(scipy.special, name)
 
@@ -139,6 +139,21 @@ defjvp(sinh_p, lambda t, ans, x: mul(t, cosh(x)))
 cosh_p = unop("cosh", np.cosh, hlo="chlo.cosh", py="np.cosh({0})")
 cosh = _bind1(cosh_p)
 defjvp(cosh_p, lambda t, ans, x: mul(t, sinh(x)))
+
+def _one_minus_square_lowering(ctx, x):
+    one = ctx.full(1, x.aval.dtype, x.aval.shape)
+    return binary(ctx, "stablehlo.multiply", binary(ctx, "stablehlo.add", one, x),
+                  binary(ctx, "stablehlo.subtract", one, x))
+
+
+# 1 - x² evaluated as (1 + x)(1 - x), exact near |x| = 1 (JAX's lax.one_minus_square).
+# A primitive, not that product: its derivative -2x stays exact near 0, where the
+# product rule's (1 - x) - (1 + x) cancels, and tanh's n-th derivative stages half the
+# equations.
+one_minus_square_p = unop("one_minus_square", lambda x: (1 + x) * (1 - x), hlo=_one_minus_square_lowering,
+                          py="((1 + {0}) * (1 - {0}))")
+one_minus_square = _bind1(one_minus_square_p)
+defjvp(one_minus_square_p, lambda t, ans, x: mul(t, mul(const(x, -2), x)))
 
 tanh_p = unop("tanh", np.tanh, hlo="stablehlo.tanh", py="np.tanh({0})")
 tanh = _bind1(tanh_p)
@@ -272,10 +287,9 @@ _HIGHEST = AccuracyMode.HIGHEST
 _accuracy_jvp(sin_p, lambda t, ans, x, acc: mul(t, cos(x, acc)))
 _accuracy_jvp(cos_p, lambda t, ans, x, acc: neg(mul(t, sin(x, acc))))
 _accuracy_jvp(expm1_p, lambda t, ans, x, acc: mul(t, exp(x, acc)))
-# (1 + ans)(1 - ans) rather than 1 - ans²: exact near |ans| = 1, and JAX's rounding
 _accuracy_jvp(tanh_p, lambda t, ans, x, acc: mul(t, mul(const(x, 4), mul(logistic(mul(const(x, 2), x), acc),
                                                                        logistic(mul(const(x, -2), x), acc))))
-              if acc is _HIGHEST else mul(t, mul(add(const(x, 1), ans), sub(const(x, 1), ans))))
+              if acc is _HIGHEST else mul(t, one_minus_square(ans)))
 _accuracy_jvp(logistic_p, lambda t, ans, x, acc: mul(t, mul(ans, logistic(neg(x), acc))) if acc is _HIGHEST
               else mul(t, mul(ans, sub(const(x, 1), ans))))
 
@@ -614,7 +628,36 @@ sub_p = binop("sub", np.subtract, "fciu", hlo="stablehlo.subtract", py="{0} - {1
 mul_p = binop("mul", np.multiply, "fciub", hlo=("stablehlo.multiply", "stablehlo.and"), py="{0} * {1}")
 div_p = binop("div", _int_div, "fciu", hlo="stablehlo.divide", py=_div_source)
 rem_p = binop("rem", _rem, "fiu", hlo="stablehlo.remainder", py="np.fmod({0}, {1})")
-pow_p = binop("pow", np.power, "fc", hlo="stablehlo.power", py="{0} ** {1}")
+# pow also takes an integer exponent with a float or complex base (as JAX's lax.pow);
+# the exponent is converted to the base's dtype, so eager and XLA compute the same thing.
+def _pow_aval(x, y, **params):
+    if x.dtype != y.dtype and _kind(x.dtype) in "fc" and _kind(y.dtype) in "iu":
+        return _binary_aval("pow", "fc")(x, y.update(dtype=x.dtype))
+    if x.dtype != y.dtype:
+        raise type_error("pow", "the base must be float or complex and the exponent of its dtype "
+                         "or an integer (cast one with .astype)", x, y)
+    return _binary_aval("pow", "fc")(x, y)
+
+
+def _pow_impl(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    return np.power(x, y.astype(x.dtype, copy=False))
+
+
+def _pow_lowering(ctx, x, y):
+    if y.aval.dtype != x.aval.dtype:
+        y = ctx.op1("stablehlo.convert", [y], ShapedArray(y.aval.shape, x.aval.dtype))
+    return _pow_same_dtype(ctx, x, y)
+
+
+_pow_same_dtype = elementwise_rule("stablehlo.power")
+pow_p = new_primitive("pow", _pow_impl, _pow_aval)
+ELEMENTWISE.append(pow_p)
+sharding_rules[pow_p] = broadcasting_rule("pow")
+batch_rules[pow_p] = _broadcasting_batch(pow_p)
+lowering_rules[pow_p] = _pow_lowering
+defpython(pow_p, lambda eqn, a: f"{a[0]} ** {a[1]}" if eqn.invars[0].aval.dtype == eqn.invars[1].aval.dtype
+          else f"np.power({a[0]}, np.asarray({a[1]}).astype({a[0]}.dtype))")
 
 
 def _minmax_lowering(op, bool_op, direction):
@@ -753,8 +796,8 @@ defjvp(rem_p, lambda t, ans, x, y: broadcast_to(t, shape_of(ans)), _rem_jvp_y)
 def _pow_jvp_x(t, ans, x, y):
     # y * x**(y-1), taken as 0 where y == 0 so that x = 0 gives no NaN.
     ym1 = sub(y, const(y, 1))
-    d = mul(y, pow(x, ym1))
-    d = select_n(eq(y, const(y, 0)), d, zeros_like(d))
+    d = mul(convert_element_type(y, dtype_of(x)), pow(x, ym1))
+    d = select_n(broadcast_to(eq(y, const(y, 0)), shape_of(d)), d, zeros_like(d))
     return mul(t, d)
 
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError
-from ..core.trace import batch_rules, lowering_rules
+from ..core.trace import batch_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import same_as_operand
 from ..lowering.stablehlo import i64_array
 from ._base import deflinear, defpython, dtype_of, new_primitive, shape_of, type_error
 from .elementwise import convert_element_type, mul
@@ -83,6 +84,9 @@ def _fft_impl(x, *, fft_type, fft_lengths):
 
 
 fft_p = new_primitive("fft", _fft_impl, _fft_aval)
+# JAX's: the operand's spec, transformed axes too (XLA gathers them); a changed size
+# (rfft, irfft) must stay divisible by its axes
+sharding_rules[fft_p] = same_as_operand
 
 
 def fft(x, fft_type: FftType | str, fft_lengths: tuple[int, ...]):

@@ -26,7 +26,8 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, MissingRuleError
-from ..core.trace import jvp_rules, lowering_rules
+from ..core.trace import jvp_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import linalg_rule
 from ..lowering import lapack
 from ..lowering.stablehlo import binary
 from ._base import check_eagerly, defpython, new_primitive
@@ -71,6 +72,7 @@ def _schur_impl(x, *, compute_schur_vectors):
 
 
 schur_p = new_primitive("schur", _schur_impl, _schur_aval, multiple_results=True)
+sharding_rules[schur_p] = linalg_rule("schur", (2,), _schur_aval)
 
 
 def schur(x, compute_schur_vectors: bool = True):
@@ -143,6 +145,7 @@ def _geqp3_impl(x):
 
 
 geqp3_p = new_primitive("geqp3", _geqp3_impl, _geqp3_aval, multiple_results=True)
+sharding_rules[geqp3_p] = linalg_rule("geqp3", (2,), _geqp3_aval)
 
 
 def geqp3(x):
@@ -207,6 +210,7 @@ def _hessenberg_impl(x):
 
 
 hessenberg_p = new_primitive("hessenberg", _hessenberg_impl, _hessenberg_aval, multiple_results=True)
+sharding_rules[hessenberg_p] = linalg_rule("hessenberg", (2,), _hessenberg_aval)
 
 
 def hessenberg(x):

@@ -7,6 +7,9 @@ transpose are the same constraint on the tangent and cotangent, as in JAX.
 """
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
 from ..core.errors import FuncadTypeError, FuncadValueError
@@ -14,16 +17,17 @@ from ..core.layout import Format, sharding_of_format
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, impl_rules, lowering_rules,
                           sharding_rules)
-from ..core.typed_sharding import BY_SHAPE_RULE, type_sharding
+from ..core.avals import aval_of
+from ..core.typed_sharding import BY_SHAPE_RULE, concrete, type_sharding
 from ..lowering.stablehlo import unconstrained
-from ..core.sharding import NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
+from ..core.sharding import AxisType, NamedSharding, PartitionSpec, Sharding, batching, resolve_spec
 from ._base import deflinear, defpython
 from ..core.trace import ctx
 from ..lowering.runtime import device_put
 from ..lowering.array import is_device_array
 from ..lowering.spmd import device_put_sharded
 
-__all__ = ["out_sharded", "takes_out_sharding", "with_sharding_constraint"]
+__all__ = ["on_auto_axes", "out_sharded", "takes_out_sharding", "typed_as", "with_sharding_constraint"]
 
 sharding_constraint_p = Primitive("sharding_constraint")
 
@@ -76,10 +80,37 @@ def out_sharded(x, out_sharding):
     return with_sharding_constraint(x, out_sharding)
 
 
+def on_auto_axes(x):
+    """x with the Explicit axes of its type's mesh made Auto (its layout kept, its type
+    unsplit), as inside `auto_axes`: what an op whose `out_sharding=` JAX honours by
+    running it under auto_axes computes on. Untyped values are returned as they are."""
+    typed = getattr(aval_of(x), "_sharding", None)
+    if typed is None or not typed.mesh.explicit_axes:
+        return x
+    laid = _placeable(typed)
+    mesh = laid.mesh.update_axis_types({a: AxisType.Auto for a in laid.mesh.explicit_axes})
+    return sharding_constraint_p.bind(x, sharding=NamedSharding(mesh, laid.spec))
+
+
+def typed_as(x, sharding: NamedSharding):
+    """x with the type's sharding `sharding` (on an abstract mesh: staged values keep
+    it so, and lowering finds its devices; eager ones are placed on them)."""
+    return out_sharded(x, _placeable(sharding))
+
+
+def _placeable(typed: NamedSharding) -> NamedSharding:
+    """`typed` on the devices of its mesh where they are known; else (tracing on an
+    AbstractMesh alone, as eval_shape may) on the abstract mesh, which types only."""
+    try:
+        return concrete(typed)
+    except FuncadValueError:
+        if ctx.trace is None:
+            raise
+        return typed
+
+
 def takes_out_sharding(fn):
     """`fn` with JAX's keyword-only `out_sharding=None` added: the result laid out so."""
-    import functools
-    import inspect
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)
@@ -128,6 +159,8 @@ def _batch(vals, dims, *, axis_size, sharding):
 def _lowering(ctx, x, *, sharding):
     if ctx.module.partition is None:  # a one-device program: nothing to partition
         return x
+    if isinstance(sharding, NamedSharding) and not hasattr(sharding.mesh, "devices"):
+        sharding = concrete(sharding)  # named under use_abstract_mesh: its devices' mesh
     return ctx.module.partition.constrain(ctx, x, sharding)
 
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.errors import MissingRuleError
-from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
+from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules, sharding_rules
+from ..core.typed_sharding import linalg_rule, triangular_solve_rule
 from ..lowering import lapack
 from ..lowering.stablehlo import binary, broadcast, compare, select
 from ._base import (defpython, dtype_of, is_undefined, new_primitive, shape_of, type_error,
@@ -106,6 +107,7 @@ def _cholesky_impl(x):
 
 
 cholesky_p = new_primitive("cholesky", _cholesky_impl, _cholesky_aval)
+sharding_rules[cholesky_p] = linalg_rule("cholesky", (2,), _cholesky_aval)
 
 
 def cholesky(x):
@@ -229,6 +231,7 @@ def _tsolve_impl(a, b, **params):
 
 
 triangular_solve_p = new_primitive("triangular_solve", _tsolve_impl, _tsolve_aval)
+sharding_rules[triangular_solve_p] = triangular_solve_rule
 
 
 def triangular_solve(a, b, left_side=False, lower=False, transpose_a=False, conjugate_a=False,
@@ -371,6 +374,7 @@ def _lu_impl(x):
 
 
 lu_p = new_primitive("lu", _lu_impl, _lu_aval, multiple_results=True)
+sharding_rules[lu_p] = linalg_rule("lu", (2,), _lu_aval)
 
 
 def lu(x):

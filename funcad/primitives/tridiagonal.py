@@ -18,7 +18,8 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, MissingRuleError
-from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
+from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules, sharding_rules
+from ..core.typed_sharding import linalg_rule
 from ..lowering import lapack
 from . import elementwise as E
 from ._base import check_eagerly, defpython, dtype_of, is_undefined, new_primitive, shape_of, zeros_tangent
@@ -57,6 +58,7 @@ def _impl(dl, d, du, b, *, perturb_singular=False):
 
 
 tridiagonal_solve_p = new_primitive("tridiagonal_solve", _impl, _aval)
+sharding_rules[tridiagonal_solve_p] = linalg_rule("tridiagonal_solve", (1, 1, 1, 2), _aval)
 
 
 def tridiagonal_solve(dl, d, du, b, perturb_singular: bool = False):
@@ -188,6 +190,7 @@ def _trd_impl(x, *, lower):
 
 
 tridiagonal_p = new_primitive("tridiagonal", _trd_impl, _trd_aval, multiple_results=True)
+sharding_rules[tridiagonal_p] = linalg_rule("tridiagonal", (2,), _trd_aval)
 
 
 def tridiagonal(x, lower: bool = True):

@@ -10,6 +10,8 @@ JAX's loop-free chi-square quantile series with Stuart's boosting.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import numpy as fnp
@@ -408,7 +410,6 @@ def ball(key, d: int, p=2, shape=(), dtype=None):
     >>> fr.ball(fr.PRNGKey(0), 3, shape=(2,)).shape
     (2, 3)
     """
-    import operator
     key = check_key("ball", key)
     dtype = _float_dtype("ball", dtype)
     shape = canonical_shape(shape)

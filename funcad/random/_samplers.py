@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from .. import numpy as fnp
@@ -89,7 +90,6 @@ def _c(value, dtype):
 
 
 def _finfo(dtype):
-    import ml_dtypes
     return ml_dtypes.finfo(dtype)
 
 

@@ -190,11 +190,15 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=(), saveable
                     f"pass a cotangent of dtype {want.name} (e.g. ct.astype({want.name}))")
         flat_ct = [_as_dtype(c, tangent_dtype(a.dtype)) if tangent_dtype(a.dtype) != float0 else None
                    for a, c in zip(out_avals, flat_ct)]
+        return backward(flat_ct)
+
+    def backward(flat_ct):  # flat cotangents, checked and cast
         cts = backward_pass(linear.jaxpr, linear.consts, flat_ct + [None] * (len(p_out) - n))
         cts = [zeros_tangent(a) if c is None else c for a, c in zip(in_avals, cts)]
         return tree_unflatten(in_tree, cts)
 
     pullback.out_nzs = tree_unflatten(out_tree, out_nzs[:n])
+    pullback._backward = backward  # for grad, whose cotangent (ones) needs no checks
     y = tree_unflatten(out_tree, p_out[:n])
     if has_aux:
         return y, pullback, tree_unflatten(aux_tree, p_out[n:])
@@ -296,7 +300,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
         res = vjp(partial_fun, *dyn, has_aux=has_aux)
         out, pullback = res[0], res[1]
         _check_scalar_output(out, holomorphic)
-        grads = pullback(_ones_like(out))
+        grads = pullback._backward([_ones_like(out)])
         g = grads[0] if single else grads
         return ((out, res[2]), g) if has_aux else (out, g)
 

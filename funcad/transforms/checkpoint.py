@@ -9,7 +9,7 @@ f's intermediates to its inputs, at the price of running f's forward twice.
 Inside a scan body it turns O(steps · intermediates) residuals into
 O(steps · carry).
 
-A `policy` (JAX's `checkpoint_policies`, funcad/ad_checkpoint.py) chooses
+A `policy` (JAX's `checkpoint_policies`, funcad/transforms/checkpoint_policies.py) chooses
 intermediates to keep after all: `_RecomputingTrace` runs the known equations
 at once, as partial evaluation does, and also records each one the policy does
 not save in the staged jaxpr, where it is recomputed from what is saved. A known

@@ -9,18 +9,21 @@ vmap and jit see them.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Callable, Sequence
 
 import numpy as np
 
-from ..core import refs as _refs
+from ..core import options as _options, refs as _refs
 from ..core.avals import ShapedArray, aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.pytree import tree_flatten, tree_map, tree_unflatten
+from ..core.sharding import context_mesh
 from ..core.staging import lift_traced_consts, trace_to_jaxpr
 from ..core.trace import Tracer, ctx, eval_jaxpr
 from .control_flow import cond_p, scan_p, while_p
+from ..lowering.runtime import memo
 from ..primitives.structural import concatenate, reshape, slice as _slice
 from ..primitives.elementwise import add, bitwise_and, clamp, convert_element_type, lt, ne
 from .vmap import vmap
@@ -59,31 +62,52 @@ def _strong(leaves):
     return vals, avals
 
 
-def _trace(fun: Callable, in_tree, in_avals, name: str, flatten_out: Callable):
-    """Trace fun(*args) once. `flatten_out(out)` turns its result into leaves.
-    Returns (jaxpr whose leading inputs are the lifted constants, their values)."""
+def _trace(fun: Callable, in_tree, in_avals, name: str, flatten_out: Callable, out_key=()):
+    """Trace fun(*args) once. `flatten_out(out)` turns its result into (leaves, side data);
+    `out_key` is what else (besides the types in) decides them (the name does not: one
+    function as both branches of a cond is traced once). Returns (jaxpr whose
+    leading inputs are the lifted constants, their values, the side data)."""
+    if ctx.trace is None and ctx.vma is None:
+        # Eager: the same function at the same types reuses its jaxpr, as JAX's trace
+        # cache does (so, as in JAX, a body reads its globals at its first trace). The
+        # compiled program is memoized on the jaxpr object, so a fresh trace per call
+        # would lower and look up the program again on every call.
+        key = ("trace", in_tree, tuple(in_avals), out_key, _options.jit_key, ctx.debug_nans, context_mesh())
+        try:
+            return memo(fun, key, lambda: _trace_now(fun, in_tree, in_avals, name, flatten_out))
+        except TypeError:  # a function that cannot be weakly referenced (a NumPy ufunc, say)
+            pass
+    return _trace_now(fun, in_tree, in_avals, name, flatten_out)
+
+
+def _trace_now(fun, in_tree, in_avals, name, flatten_out):
+    side: list = []
+
     def flat(*xs):
-        return flatten_out(fun(*tree_unflatten(in_tree, xs)))
+        leaves, extra = flatten_out(fun(*tree_unflatten(in_tree, xs)))
+        side.append(extra)
+        return leaves
 
     with _refs.scope():  # refs closed over raise ClosedRefs here, before anything runs
         closed = trace_to_jaxpr(flat, list(in_avals), name=name, parent=ctx.trace)
-    return lift_traced_consts(closed)
+    return (*lift_traced_consts(closed), side[0])
 
 
-def _leaves_into(store: list, cast_to=None):
-    """A flatten_out that records the output tree and casts weak leaves."""
+def _leaves(cast_to=None):
+    """A flatten_out whose side data is the output tree; weak leaves are cast to `cast_to`."""
     def flatten_out(out):
         leaves, tree = tree_flatten(out)
-        store.append(tree)
         if cast_to is not None:
             leaves = [_cast_weak(x, t) for x, t in zip(leaves, cast_to)] + leaves[len(cast_to):]
-        return leaves
+        return leaves, tree
     return flatten_out
 
 
 def _merge_consts(traced):
     """One operand list for several jaxprs with their own lifted constants:
     each jaxpr gets inputs (all constants..., its own inputs...)."""
+    if not any(consts for _, consts in traced):  # nothing to merge: keep the (cached) jaxprs
+        return [closed for closed, _ in traced], []
     all_consts, pos = [], {}
     for _, consts in traced:
         for c in consts:
@@ -211,9 +235,10 @@ def _switch(index, funs, operands, names, ref):
         trees.clear()
         out = []
         for f, name in zip(funs, names):
-            store: list = []
-            out.append(_trace(f, in_tree, avals, f"cond_{name}", _leaves_into(store, cast_to)))
-            trees.append(store[0])
+            closed, consts, tree = _trace(f, in_tree, avals, f"cond_{name}", _leaves(cast_to),
+                                          None if cast_to is None else tuple(cast_to))
+            out.append((closed, consts))
+            trees.append(tree)
         return out
 
     traced = trace_all()
@@ -312,14 +337,12 @@ def _while_loop(cond_fun, body_fun, init_val, max_steps):
     flat, in_tree = tree_flatten((init_val,))
     flat, avals = _strong(flat)
     carry_tree = tree_flatten(init_val)[1]
-    c_store: list = []
-    cond_closed, cond_consts = _trace(cond_fun, in_tree, avals, "while_cond", _leaves_into(c_store))
+    cond_closed, cond_consts, _ = _trace(cond_fun, in_tree, avals, "while_cond", _leaves())
     p = cond_closed.out_avals
     if len(p) != 1 or p[0].shape != () or p[0].dtype != np.bool_:
         raise FuncadTypeError(f"while_loop: cond_fun must return a boolean scalar, got {_types(p)}")
-    b_store: list = []
-    body_closed, body_consts = _trace(body_fun, in_tree, avals, "while_body", _leaves_into(b_store, avals))
-    _check_carry("while_loop: body_fun", carry_tree, avals, b_store[0], body_closed.out_avals,
+    body_closed, body_consts, body_tree = _trace(body_fun, in_tree, avals, "while_body", _leaves(avals), "carry")
+    _check_carry("while_loop: body_fun", carry_tree, avals, body_tree, body_closed.out_avals,
                  "return a value of the same structure, shapes and dtypes as init_val.")
     ncc, nbc = len(cond_consts), len(body_consts)
     if max_steps is not None:
@@ -362,11 +385,10 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool 
     dtype = np.result_type(aval_of(lower).dtype, aval_of(upper).dtype)
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
         lo, hi = int(lower), int(upper)
-
-        def step(carry, _):
-            i, x = carry
-            return (add(i, np.asarray(1, dtype)), body_fun(i, x)), None
-
+        try:  # one step function per body, so that scan's trace cache knows it again
+            step = memo(body_fun, ("fori_step", dtype), lambda: _fori_step(weakref.ref(body_fun), dtype))
+        except TypeError:  # not weakly referable
+            step = _fori_step(lambda: body_fun, dtype)
         (_, out), _ = scan(step, (np.asarray(lo, dtype), init_val), None, length=max(hi - lo, 0),
                            unroll=unroll)
         return out
@@ -375,6 +397,14 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool 
                            lambda s: (add(s[0], np.asarray(1, dtype)), s[1], body_fun(s[0], s[2])),
                            (lower, upper, init_val))
     return out
+
+
+def _fori_step(body_ref: Callable, dtype):
+    # The body by weak reference: the step is memoized on the body, and must not keep it alive.
+    def step(carry, _):
+        i, x = carry
+        return (add(i, np.asarray(1, dtype)), body_ref()(i, x)), None
+    return step
 
 
 def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
@@ -462,17 +492,17 @@ def _scan_trace_once(f, init, xs, init_flat, xs_flat):
     init_flat, carry_avals = _strong(init_flat)
     x_avals = [ShapedArray(aval_of(x).shape[1:], aval_of(x).dtype) for x in xs_flat]
     in_tree = tree_flatten((init, xs))[1]
-    trees: list = []
 
     def flatten_out(out):
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise FuncadTypeError(f"scan: f must return a pair (carry, y), got {type(out).__name__}")
         c_leaves, c_tree = tree_flatten(out[0])
         y_leaves, y_tree = tree_flatten(out[1])
-        trees[:] = [c_tree, y_tree, len(c_leaves)]
-        return [_cast_weak(x, a) for x, a in zip(c_leaves, carry_avals)] + c_leaves[len(carry_avals):] + y_leaves
+        leaves = [_cast_weak(x, a) for x, a in zip(c_leaves, carry_avals)] + c_leaves[len(carry_avals):]
+        return leaves + y_leaves, (c_tree, y_tree, len(c_leaves))
 
-    closed, consts = _trace(f, in_tree, carry_avals + x_avals, "scan_body", flatten_out)
+    closed, consts, trees = _trace(f, in_tree, carry_avals + x_avals, "scan_body", flatten_out,
+                                   ("scan", len(carry_avals)))
     return init_flat, closed, consts, trees
 
 

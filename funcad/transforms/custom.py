@@ -28,16 +28,17 @@ from typing import Any, Callable, Sequence
 
 from ..core.avals import ShapedArray, aval_of, float0, is_float, tangent_dtype, tangent_aval
 from ..core.errors import FuncadTypeError, FuncadValueError
-from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_unflatten
+from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_map, tree_unflatten
 from ..core.staging import StagingTrace
 from ..core.trace import (Primitive, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
-                          ctx, impl_rules, jvp_rules, lowering_rules, transpose_rules)
+                          ctx, impl_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules)
+from ..core.typed_sharding import BY_SHAPE_RULE
 from ..primitives._base import is_undefined, zeros_tangent
 from ..primitives.elementwise import convert_element_type, stop_gradient
 from .custom_calls import _closed_over_error
 from .custom_zeros import take_zeros_info as _take_zeros_info, zeros_info as _zeros_info
 
-__all__ = ["custom_jvp", "custom_vjp", "SymbolicZero", "CustomVJPPrimal", "custom_vjp_jvp",
+__all__ = ["zero_from_primal", "custom_jvp", "custom_vjp", "SymbolicZero", "CustomVJPPrimal", "custom_vjp_jvp",
            "custom_vjp_primal_tree_values"]
 
 
@@ -555,5 +556,16 @@ def _check_cotangent(g, aval, where):
 impl_rules[custom_lin_p] = _forward_error
 lowering_rules[custom_lin_p] = lambda ctx, *args, num_res, rule: _forward_error(rule=rule)
 abstract_eval_rules[custom_lin_p] = _custom_lin_abstract_eval
+sharding_rules[custom_lin_p] = BY_SHAPE_RULE  # the primal outputs' types, shardings included
 jvp_rules[custom_lin_p] = lambda primals, tangents, **params: _forward_error(**params)
 transpose_rules[custom_lin_p] = _custom_lin_transpose
+
+
+def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:
+    """The zero tangent of each leaf of `val`: a `SymbolicZero` with `symbolic_zeros`,
+    else a zero array of the tangent's type (float0 for integer primals)."""
+    def zero(x):
+        a = aval_of(x)
+        t = ShapedArray(a.shape, tangent_dtype(a.dtype))
+        return SymbolicZero(t) if symbolic_zeros else zeros_tangent(t)
+    return tree_map(zero, val)

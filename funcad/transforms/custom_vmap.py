@@ -1,5 +1,7 @@
 """custom_vmap: a function with its own batching rule (jax.custom_batching).
 
+`sequential_vmap(f)` is a custom_vmap whose rule loops over the batch with `lax.map`.
+
 `custom_vmap(f)` applied to arguments binds `custom_vmap_call`, whose `call`
 param is f's jaxpr (what impl, lowering and to_python run) and whose `rule`
 param is the user's rule, flat: `rule(axis_size, in_batched, args) -> (outs,
@@ -18,18 +20,19 @@ from typing import Any, Callable
 from ..core.narrow import kind as _kind
 from ..core.avals import aval_of
 from ..core.errors import FuncadTypeError, FuncadValueError
-from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.pytree import tree_flatten, tree_map, tree_unflatten
 from ..core.staging import lift_traced_consts, trace_to_jaxpr
 from ..core.trace import Primitive, ctx, eval_jaxpr
 from ..primitives._base import zeros_tangent
 from ..primitives.structural import moveaxis0
 from .calls import define_call
+from .control_flow_api import map as _map
 from .custom import _resolve_kwargs
 from .jaxpr_transforms import jvp_jaxpr, nonzero_tangent
 from .jvp import jvp_flat
 from .vmap import batch_call
 
-__all__ = ["custom_vmap", "custom_vmap_p"]
+__all__ = ["custom_vmap", "custom_vmap_p", "sequential_vmap"]
 
 custom_vmap_p = Primitive("custom_vmap_call", multiple_results=True)
 
@@ -201,3 +204,29 @@ class custom_vmap:
         rule = _FlatRule(self.vmap_rule, name, in_tree, store[0], len(consts))
         outs = custom_vmap_p.bind(*consts, *flat, call=closed, rule=rule)
         return tree_unflatten(store[0], outs)
+
+
+def sequential_vmap(f: Callable) -> custom_vmap:
+    """`f` batched by a loop over the batch (`lax.map`) instead of by vmap
+    (jax.custom_batching.sequential_vmap): for functions that cannot be batched.
+    Arguments that are not batched are passed to each call as they are.
+
+    >>> import funcad, funcad.numpy as fnp
+    >>> g = sequential_vmap(lambda x, y: x * y)
+    >>> print(funcad.vmap(g, in_axes=(0, None))(fnp.arange(3.0), 2.0))
+    [0. 2. 4.]
+    """
+    f = custom_vmap(f)
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, *args):
+        args = list(args)
+        mapped = tree_map(lambda b, a: a if b else None, in_batched, args)
+
+        def one(mapped_args):
+            return f(*tree_map(lambda b, m, a: m if b else a, in_batched, mapped_args, args))
+
+        out = _map(one, mapped)
+        return out, tree_map(lambda _: True, out)
+
+    return f

@@ -1,8 +1,13 @@
 """jit's stages, as JAX's AOT API: `Traced` (jit(f).trace), `Lowered` (.lower), `Compiled`
-(.compile), their `ArgInfo`, and `_Entry`, one compiled signature of a jitted function."""
+(.compile), their `ArgInfo`, `Wrapped` (the protocol of what jit returns) and `_Entry`,
+one compiled signature of a jitted function."""
 from __future__ import annotations
+
 import dataclasses
+from typing import Any, Protocol, runtime_checkable
+
 import numpy as np
+
 from ..core import options as _options
 from ..core.errors import FuncadTypeError
 from ..core.pytree import tree_flatten, tree_unflatten
@@ -286,3 +291,27 @@ class Compiled(_Stage):
         if _options.transfer_guards:
             guard_inputs(leaves, self._executable)
         return tree_unflatten(self.out_tree, self._executable(leaves))
+
+
+# JAX's alias: the type of XLA compiler options (flag name -> value).
+CompilerOptions = dict[str, Any]
+
+
+@runtime_checkable
+class Wrapped(Protocol):
+    """A function ready to be traced, lowered and compiled (what `funcad.jit` returns).
+
+    Calling it traces, compiles and runs as needed; `trace(*args, **kwargs)` and
+    `lower(*args, **kwargs)` (`trace(...).lower()`) stage it explicitly."""
+
+    def __call__(self, *args, **kwargs):
+        """Run the wrapped function, tracing and compiling as needed."""
+        ...
+
+    def trace(self, *args, **kwargs) -> Traced:
+        """Trace the function for these arguments."""
+        ...
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """Trace and lower the function for these arguments."""
+        ...

@@ -15,7 +15,7 @@ from typing import Callable, Iterator
 from ..core.avals import ShapedArray, aval_of
 from ..core.eval_context import ensure_compile_time_eval
 from ..core.pytree import flatten_fun, tree_flatten, tree_unflatten
-from ..core.staging import ShapeDtypeStruct, trace_to_jaxpr
+from ..core.staging import ShapeDtypeStruct, struct_aval, trace_to_jaxpr
 from ..core.trace import Tracer, ctx
 from . import jit as _jit
 
@@ -29,7 +29,7 @@ def _shape_aval(x) -> ShapedArray:
         return x.aval
     if isinstance(x, ShapeDtypeStruct) or (
             hasattr(x, "shape") and hasattr(x, "dtype") and not hasattr(x, "__array__")):
-        return ShapedArray(tuple(x.shape), x.dtype, bool(getattr(x, "weak_type", False)))
+        return struct_aval(x)
     return aval_of(x)
 
 
@@ -47,7 +47,9 @@ def eval_shape(fun: Callable, *args, **kwargs):
     flat_fun, out_tree = flatten_fun(lambda a, kw: fun(*a, **kw), in_tree)
     closed = trace_to_jaxpr(flat_fun, [_shape_aval(x) for x in leaves], name="eval_shape",
                             parent=ctx.trace)
-    return tree_unflatten(out_tree[0], [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+    # a result typed over Explicit mesh axes carries its sharding, as JAX's
+    return tree_unflatten(out_tree[0], [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type,
+                                                         sharding=a._sharding)
                                         for a in closed.out_avals])
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from test_programs import numbers  # noqa: E402  (the corpus' own comparison)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.as_jax.test_programs import numbers  # noqa: E402  (the corpus' own comparison)
 
 pytestmark = pytest.mark.ecosystem
 

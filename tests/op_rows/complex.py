@@ -1,9 +1,9 @@
-"""Complex rows (issue 13): every op on complex64/complex128 inputs.
+"""Complex rows: every op on complex64/complex128 inputs.
 
 The table's NumPy, jit and vmap checks run them like any row; their
 derivatives (finite differences along complex directions at orders 1 and 2,
 and JAX's grad/jvp/second derivatives, eager and under jit) are checked by
-tests/test_complex.py, since the table's grad checks take float dtypes only.
+tests/primitives/test_complex.py, since the table's grad checks take float dtypes only.
 Rows whose inputs are real but whose output is complex (lax.complex) also
 take a complex dtype, so the float grad checks never see a complex output.
 """

@@ -2,7 +2,7 @@
 a matrix), polyfit, and the decompositions on complex matrices.
 
 Rows named `c_*` take complex dtypes (also those whose input is real and whose
-output is complex, as in tests/op_rows/complex.py), so tests/test_complex.py
+output is complex, as in tests/op_rows/complex.py), so tests/primitives/test_complex.py
 checks their derivatives (finite differences at order 2, JAX's grad/jvp and
 second derivatives). Inputs have well separated eigenvalues (gaps >= 0.5), so
 LAPACK's eigenvalue order does not change under the finite-difference steps

@@ -6,7 +6,7 @@ The Schur form is LAPACK's gees output (not unique), compared directly: SciPy,
 JAX and funcad run the same routine. Rows built on it are `diff=False` (JAX
 defines no derivative for schur). Rows named `c_*` take complex input (or real
 input of the complex dtype's real part where the output is complex), so
-tests/test_complex.py checks the differentiable ones. Inputs: eigenvalues well
+tests/primitives/test_complex.py checks the differentiable ones. Inputs: eigenvalues well
 separated and off the negative real axis (sqrtm), singular values in [1, 3]
 (polar), column norms far apart (pivoted QR, so the pivots do not change under
 finite-difference steps).
@@ -282,7 +282,7 @@ op("c_linalg_tridiagonal_solve", lla.tridiagonal_solve, _np_tridiagonal_solve,
 
 # --- symmetric_product, cholesky_update, ormqr, qr_multiply (compositions) ---------------
 # JAX defines no derivative for cholesky_update or ormqr, so their rows have no
-# JAX oracle (tests/test_linalg_schur.py compares their values with JAX's);
+# JAX oracle (tests/linalg/test_linalg_schur.py compares their values with JAX's);
 # funcad's are compositions, differentiable. qr_multiply factors a with geqrf
 # (no derivative, as in JAX).
 

@@ -73,4 +73,4 @@ op("nn_standardize", nn.standardize,
    lambda x: ((x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)).astype(x.dtype),
    U((2, 4)), lambda x: _jnn().standardize(x), rtol=1e-4)
 # dot_product_attention runs its softmax in float32 whatever the input dtype (as JAX), so
-# it is compared with JAX at float32 tolerance in tests/test_nn.py rather than here.
+# it is compared with JAX at float32 tolerance in tests/nn/test_nn.py rather than here.

@@ -1,7 +1,7 @@
 """Op-table rows of funcad.scipy.signal's spectral functions and funcad.scipy.spatial.transform.
 
 A few rows only (each runs eager/jit/vmap/order-2/JAX checks); the option grid, the errors and
-the pytree behaviour are in tests/test_signal_spectral.py and tests/test_rotation.py. The NumPy
+the pytree behaviour are in tests/scipy/test_signal_spectral.py and tests/scipy/test_rotation.py. The NumPy
 references are SciPy's own (cast back to the input dtype: SciPy's rotations compute in float64) (scipy.signal, scipy.spatial.transform), which JAX follows."""
 import numpy as np
 import scipy.signal as ss

@@ -1,7 +1,7 @@
 """The programs of JAX's sharding tutorial ("Distributed arrays and automatic
 parallelization", docs/new_docs/201/sharding.md), its Explicit, Auto and shard_map
 sections, as one script: run with JAX and with funcad's drop-in on 8 CPU devices
-(tests/test_sharding_examples.py compares what they print)."""
+(tests/sharding/test_sharding_examples.py compares what they print)."""
 import numpy as np
 import jax
 import jax.numpy as jnp

@@ -10,6 +10,7 @@ LU factors so that it stays finite at singular matrices of rank n - 1.
 from __future__ import annotations
 
 import math
+import operator
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -18,6 +19,7 @@ from ...core.avals import aval_of
 from ...core.errors import FuncadTypeError, FuncadValueError
 from ...core.trace import bind_custom_jvp
 from ...primitives import triangular as T
+from ...lax.linalg import cholesky as _chol
 from ... import numpy as fnp  # (bound while funcad.numpy imports; used at call time)
 from ...arrays.dtypes import asarray_or_tracer, promote, to_inexact
 
@@ -253,7 +255,6 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     >>> cholesky(np.array([[4.0, 2.0], [2.0, 5.0]])).tolist()
     [[2.0, 0.0], [1.0, 2.0]]
     """
-    from ...lax.linalg import cholesky as _chol  # funcad.lax.linalg loads on first use
     a = _square("cholesky", a)
     L = _chol(a, symmetrize_input=symmetrize_input)
     return fnp.conj(matrix_transpose(L)) if upper else L  # U = Lᴴ
@@ -290,7 +291,6 @@ def matrix_power(a, n: int):
 
 
 def operator_index(n) -> int:
-    import operator
     return operator.index(n)
 
 

@@ -16,6 +16,7 @@ from ...lax import _decompositions as _L, linalg as lla
 from ...arrays.dtypes import (asarray_or_tracer as _asarray_or_tracer, promote as _promote,
                               to_inexact as _to_inexact)
 from ... import numpy as fnp
+from ...primitives.schur import geqp3 as _geqp3
 
 __all__ = ["eigh", "svd", "qr", "eigh_tridiagonal", "qr_multiply"]
 
@@ -107,8 +108,7 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
     if mode == "raw":
         m, n = _aval_of(a).shape[-2:]
         if pivoting:
-            from ...primitives.schur import geqp3  # LAPACK primitives load on first use
-            h, p, taus = geqp3(a)
+            h, p, taus = _geqp3(a)
             return (h, taus), fnp.triu(h[..., :min(m, n), :]), p
         h, taus = _L.geqrf(a)
         return (h, taus), fnp.triu(h[..., :min(m, n), :])
@@ -217,8 +217,7 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
     a, c = fnp.broadcast_to(a, batch + sa[-2:]), fnp.broadcast_to(c, batch + sc[-2:])
     p = None
     if pivoting:
-        from ...primitives.schur import geqp3  # LAPACK primitives load on first use
-        h, p, taus = geqp3(a)
+        h, p, taus = _geqp3(a)
     else:
         h, taus = _L.geqrf(a)
     if mode == "left" and m > n:
