@@ -56,8 +56,10 @@ ROUTED = frozenset("""
 
 # Routed primitives that NumPy rounds as XLA does for some operands: there the NumPy
 # impl runs. XLA divides by a broadcast divisor (a scalar, or a size-1 axis) as a product
-# with the reciprocal; a division of equal shapes is exactly rounded on both.
-EXACT_WHEN = {"div": lambda x, y: np.shape(y) == np.broadcast_shapes(np.shape(x), np.shape(y))}
+# with the reciprocal; a real division of equal shapes is exactly rounded on both
+# (complex division is another algorithm in each).
+EXACT_WHEN = {"div": lambda x, y: np.shape(y) == np.broadcast_shapes(np.shape(x), np.shape(y))
+              and np.result_type(x, y).kind != "c"}
 
 _numpy_impls: dict = {}   # the routed primitives' NumPy impl rules while XLA runs them
 _compiled: dict = {}      # (prim, operand types, params) -> the compiled one-op program
