@@ -311,3 +311,17 @@ def test_partial_shard_map_bodies_typed_under_gspmd_too():
         funcad.config.update("jax_use_shardy_partitioner", True)
     np.testing.assert_allclose(np.asarray(got), np.sin(SIG).reshape(2, 4, 8).sum(0), rtol=1e-5)
     assert specs([funcad.typeof(got)]) == [(None, "Y")]
+
+
+@child
+@pytest.mark.parametrize("name", ["global_array_to_host_local_array", "host_local_array_to_global_array"])
+def test_host_local_conversions_take_typed_operands(name):
+    from funcad.experimental import multihost_utils as fmu
+    from jax.experimental import multihost_utils as jmu
+    texts = []
+    for lib, mu, mesh in zip((Lib(False), Lib(True)), (fmu, jmu), meshes()):
+        x = lib.top.device_put(SIG, lib.NS(mesh, lib.P("X", "Y")))
+        f = lambda a: getattr(mu, name)(a, mesh, lib.P("X", "Y"))  # noqa: E731
+        np.testing.assert_array_equal(np.asarray(lib.top.jit(f)(x)), SIG)
+        texts.append(str(lib.top.make_jaxpr(f)(x)))
+    assert all(f"f32[8,8] = {name}" in t for t in texts), texts
