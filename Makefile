@@ -60,7 +60,7 @@ $(DOCS)/.installed: pyproject.toml docs/requirements.txt
 	$(DOCS)/bin/python -m pip install -q -e . -r docs/requirements.txt
 	touch $@
 
-.PHONY: tour test test-oldest bench ecosystem docs
+.PHONY: tour test test-oldest bench bench-all ecosystem docs
 tour: $(VENV)/.installed
 	$(PY) -m funcad
 
@@ -70,7 +70,12 @@ test: $(VENV)/.installed
 test-oldest: $(OLD)/.installed
 	$(OLD)/bin/python -m pytest -q -n 2 -p no:cacheprovider $(XLA_TESTS)
 
+# the speed guard: its table (with the machine and versions) goes into docs/benchmarks.md
 bench: $(VENV)/.installed
+	$(PY) bench/bench_speed.py
+
+# every benchmark script, each printing its own tables
+bench-all: $(VENV)/.installed
 	for b in bench/bench_*.py; do $(PY) $$b || exit 1; done
 
 ecosystem: $(ECO)/.installed

@@ -1,6 +1,7 @@
 """The speed guard (issue 33): eager overhead against NumPy, eager derivatives against
-HIPS autograd, compiled calls against JAX and the cold start, in one run; the table goes
-into docs/benchmarks.md (between the `bench_speed` markers) with the machine and versions.
+HIPS autograd, eager control flow and compiled calls against JAX and the cold start, in
+one run; the table goes into docs/benchmarks.md (between the `bench_speed` markers) with
+the machine and versions. `make bench` runs it.
 
     .venv/bin/python bench/bench_speed.py [--quick] [--no-write]
 
@@ -99,6 +100,30 @@ def eager_ad(quick):
     return [(label, f * 1e3, a * 1e3, f"≤ {goal}× autograd", f / a <= goal) for label, f, a, goal in rows]
 
 
+def eager_control_flow(quick):
+    """(label, funcad, JAX) per eager call of a scan, a cond and a while_loop: each compiles
+    its body through XLA once, and a repeated call with the same function reuses it."""
+    import jax
+    import jax.lax as jl
+    import funcad.lax as fl
+    xs, x = np.linspace(0.0, 1.0, 100, dtype=np.float32), np.float32(0.5)
+
+    def programs(L, np_):
+        step = lambda c, v: (np_.sin(c) + v, c * 2.0)  # noqa: E731
+        branches = (lambda v: np_.sin(v), lambda v: np_.cos(v))
+        cond_fun, body_fun = (lambda v: v < 10.0), (lambda v: v * 1.5 + 0.1)
+        return [lambda: L.scan(step, x, xs), lambda: L.cond(x > 0, *branches, x),
+                lambda: L.while_loop(cond_fun, body_fun, x)]
+    rows = []
+    labels = ("`lax.scan`, 100 steps of a f32 scalar", "`lax.cond` on a f32 scalar",
+              "`lax.while_loop`, 7 steps of a f32 scalar")
+    for label, f, j in zip(labels, programs(fl, fnp), programs(jl, jax.numpy)):
+        for u, v in zip(jax.tree_util.tree_leaves(f()), jax.tree_util.tree_leaves(j())):
+            np.testing.assert_allclose(np.asarray(u), np.asarray(v), rtol=1e-5)
+        rows.append((label, *_pair([f, j], quick, sync=jax.block_until_ready)))
+    return rows
+
+
 # --------------------------------------------------------------- compiled ----
 
 def compiled(quick):
@@ -190,6 +215,10 @@ def table(quick) -> str:
             "| workload | funcad | autograd | ratio | goal | met |", "| --- | --- | --- | --- | --- | --- |"]
     for label, f, a, goal, ok in eager_ad(quick):
         out.append(f"| {label} | {f:.2f} ms | {a:.2f} ms | {f / a:.2f}× | {goal} | {'yes' if ok else 'no'} |")
+    out += ["", "### Eager control flow against JAX (a repeated call of the same function)", "",
+            "| workload | funcad | JAX | ratio | goal | met |", "| --- | --- | --- | --- | --- | --- |"]
+    for label, f, j in eager_control_flow(quick):
+        out.append(f"| {label} | {_fmt(f)} | {_fmt(j)} | {f / j:.2f}× | ≤ 1.0× | {'yes' if f <= j else 'no'} |")
     out += ["", "### Compiled calls against JAX (steady state, results synchronised)", "",
             "| workload | funcad | JAX | ratio | goal | met |", "| --- | --- | --- | --- | --- | --- |"]
     for label, f, j in compiled(quick):

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..core.avals import ShapedArray, float0
 from ..core.pytree import PyTreeDef, tree_flatten, tree_map
+from ..core.sharding import NamedSharding, Sharding
 from ..core.staging import ShapeDtypeStruct
 from ..lowering import portable
 from ..lowering.stablehlo import lower_jaxpr, tensor_type
@@ -288,6 +289,21 @@ def _export_vjp(exp: Exported, closed, disabled: tuple) -> Exported:
                                 exp.platforms, disabled, None)
 
 
+def _check_one_device(spec, i: int) -> None:
+    """A ShapeDtypeStruct sharded over several devices asks for a multi-device export,
+    which funcad lacks: say so rather than export a one-device program silently."""
+    s = getattr(spec, "sharding", None) if isinstance(spec, ShapeDtypeStruct) else None
+    if s is None:
+        return
+    n = s.mesh.size if isinstance(s, NamedSharding) else s.num_devices if isinstance(s, Sharding) else 1
+    if n > 1:
+        raise ValueError(
+            f"funcad.export exports single-device programs, and argument {i} has sharding {s} "
+            f"over {n} devices: a sharded export needs the shardings recorded in the Exported "
+            f"(in_shardings_hlo, nr_devices) and an SPMD call, which funcad lacks. Export with "
+            f"an unsharded ShapeDtypeStruct; its call under jit takes sharded arguments")
+
+
 def export(fun_jit, *, platforms: Sequence[str] | None = None,
            disabled_checks: Sequence[DisabledSafetyCheck] = ()) -> Callable[..., Exported]:
     """Export a jitted function: `export(jit(f))(*args_specs, **kwargs_specs)` lowers it for
@@ -316,6 +332,8 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
             if any(not isinstance(d, (int, np.integer)) for d in getattr(leaf, "shape", ())):
                 raise ValueError(f"funcad.export needs concrete shapes, got {leaf.shape}: shape "
                                  "polymorphism (symbolic dimensions) is not supported")
+        for i, leaf in enumerate(tree_flatten((args_specs, kwargs_specs))[0]):
+            _check_one_device(leaf, i)
         # specs trace as arrays of their shape and dtype (broadcast views: no memory)
         args_specs, kwargs_specs = tree_map(
             lambda a: np.broadcast_to(np.zeros((), a.dtype), a.shape)

@@ -252,8 +252,9 @@ REASONS: dict = {
     "python": [("-", "see NO_PYTHON", lambda p: p.name in NO_PYTHON)],
     "pe": [("1st", "first-order: reverse mode stages the whole equation", lambda p: p.name not in HIGHER_ORDER)],
     "shard": [
-        ("coll", "collectives: only in shard_map bodies, whose types carry no Explicit sharding",
-         lambda p: p.name in COLLECTIVES),
+        ("host", "multihost_utils' host-local/global conversions: staged on Auto meshes only "
+                 "(their own jit with in/out shardings), never on values typed over Explicit axes",
+         lambda p: p.name in {"host_local_array_to_global_array", "global_array_to_host_local_array"}),
     ],
     "deps": [],
     "jet": [
