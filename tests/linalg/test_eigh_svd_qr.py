@@ -37,7 +37,7 @@ def test_rows_are_found():
 @pytest.mark.parametrize("spec", ROWS, ids=lambda s: s.name)
 def test_rows_match_jax_first_order(spec):
     """grad of a weighted sum of the outputs and the jvp, against JAX's."""
-    from tests.test_ad import _leaves, _row
+    from tests.transforms.test_ad import _leaves, _row
     xs, f, jf, out = _row(spec)
     rng = _rng(1)
     ws = [rng.standard_normal(np.shape(o)) for o in _leaves(out)]
@@ -55,7 +55,7 @@ def test_rows_match_jax_first_order(spec):
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", ROWS, ids=lambda s: s.name)
 def test_rows_match_jax_to_second_order(spec):
-    from tests.test_ad import _compare_with_jax
+    from tests.transforms.test_ad import _compare_with_jax
     _compare_with_jax(spec)
 
 
