@@ -1,6 +1,5 @@
 """funcad.scipy beyond the op table: special functions' edge values, derivatives and keyword
-forms, trapezoid, the namespaces and their docstring examples."""
-import inspect
+forms, trapezoid and the namespaces."""
 import numpy as np
 import pytest
 import scipy.special as sps
@@ -191,15 +190,3 @@ def test_namespaces():
         fsp.sph_harm  # JAX 0.12 has only sph_harm_y
     with pytest.raises(AttributeError):
         fst.kstest  # not in JAX either
-
-
-_DOC_MODULES = ["funcad.nn._activations", "funcad.nn._functions", "funcad.nn._attention",
-                "funcad.scipy.special._basic", "funcad.scipy.special._gamma", "funcad.scipy.special._normal",
-                "funcad.scipy.special._incomplete", "funcad.scipy.special._erfcx_bernoulli", "funcad.primitives.special",
-                "funcad.nn.initializers", "funcad.numpy._bessel",
-                "funcad.scipy.optimize",
-                "funcad.scipy.special._bessel", "funcad.scipy.special._expint",
-                "funcad.scipy.special._faddeeva", "funcad.scipy.special._hyper",
-                "funcad.scipy.special._integrals", "funcad.scipy.stats._core", "funcad.scipy.stats._kde",
-                "funcad.scipy.special", "funcad.scipy.integrate"] + [
-    f"funcad.scipy.stats.{m}" for m in fst.__all__ if inspect.ismodule(getattr(fst, m))]
