@@ -138,7 +138,7 @@ def jitted_like_jax(*, static_argnames: tuple = ()):
     >>> import funcad, funcad.numpy as fnp, numpy as np
     >>> with funcad.eager_backend("xla"):
     ...     print(fnp.mean(np.float32([1, 2, 4])))
-    2.3333333
+    2.3333335
     """
     def decorate(fn):
         compiled = []
