@@ -11,7 +11,8 @@ from ..core.avals import ShapedArray, float0
 from ..core.sharding import Mesh, NamedSharding, PartitionSpec
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path
 from ..core.trace import batch_rules, jvp_rules, lowering_rules, sharding_rules
-from ..core.typed_sharding import BY_SHAPE_RULE
+from ..core.typed_sharding import BY_SHAPE_RULE, concrete
+from ..lowering.array import ShardedArray
 from ..lowering import portable
 from ..primitives._base import new_primitive
 from ._exported import DisabledSafetyCheck, Exported, default_export_platform
@@ -67,11 +68,14 @@ def _typed(aval, s):
 
 def _impl(*args, exported):
     _abstract(*[aval_of(a) for a in args], exported=exported)  # JAX's errors for wrong arguments
-    if exported.nr_devices > 1:  # one SPMD program on the arguments' devices (their shardings)
-        run = _one_call.get(exported)
-        if run is None:
-            run = _one_call[exported] = jit(lambda *xs: call_exported_p.bind(*xs, exported=exported))
-        return run(*args)
+    if exported.nr_devices > 1:  # one SPMD program: arguments as laid out, else as exported
+        ins = tuple(a.sharding if type(a) is ShardedArray and a.sharding.num_devices > 1
+                    else None if s is None else concrete(s)
+                    for a, s in zip(args, exported._in_named_shardings))
+        runs = _one_call.setdefault(exported, {})
+        if ins not in runs:
+            runs[ins] = jit(lambda *xs: call_exported_p.bind(*xs, exported=exported), in_shardings=ins)
+        return runs[ins](*args)
     closed = _one_call.get(exported)
     if closed is None:
         closed = _one_call[exported] = trace_to_jaxpr(

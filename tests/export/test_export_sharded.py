@@ -146,3 +146,21 @@ def test_call_on_another_number_of_devices_raises_jaxs_error():
     mesh = funcad.make_mesh((8,), ("x",), (AxisType.Auto,))
     got = funcad.jit(exp.call, in_shardings=NamedSharding(mesh, P()))(A)
     np.testing.assert_array_equal(np.asarray(got), 2 * A)
+
+
+@child
+def test_grad_through_sharded_export_as_jax():
+    fmesh, jmesh = funcad.make_mesh((4, 2), ("x", "y")), jax.make_mesh((4, 2), ("x", "y"))
+    g = lambda a: (a * a * a).sum(1)  # noqa: E731
+    exp = fe.export(funcad.jit(g, in_shardings=NamedSharding(fmesh, P("x", "y"))))(A)
+    blob = exp.serialize(vjp_order=1)
+    back, jback = fe.deserialize(blob), je.deserialize(blob)
+    assert back.vjp().nr_devices == 8
+    x = funcad.device_put(A, NamedSharding(fmesh, P("x", "y")))
+    got = funcad.grad(lambda a: back.call(a).sum())(x)
+    jx = jax.device_put(A, JNS(jmesh, JP("x", "y")))
+    with jax.set_mesh(jmesh):  # (JAX's grad of a typed call needs its mesh entered)
+        want = jax.jit(jax.grad(lambda a: jback.call(a).sum()))(jx)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(got), 3 * A * A, rtol=1e-6)
+    assert tuple(got.sharding.spec) == tuple(want.sharding.spec) and _placement(got) == _placement(want)
