@@ -164,3 +164,21 @@ def test_grad_through_sharded_export_as_jax():
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
     np.testing.assert_allclose(np.asarray(got), 3 * A * A, rtol=1e-6)
     assert tuple(got.sharding.spec) == tuple(want.sharding.spec) and _placement(got) == _placement(want)
+
+
+@child
+def test_sharded_export_for_another_platform_raises_naming_the_fix():
+    fmesh = funcad.make_mesh((8,), ("x",))
+    fjit = funcad.jit(lambda a: a + 1, in_shardings=NamedSharding(fmesh, P("x")))
+    with pytest.raises(ValueError, match=r"a sharded export is lowered for its mesh's devices, "
+                                         r"which are 'cpu'; pass platforms=\['cpu'\]"):
+        fe.export(fjit, platforms=["cpu", "cuda"])(A)
+    # a ShapeDtypeStruct's sharding on the abstract mesh of a known Mesh
+    spec = funcad.ShapeDtypeStruct((8, 4), np.float32,
+                                   sharding=NamedSharding(fmesh.abstract_mesh, P("x")))
+    exp = fe.export(funcad.jit(lambda a: a + 1))(spec)
+    assert exp.nr_devices == 8 and tuple(exp.in_shardings_jax(fmesh)[0].spec) == ("x",)
+    jexp = je.export(jax.jit(lambda a: a + 1))(jax.ShapeDtypeStruct(
+        (8, 4), np.float32, sharding=JNS(jax.make_mesh((8,), ("x",)).abstract_mesh, JP("x"))))
+    assert _specs(exp._in_named_shardings) == _specs(jexp._in_named_shardings)
+    assert _specs(exp._out_named_shardings) == _specs(jexp._out_named_shardings)
