@@ -16,7 +16,7 @@ from . import options as _options
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, literal_value
 from .sharding import PartitionSpec, Sharding, resolve_spec
 from .typed_sharding import type_sharding, with_shardings
-from .trace import (Trace, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
+from .trace import (Trace, Tracer, abstract_eval_rules, bind_below, bind_custom_jvp, bind_custom_vjp,
                     check_alive, ctx, hooks, rule_for, set_trace, typecheck)
 from .traceback_util import user_source
 from .errors import FuncadTypeError
@@ -84,13 +84,8 @@ class StagingTrace(Trace):
             for x in args:
                 if type(x) is StagingTracer and x._trace is self:
                     break
-            else:  # all known: run now on the parent trace (inlined set_trace: a hot path)
-                prev = ctx.trace
-                ctx.trace = self.parent
-                try:
-                    return prim.bind(*args, **params)
-                finally:
-                    ctx.trace = prev
+            else:  # all known: run now on the parent trace
+                return bind_below(self.parent, prim, args, params)
             # A call-like primitive with some known inputs splits into a known
             # part run now and an unknown part staged here.
             split = partial_eval_rules.get(prim)

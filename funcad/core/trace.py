@@ -148,6 +148,23 @@ class Primitive:
         return trace.process_primitive(self, args, params)
 
 
+def bind_below(trace, prim: Primitive, args: tuple, params: dict):
+    """`prim.bind(*args, **params)` with `trace` current: how a trace hands an equation it
+    leaves alone (known values, no tangents) to the trace beneath. Where bind would do
+    nothing more, it goes straight to that trace's process_primitive: under nested
+    transformations an equation may be handed down ten times, and bind's thread-local
+    reads and argument repacking were a fifth of an eager 5th derivative. (The args come
+    from a bind, so x64-off canonicalisation, done there, is already applied.)"""
+    prev = ctx.trace
+    ctx.trace = trace
+    try:
+        if trace is None or ctx.vma is not None or type(prim).bind is not Primitive.bind:
+            return prim.bind(*args, **params)
+        return trace.process_primitive(prim, args, params)
+    finally:
+        ctx.trace = prev
+
+
 def _explain_impl_error(prim: Primitive, args, params, err: Exception) -> None:
     """Raise the shape rule's own error (naming the op and the types) for a failed NumPy
     call, so eager code reports a bad call as staged code does; else return."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..core import x64 as _x64
 from ..core.avals import aval_of, float0
-from ..core.trace import (Trace, Tracer, bind_custom_jvp, bind_custom_vjp, check_alive, ctx,
+from ..core.trace import (Trace, Tracer, bind_below, bind_custom_jvp, bind_custom_vjp, check_alive, ctx,
                           jvp_rules, rule_for, set_trace)
 from ..primitives._base import zeros_tangent  # noqa: F401  (also used from here by other transforms)
 from .custom import custom_vjp_jvp
@@ -62,11 +62,11 @@ class JVPTrace(Trace):
                 check_alive(x)
                 primals.append(x)
                 tangents.append(None)
+        if not any_tangent:
+            return bind_below(self.parent, prim, tuple(primals), params)
         prev = ctx.trace
         ctx.trace = self.parent
         try:
-            if not any_tangent:
-                return prim.bind(*primals, **params)
             rule = jvp_rules.get(prim) or rule_for(jvp_rules, prim, "jvp (differentiation)")
             if not _x64.enabled:  # bind takes the primals to 32 bits; a rule may pass a tangent on
                 tangents = _x64.canonicalize_all(tangents)
