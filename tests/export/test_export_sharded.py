@@ -182,3 +182,20 @@ def test_sharded_export_for_another_platform_raises_naming_the_fix():
         (8, 4), np.float32, sharding=JNS(jax.make_mesh((8,), ("x",)).abstract_mesh, JP("x"))))
     assert _specs(exp._in_named_shardings) == _specs(jexp._in_named_shardings)
     assert _specs(exp._out_named_shardings) == _specs(jexp._out_named_shardings)
+
+
+@child
+def test_sharded_export_under_gspmd_round_trips():
+    fmesh = funcad.make_mesh((4, 2), ("x", "y"))
+    funcad.config.update("jax_use_shardy_partitioner", False)
+    try:
+        exp = fe.export(funcad.jit(lambda a: (a * 2).sum(0), in_shardings=NamedSharding(fmesh, P("x", "y")),
+                                   out_shardings=NamedSharding(fmesh, P("y"))))(A)
+        assert 'mhlo.sharding = "{devices=[4,2]0,1,2,3,4,5,6,7}"' in exp.mlir_module()
+        back = fe.deserialize(exp.serialize())
+        x = funcad.device_put(A, NamedSharding(fmesh, P("x", "y")))
+        got = funcad.jit(back.call)(x)
+    finally:
+        funcad.config.update("jax_use_shardy_partitioner", True)
+    np.testing.assert_allclose(np.asarray(got), (A * 2).sum(0))
+    assert tuple(got.sharding.spec) == ("y",)
