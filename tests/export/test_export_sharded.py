@@ -195,6 +195,10 @@ def test_sharded_export_under_gspmd_round_trips():
         back = fe.deserialize(exp.serialize())
         x = funcad.device_put(A, NamedSharding(fmesh, P("x", "y")))
         got = funcad.jit(back.call)(x)
+        shardy = fe.deserialize(_pair()[1].serialize())  # JAX's, with Shardy's meshes
+        with pytest.raises(ValueError, match="exported with shardy enabled but you are calling it "
+                                             "with Shardy disabled"):
+            funcad.jit(shardy.call)(x, x)
     finally:
         funcad.config.update("jax_use_shardy_partitioner", True)
     np.testing.assert_allclose(np.asarray(got), (A * 2).sum(0))
