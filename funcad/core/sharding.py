@@ -35,13 +35,15 @@ __all__ = ["AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec",
 
 
 class UnreducedKind(enum.Enum):
-    """How the pieces of an unreduced array combine into its value (JAX's)."""
+    """How the pieces of an unreduced array combine into its value (JAX's).
+
+    >>> from funcad.sharding import PartitionSpec as P
+    >>> P("x", unreduced={"y"}, unreduced_kind=UnreducedKind.max).unreduced_kind
+    <UnreducedKind.max: 2>
+    """
     sum = enum.auto()
     max = enum.auto()
     min = enum.auto()
-
-    def __repr__(self):
-        return self.name
 
 
 def _axis_set(name: str, value) -> frozenset:
@@ -156,9 +158,9 @@ class AxisType(enum.Enum):
         return self.name
 
 
-def _axis_types(axis_types, n: int, what: str) -> tuple:
+def _axis_types(axis_types, n: int, what: str, default=None) -> tuple:
     if axis_types is None:
-        return (AxisType.Auto,) * n
+        return ((default or AxisType.Auto),) * n
     types = (axis_types,) if isinstance(axis_types, AxisType) else tuple(axis_types)
     if len(types) == 1 and n != 1:
         types = types * n
@@ -225,7 +227,9 @@ class AbstractMesh(_MeshAxes):
         if len(self.axis_sizes) != len(self.axis_names):
             raise FuncadValueError(f"AbstractMesh got {len(self.axis_sizes)} axis sizes but "
                                    f"{len(self.axis_names)} names; give one name per axis")
-        self.axis_types = _axis_types(axis_types, len(self.axis_names), "AbstractMesh")
+        # JAX 0.12's default for an AbstractMesh is Explicit (a Mesh's is Auto)
+        self.axis_types = _axis_types(axis_types, len(self.axis_names), "AbstractMesh",
+                                      AxisType.Explicit)
 
     @property
     def size(self) -> int:
@@ -252,7 +256,7 @@ class AbstractMesh(_MeshAxes):
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
         kind = "" if self.platform is None else (f", device_kind={self.device_kind}, num_cores="
                                                  f"{self.num_cores}, platform={self.platform}")
-        return f"AbstractMesh({axes}, axis_types=({', '.join(t.name for t in self.axis_types)}){kind})"
+        return f"AbstractMesh({axes}, axis_types={self.axis_types!r}{kind})"
 
 
 class Mesh(_MeshAxes):
@@ -340,8 +344,10 @@ class Mesh(_MeshAxes):
         return hash(self._hash_key)
 
     def __repr__(self):
-        axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
-        return f"Mesh({axes}, axis_types=({', '.join(t.name for t in self.axis_types)}))"
+        if not self.axis_names:
+            return "Mesh(axis_sizes=(), axis_names=())"
+        return (f"Mesh(axis_sizes={self.axis_sizes!r}, axis_names={self.axis_names!r}, "
+                f"axis_types={self.axis_types!r})")
 
 
 # The last concrete Mesh made for each abstract one: where a type's sharding (which

@@ -100,7 +100,8 @@ def test_explicit_and_manual_axes_are_meshes_as_in_jax():
         jm = jax.make_mesh((1,), ("x",), (getattr(JT, t.name),), devices=jax.devices()[:1])
         assert [a.name for a in m.axis_types] == [a.name for a in jm.axis_types]
         am = funcad.sharding.AbstractMesh((2,), ("x",), (t,))
-        assert am.axis_types == (t,) and am != funcad.sharding.AbstractMesh((2,), ("x",))
+        auto = funcad.sharding.AbstractMesh((2,), ("x",), (AxisType.Auto,))
+        assert am.axis_types == (t,) and am != auto
         assert m.abstract_mesh == funcad.sharding.AbstractMesh((1,), ("x",), (t,))
     m = funcad.sharding.Mesh(np.array(funcad.devices()[:1]), ("x",))
     assert m.axis_types == (AxisType.Auto,)  # Mesh's default, as jax.sharding.Mesh's
@@ -346,3 +347,14 @@ def test_vmap_spmd_axis_name_errors():
     with pytest.raises(ValueError, match="one dimension only"):
         funcad.jit(funcad.vmap(lambda v: lax.with_sharding_constraint(v, s),
                                spmd_axis_name="a"))(np.ones((2, 1)))
+
+
+def test_mesh_reprs_and_abstract_mesh_default_as_jax():
+    jax = pytest.importorskip("jax")
+    assert repr(funcad.sharding.AbstractMesh((2,), ("x",))) == repr(jax.sharding.AbstractMesh((2,), ("x",)))
+    assert funcad.sharding.AbstractMesh((2, 3), ("x", "y")).axis_types == (funcad.sharding.AxisType.Explicit,) * 2
+    assert repr(funcad.sharding.AbstractMesh((), ())) == repr(jax.sharding.AbstractMesh((), ()))
+    m = funcad.sharding.Mesh(np.array(funcad.devices()[:1]), ("x",))
+    jm = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("x",))
+    assert repr(m) == repr(jm)
+    assert repr(m.abstract_mesh) == repr(jm.abstract_mesh)
