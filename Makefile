@@ -22,9 +22,9 @@ XLA_TESTS := tests/transforms/test_jit.py tests/lowering/test_jaxlib_range.py \
              tests/lax/test_dot_algorithm.py tests/lax/test_accuracy.py tests/random/test_rng_impls.py \
              tests/config/test_device_and_transfer_options.py tests/sharding/test_sharding_inspect.py \
              tests/toplevel/test_profiler.py tests/sharding/test_multihost_utils.py \
-             tests/config/test_misc_options.py tests/export/test_export.py tests/lax/test_tokens.py tests/lax/test_pcast.py \
-             tests/lax/test_lax_namespace.py tests/debug/test_breakpoint_and_log.py tests/experimental/test_compilation_cache.py \
-             tests/sharding/test_shardy.py
+             tests/config/test_softmax_custom_jvp.py tests/export/test_export.py tests/lax/test_tokens.py \
+             tests/lax/test_pcast.py tests/lax/test_lax_namespace.py tests/debug/test_breakpoint_and_log.py \
+             tests/experimental/test_compilation_cache.py tests/sharding/test_shardy.py
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

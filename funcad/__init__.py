@@ -4,6 +4,8 @@
 >>> funcad.grad(fnp.tanh)(0.0)
 Array(1., dtype=float64)
 """
+from functools import partial as _partial
+
 from . import numpy, tree_util, tree, lax  # noqa: F401  (numpy installs tracer methods)
 from .core import (ClosedJaxpr, ConcretizationError, FuncadError, FuncadTypeError, Jaxpr,
                    ShapeDtypeStruct, TracerLeakError, eval_jaxpr)
@@ -50,7 +52,6 @@ from . import dlpack, stages, version  # noqa: F401  (JAX's jax.dlpack, jax.stag
 from .core.errors import InfError
 from .lowering.devices import device_class as _device_class
 from .core.module_attributes import attribute as _attribute, module_attributes as _module_attributes
-from functools import partial as _partial
 globals().update(config.scopes)  # `with funcad.<option>(value):`, one per option declared with a scope
 
 # Errors leaving the public entry points (and the functions they return) show

@@ -19,11 +19,13 @@ shardings); JAX's Explicit axes (shardings in types) are not modelled.
 """
 
 from .core.sharding import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, Sharding,
-                            SingleDeviceSharding, get_abstract_mesh, get_mesh, set_mesh)
+                            SingleDeviceSharding, UnreducedKind, get_abstract_mesh, get_mesh, set_mesh,
+                            use_abstract_mesh)
 from .arrays.sharding import auto_axes, explicit_axes, make_mesh, make_single_device_sharding, reshard
 
 __all__ = ["AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
            "SingleDeviceSharding", "auto_axes", "explicit_axes", "get_abstract_mesh", "get_mesh",
-           "make_mesh", "make_single_device_sharding", "reshard", "set_mesh", "use_mesh"]
+           "make_mesh", "make_single_device_sharding", "reshard", "set_mesh", "UnreducedKind",
+           "use_abstract_mesh", "use_mesh"]
 
 use_mesh = set_mesh  # the name of older JAX releases (0.6, 0.7)

@@ -7,7 +7,7 @@ Each notebook's source is a plain Python file in jupytext's "percent" format:
 `# %% [markdown]` starts a markdown cell written as `# ` comment lines, `# %%`
 starts a code cell, and IPython magics in code are commented (`# %matplotlib
 inline`). The notebooks are stored executed, with their outputs (text, small
-PNG plots), so that they read well on a code host; tests/test_notebooks.py
+PNG plots), so that they read well on a code host; tests/docs/test_notebooks.py
 runs each one again in a fresh kernel. Edit the sources, never the .ipynb files.
 """
 from __future__ import annotations

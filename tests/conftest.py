@@ -22,7 +22,7 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 SLOW = [
     # the 4x32 impls' jit/vmap and sampler checks (philox2x32's stay, and so does every
     # impl's seeding and known-answer test); the loggamma sampler (gamma's stays); the
-    # sharding notebook (tests/test_sharding*.py cover its programs)
+    # sharding notebook (tests/sharding/ covers its programs)
     "test_rng_impls.py::test_jit_and_vmap_match_jax[threefry4x32]",
     "test_rng_impls.py::test_jit_and_vmap_match_jax[philox4x32]",
     "test_rng_impls.py::test_samplers_match_jax[*-threefry4x32]",
@@ -44,7 +44,7 @@ SLOW = [
     "test_example_libraries.py::test_stax_vmap_per_example_matches_a_loop",
     "test_conv.py::test_fftconvolve_matches_jax_with_axes_complex_and_jit",
     "test_conv.py::test_complex_convolutions_match_jax",
-    "test_scipy.py::test_gaussian_mixture_likelihood_grad_jit_vmap",
+    "test_stats.py::test_gaussian_mixture_likelihood_grad_jit_vmap",
     "test_rng_bits.py::test_non_partitionable_matches_jax[threefry2x32]",
     "test_rng_bits.py::test_samplers_match_jax[unsafe_rbg]",
     "test_rng_bits.py::test_transforms_with_rbg_keys[unsafe_rbg]",
@@ -84,14 +84,14 @@ SLOW = [
     # attention check, the nvfp4 scaled-dot checks, the default softmax mode, one seed of
     # each bit width of the rng_bit_generator emulation)
     "test_samplers.py::test_orthogonal_and_multivariate_normal_match_jax[float32]",
-    "test_samplers.py::test_typed_keys_in_every_new_sampler",
+    "test_samplers.py::test_typed_keys_in_every_sampler",
     "test_nn.py::test_dot_product_attention_matches_jax[float32]",
     "test_nn.py::test_dot_product_attention_gradients_jit_vmap",
     "test_scaled_dot.py::test_values_match_jax[mxfp8-None-f32]",
     "test_scaled_dot.py::test_grad_matches_jax[mxfp8-None]",
-    "test_misc_options.py::test_softmax_derivatives_match_jax_in_both_modes[True-True]",
-    "test_misc_options.py::test_softmax_derivatives_match_jax_in_both_modes[True-False]",
-    "test_misc_options.py::test_softmax_derivatives_match_jax_in_both_modes[False-True]",
+    "test_softmax_custom_jvp.py::test_softmax_derivatives_match_jax_in_both_modes[True-True]",
+    "test_softmax_custom_jvp.py::test_softmax_derivatives_match_jax_in_both_modes[True-False]",
+    "test_softmax_custom_jvp.py::test_softmax_derivatives_match_jax_in_both_modes[False-True]",
     "test_rng_bits.py::test_numpy_algorithm_is_xlas[*-1]",
     "test_rng_bits.py::test_numpy_algorithm_is_xlas[*-2]",
     # the JAX-program corpus (tests/programs/): each program runs under JAX and under
@@ -147,9 +147,9 @@ SLOW = [
     "test_rotation.py::test_conversions_match_jax[stack]",
     "test_nn.py::test_softmax_family_with_where_and_axes",
     "test_refs.py::test_program_matches_jax[transforms_of_internal_refs]",
-    "test_scipy.py::test_continuous_distributions_match_jax_with_loc_scale[beta]",
-    "test_scipy.py::test_continuous_distributions_match_jax_with_loc_scale[chi2]",
-    "test_scipy.py::test_continuous_distributions_match_jax_with_loc_scale[cauchy]",
+    "test_stats.py::test_continuous_distributions_match_jax_with_loc_scale[beta]",
+    "test_stats.py::test_continuous_distributions_match_jax_with_loc_scale[chi2]",
+    "test_stats.py::test_continuous_distributions_match_jax_with_loc_scale[cauchy]",
     "test_lax_ops.py::test_custom_linear_solve_all_modes_match_jax",
     "test_ode.py::test_second_order_and_jacobian_wrt_times_match_jax",
     "test_samplers.py::test_sampler_jit_and_vmap_match_jax[binomial]",

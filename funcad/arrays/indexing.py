@@ -9,12 +9,12 @@ from ..core.errors import FuncadIndexError, NonConcreteBooleanIndexError, Funcad
 from ..core.errors import ShardingTypeError
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer, ctx, set_trace
-from ..core.typed_sharding import concrete, spec_of
+from ..core.typed_sharding import spec_of
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
-from ..primitives.sharding import on_auto_axes, out_sharded
+from ..primitives.sharding import on_auto_axes, out_sharded, typed_as
 from ..transforms.control_flow_api import while_loop
 from .dtypes import asarray_or_tracer, cast
 from .shape import broadcast_to, concatenate, moveaxis, ravel, reshape, stack
@@ -275,6 +275,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *, wrap_n
         raise FuncadValueError(f"take_along_axis: indices and arr must have the same number of "
                                f"dimensions, got {aval_of(idx).ndim} and {nd}")
     axis = canonical_axis(axis, nd, 'take_along_axis', arr)
+    typed = I.take_along_sharding(arr, idx, axis)  # JAX's rule on Explicit axes (its batch dims)
+    if typed is not None:
+        arr, idx = on_auto_axes(arr), on_auto_axes(idx)
     n = aval_of(arr).shape[axis]
     if wrap_negative_indices:
         idx = idx + n * (idx < 0)
@@ -289,9 +292,9 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *, wrap_n
         else:
             entries.append(np.arange(aval_of(arr).shape[d]).reshape([-1 if k == d else 1 for k in range(nd)]))
     res = getitem(arr, tuple(entries))
-    if mode == "clip":
-        return res
-    return _fill_out_of_bounds(res, ok, fill_value, aval_of(arr).dtype)
+    if mode != "clip":
+        res = _fill_out_of_bounds(res, ok, fill_value, aval_of(arr).dtype)
+    return res if typed is None else typed_as(res, typed)
 
 
 class _IndexUpdateHelper:
@@ -378,7 +381,12 @@ class _IndexUpdateRef:
         `out_sharding`: the result's sharding, the gather run on Auto axes (as JAX's); it
         is what indexing an Explicit-split dimension needs."""
         if out_sharding is not None:
-            ref = _IndexUpdateRef(on_auto_axes(asarray_or_tracer(self.x)), self.idx)
+            x = asarray_or_tracer(self.x)
+            entries = self.idx if isinstance(self.idx, tuple) else (self.idx,)
+            if all(e is None or e is Ellipsis or isinstance(e, (int, np.integer, slice)) for e in entries):
+                # a static index is a slice first, as JAX's: its sharding rule applies
+                trace_to_jaxpr(lambda a: [getitem(a, self.idx)], [aval_of(x)], name="at", parent=ctx.trace)
+            ref = _IndexUpdateRef(on_auto_axes(x), self.idx)
             return out_sharded(ref.get(mode=mode, fill_value=fill_value,
                                        wrap_negative_indices=wrap_negative_indices), out_sharding)
         kind = _mode_kind(mode, _GET_MODES, "get")
@@ -404,11 +412,11 @@ class _IndexUpdateRef:
         if out_sharding is not None or (typed is not None and any(p is not None for p in typed.spec)):
             # On Explicit axes the scatter runs on Auto axes, its result typed as asked, or as
             # x where JAX's rule resolves it (the updates split as x[idx] is)
-            if out_sharding is None:
-                _check_typed_update(x, self.idx, values)
-                out_sharding = concrete(typed)
             auto = None if values is None else on_auto_axes(asarray_or_tracer(values))
             ref = _IndexUpdateRef(on_auto_axes(x), self.idx)
+            if out_sharding is None:
+                _check_typed_update(x, self.idx, values)
+                return typed_as(ref._update(auto, how, mode, method, wrap_negative_indices), typed)
             return out_sharded(ref._update(auto, how, mode, method, wrap_negative_indices), out_sharding)
         kind = _mode_kind(mode, _UPDATE_MODES, method)
         x, pos = self._positions(kind, wrap_negative_indices)

@@ -17,6 +17,7 @@ from .broadcast import broadcast_to
 from .dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
 from .ufuncs import (_as_bool, abs as _abs, exp, isfinite, log, not_equal, sqrt, square, subtract,
     where as _where)
+from ..transforms.eager_xla import jitted_like_jax
 
 _ARRAYS = (np.ndarray, EagerArray)
 _PRIMS = {R.reduce_sum: R.reduce_sum_p, R.reduce_max: R.reduce_max_p, R.reduce_min: R.reduce_min_p,
@@ -226,6 +227,7 @@ def _where_count(a, axis, keepdims, where, d):
     return sum(broadcast_to(where, shape), axis, d, keepdims=keepdims)
 
 
+@jitted_like_jax(static_argnames=('axis', 'dtype', 'keepdims'))
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     no_out(out, "mean")
     check_where("mean", where)
@@ -245,6 +247,7 @@ def _correction(name, ddof, correction):
     return correction
 
 
+@jitted_like_jax(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     no_out(out, "var")
@@ -282,6 +285,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 _mean = mean
 
 
+@jitted_like_jax(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     no_out(out, "std")

@@ -18,7 +18,7 @@ from ..core.errors import FuncadValueError as _FuncadValueError
 from ..core.pytree import tree_flatten as _tree_flatten, tree_unflatten as _tree_unflatten
 from ..core.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
                              _axes, concrete_mesh as _concrete_mesh, context_mesh as _context_mesh,
-                             set_mesh)
+                             get_abstract_mesh, resolve_spec, set_mesh)
 from ..core.trace import ctx as _ctx
 from ..lowering.array import Array as _Array
 from ..lowering.devices import devices as _all_devices
@@ -80,8 +80,8 @@ def _on_mesh(s, x, what: str):
     context mesh, else over the mesh of x's type."""
     if not isinstance(s, PartitionSpec):
         return s
-    if _context_mesh() is not None:
-        return NamedSharding(_context_mesh(), s)
+    if _context_mesh() is not None or not get_abstract_mesh().empty:  # set_mesh's or use_abstract_mesh's
+        return resolve_spec(s, what)
     typed = _aval_of(x)._sharding
     if typed is None:
         raise _FuncadValueError(f"{what} got the PartitionSpec {s} but no mesh is set: enter one "
@@ -128,8 +128,8 @@ def reshard(xs, out_shardings):
                 out.append(x if isinstance(x, _Array) else _asarray(x))
                 continue
             # the spec with one entry per dimension, as JAX's reshard gives it
-            s = NamedSharding(s.mesh, PartitionSpec(*(tuple(s.spec) + (None,) * (
-                _np.ndim(x) - len(s.spec)))))
+            s = NamedSharding(s.mesh, s.spec.update(partitions=tuple(s.spec) + (None,) * (
+                _np.ndim(x) - len(s.spec))))
         elif not isinstance(s, Sharding):
             raise _FuncadValueError(f"reshard expects Shardings or PartitionSpecs, got {s!r}")
         out.append(_relaid(x, s))

@@ -30,6 +30,7 @@ from .reductions import mean as _m
 from .shape import _ax
 from .shape import broadcast_to
 from .setops import concrete_or_raise
+from ..transforms.eager_xla import jitted_like_jax
 
 _select = where
 
@@ -293,6 +294,7 @@ def _count_valid(a, axis, keepdims, where_):
     return ok
 
 
+@jitted_like_jax(static_argnames=('axis', 'dtype', 'keepdims'))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=None):
     """mean ignoring NaNs (NaN where all are NaN)."""
     no_out(out, "nanmean")
@@ -309,6 +311,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims: bool = False, where=No
     return divide(s, n)
 
 
+@jitted_like_jax(static_argnames=('axis', 'dtype', 'ddof', 'keepdims'))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None, mean=None):
     """var ignoring NaNs."""
     no_out(out, "nanvar")
@@ -324,6 +327,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, w
     return divide(ss, denom)
 
 
+@jitted_like_jax(static_argnames=('axis', 'dtype', 'ddof', 'keepdims'))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims: bool = False, where=None, mean=None):
     return sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
 
@@ -407,6 +411,7 @@ def count_nonzero(a, axis=None, keepdims: bool = False):
     return _sum(cast(_as_bool(a), _INT), axis, _INT, keepdims=keepdims)
 
 
+@jitted_like_jax(static_argnames=('axis', 'returned', 'keepdims'))
 def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
     """Weighted mean along axis (and, with returned=True, the sum of weights)."""
     a = _inexact(a)
@@ -431,6 +436,7 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
     return avg
 
 
+@jitted_like_jax(static_argnames=('rowvar', 'bias', 'ddof', 'dtype'))
 def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None, aweights=None,
         dtype=None):
     """The covariance matrix of the variables in m's rows (columns with rowvar=False)."""
@@ -473,6 +479,7 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
     return squeeze(divide(c, fact))
 
 
+@jitted_like_jax(static_argnames=('rowvar', 'dtype'))
 def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
     """Pearson correlation coefficients, clipped to [-1, 1]."""
     c = cov(x, y, rowvar, dtype=dtype)

@@ -16,6 +16,7 @@ from ..primitives import elementwise as E
 from .dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
 from ..core.trace import Tracer, bind_custom_jvp, ctx
 from ..core.errors import FuncadValueError
+from ..transforms.eager_xla import jitted_like_jax
 
 # The eager fast lane. With no transformation and no debug_nans, an op on real floating
 # NumPy or eager arrays whose dtype the x64 mode keeps, and on Python numbers or arrays of
@@ -97,16 +98,29 @@ rint = _float_unary(E.round, np.rint, "rint", exact=True)
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
 
+@jitted_like_jax()
 def log2(x):
     x = to_inexact(x, np.log2)
-    return E.div(E.log(x), np.array(np.log(2), aval_of(x).dtype))
+    # log(x) · (1 / ln 2), as JAX computes it (a division rounds otherwise)
+    return _times_real(E.log(x), 1 / np.log(2))
 
 
+@jitted_like_jax()
 def log10(x):
     x = to_inexact(x, np.log10)
-    return E.div(E.log(x), np.array(np.log(10), aval_of(x).dtype))
+    return _times_real(E.log(x), 1 / np.log(10))
 
 
+def _times_real(z, c: float):
+    """z · c for a real constant c: of each part of a complex z (as JAX's log10)."""
+    d = aval_of(z).dtype
+    if _kind(d) == "c":
+        rd = np.finfo(d).dtype
+        return E.complex(E.mul(E.real(z), np.array(c, rd)), E.mul(E.imag(z), np.array(c, rd)))
+    return E.mul(z, np.array(c, d))
+
+
+@jitted_like_jax(static_argnames=('decimals',))
 def round(a, decimals=0, out=None):
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
@@ -241,8 +255,9 @@ def accepted_operand(other) -> bool:
 OPERATORS: dict = {}
 
 
-def _binary(prim_fn, name, ufunc=None, lane=None, names=("x1", "x2")):
-    """`lane`: the NumPy ufunc that is the primitive's impl on real floats (the fast lane);
+def _binary(prim_fn, name, ufunc=None, lane=None, names=("x1", "x2"), lane_dtypes=_LANE):
+    """`lane`: the NumPy ufunc that is the primitive's impl on real floats (the fast lane),
+    taken for the dtypes of `lane_dtypes`;
     `names`: JAX's names of the two positional-only operands, shown by `inspect`.
     With a lane, also the operator methods (OPERATORS): the same body, so that `x + y`
     is one Python call."""
@@ -265,7 +280,7 @@ def _binary(prim_fn, name, ufunc=None, lane=None, names=("x1", "x2")):
                     d = x2.dtype
                 else:
                     d = None
-                if d in _LANE:
+                if d in lane_dtypes:
                     # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE
                     # warnings stay hidden)
                     if _warnings.filters is not _ieee.installed or \
@@ -315,7 +330,9 @@ def _or_for_bools(prim_fn, logical):
 add = _binary(_or_for_bools(E.add, E.bitwise_or), "add", lane=np.add)
 subtract = _binary(E.sub, "subtract", lane=np.subtract)
 multiply = _binary(_or_for_bools(E.mul, E.bitwise_and), "multiply", lane=np.multiply)
-true_divide = _binary(E.div, "true_divide", np.true_divide, lane=np.true_divide)
+# Off the lane with eager_backend="xla": XLA divides by a broadcast divisor as a product
+# with its reciprocal (transforms/eager_xla.py).
+true_divide = _binary(E.div, "true_divide", np.true_divide, lane=np.true_divide, lane_dtypes=_TLANE)
 divide = true_divide
 arctan2 = _binary(E.atan2, "arctan2", np.arctan2)
 atan2 = arctan2
@@ -450,6 +467,7 @@ def divmod(x1, x2):
     return floor_divide(x1, x2), remainder(x1, x2)
 
 
+@jitted_like_jax()
 def hypot(x1, x2):
     """sqrt(x**2 + y**2) without overflow. The value is computed as JAX does; the
     derivative is a rule, (x dx + y dy) / hypot(x, y), so that it is also right
@@ -578,6 +596,7 @@ def heaviside(x1, x2):
     return where(E.lt(x1, zero), zero, where(E.gt(x1, zero), one, x2))
 
 
+@jitted_like_jax()
 def sinc(x):
     x = to_inexact(x)
     d = aval_of(x).dtype

@@ -44,6 +44,7 @@ import os as _os
 import sys as _sys
 
 import funcad as _funcad
+from funcad.lowering import xla as _xla
 
 __all__ = ["install", "uninstall", "installed"]
 
@@ -109,13 +110,12 @@ def install() -> None:
     global _state
     if _state is not None:
         return
-    from funcad.lowering import xla  # jaxlib and the real jax load only when the drop-in is used
-    xla._load()                      # binds the real jax for funcad's plumbing
-    real = xla._jax
+    _xla._load()  # jaxlib and the real jax load now, bound for funcad's plumbing
+    real = _xla._jax
     # What lowering reads later through the real module object (xla.real_jax_attr).
-    xla.real_jax_attr("extend.backend.get_compile_options")
+    _xla.real_jax_attr("extend.backend.get_compile_options")
     if not hasattr(real, "enable_x64"):  # jax < 0.7
-        xla.real_jax_attr("experimental.enable_x64")
+        _xla.real_jax_attr("experimental.enable_x64")
     saved = {k: m for k, m in _sys.modules.items() if k == "jax" or k.startswith("jax.")}
     for k in saved:
         if not _is_private(k):

@@ -84,10 +84,11 @@ class ShapedArray(AbstractValue):
         return ShapedArray(self.shape, tangent_dtype(self.dtype), self.weak_type)
 
     def str_short(self) -> str:
-        dims = map(str, self.shape)
-        if self._sharding is not None:  # JAX's f32[8@X,4@(Y,Z)]
+        dims, extra = map(str, self.shape), ""
+        if self._sharding is not None:  # JAX's f32[8@X,4@(Y,Z)], with {U:Y} for unreduced axes
             dims = [d + _at(p) for d, p in zip(dims, self._sharding.spec)]
-        return f"{short_dtype(self.dtype)}[{','.join(dims)}]"
+            extra = _unreduced_str(self._sharding)
+        return f"{short_dtype(self.dtype)}[{','.join(dims)}]{extra}"
 
     def __str__(self):  # JAX's: float32[8@X,4]
         return self.str_short().replace(short_dtype(self.dtype), self.dtype.name, 1)
@@ -110,6 +111,17 @@ def _eager_aval(self) -> ShapedArray:
 
 
 EagerArray.aval = property(_eager_aval)
+
+
+def _unreduced_str(sharding) -> str:
+    spec = sharding.spec
+    unreduced = getattr(spec, "unreduced", ())
+    if not unreduced:
+        return ""
+    axes = [a for a in sharding.mesh.axis_names if a in unreduced]
+    kind = spec.unreduced_kind
+    prefix = "U" if kind is None or kind.name == "sum" else f"U_{kind.name}"
+    return f"{{{prefix}:{axes[0] if len(axes) == 1 else '(' + ','.join(axes) + ')'}}}"
 
 
 def _at(part) -> str:

@@ -405,7 +405,13 @@ products, dots, linear algebra, FFT) run as one compiled XLA operation each, cac
 primitive, parameters and operand types, so eager float32 values are JAX's bit for bit;
 exactly rounded operations stay on NumPy. 'numpy' (the default under `import funcad`)
 computes every eager operation with NumPy; the drop-in `funcad.as_jax` sets 'xla'.
-See funcad/transforms/eager_xla.py.""")
+See funcad/transforms/eager_xla.py.
+
+>>> import funcad, funcad.numpy as fnp, numpy as np
+>>> x = np.float32([0.5, 1.5])
+>>> with funcad.eager_backend("xla"):  # XLA's float32 exp, as JAX's
+...     print(fnp.exp(x))
+[1.6487212 4.481689 ]""")
 _declare("jit_cache_size", 128, _cache_size, "compiled argument signatures kept per jitted function (LRU)")
 _declare("traceback_filtering", "on", _filtering,
          "'on' hides funcad's internal frames from tracebacks, 'off' shows them")

@@ -29,42 +29,107 @@ from .errors import FuncadTypeError, FuncadValueError, UnsupportedError
 from .pytree import tree_flatten
 
 __all__ = ["AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
-           "SingleDeviceSharding", "context_mesh", "flat_shardings", "get_abstract_mesh",
-           "get_mesh", "hlo_sharding", "resolve_spec", "set_mesh"]
+           "SingleDeviceSharding", "UnreducedKind", "context_mesh", "flat_shardings",
+           "get_abstract_mesh", "get_mesh", "hlo_sharding", "resolve_spec", "set_mesh",
+           "use_abstract_mesh"]
+
+
+class UnreducedKind(enum.Enum):
+    """How the pieces of an unreduced array combine into its value (JAX's)."""
+    sum = enum.auto()
+    max = enum.auto()
+    min = enum.auto()
+
+    def __repr__(self):
+        return self.name
+
+
+def _axis_set(name: str, value) -> frozenset:
+    value = frozenset((value,) if isinstance(value, str) else value)
+    if None in value:
+        raise FuncadValueError(f"{name} cannot contain None. All elements in {name} should refer to "
+                               "the mesh axes.")
+    return value
 
 
 class PartitionSpec(tuple):
     """Per array dimension: a mesh axis name, a tuple of names, or None (not split).
-    (JAX's unreduced/reduced/unreduced_kind are taken at their defaults only.)
+    `unreduced`: mesh axes over which the array is held as partial results (combined
+    as `unreduced_kind` says, a sum by default) until a `reshard` reduces them;
+    `reduced`: mesh axes over which it is replicated and its cotangent unreduced.
 
     >>> PartitionSpec("data", None), PartitionSpec("data")
     (P('data', None), P('data',))
+    >>> PartitionSpec("data", unreduced={"model"})
+    P('data', unreduced={'model'}, unreduced_kind=sum)
     """
 
     def __new__(cls, *partitions, unreduced=frozenset(), reduced=frozenset(), unreduced_kind=None):
-        # JAX's unreduced/reduced axes type arrays as partial sums over mesh axes (explicit
-        # sharding), which funcad's shardings cannot express
-        for name, value in (("unreduced", unreduced), ("reduced", reduced)):
-            if value:
-                raise NotImplementedError(f"PartitionSpec: {name}={set(value)} needs unreduced "
-                                          "(partial-sum) array types, which funcad lacks; leave "
-                                          f"{name} empty")
-        if unreduced_kind is not None:
-            raise NotImplementedError("PartitionSpec: unreduced_kind needs unreduced array types, "
-                                      "which funcad lacks; leave it None")
-        parts = partitions
-        for p in parts:
+        for p in partitions:
             names = p if isinstance(p, tuple) else (p,)
             if not all(n is None or isinstance(n, str) for n in names):
                 raise FuncadTypeError(f"PartitionSpec entries are mesh axis names (str), tuples of "
                                       f"names, or None; got {p!r}")
-        return super().__new__(cls, parts)
+        unreduced, reduced = _axis_set("unreduced", unreduced), _axis_set("reduced", reduced)
+        if unreduced & reduced:
+            raise FuncadValueError("`unreduced` and `reduced` argument to PartitionSpec cannot overlap. "
+                                   f"Got unreduced: {unreduced} and reduced: {reduced}")
+        if unreduced_kind is not None and not isinstance(unreduced_kind, UnreducedKind):
+            raise FuncadTypeError("Expected unreduced_kind to be of type "
+                                  f"`funcad.sharding.UnreducedKind` but got {type(unreduced_kind)}")
+        if unreduced_kind is not None and not unreduced:
+            raise FuncadValueError("`unreduced_kind` should be `None` when `unreduced` is an empty "
+                                   f"set. Got unreduced_kind={unreduced_kind!r} and unreduced={unreduced}")
+        used = [a for p in partitions for a in _axes(p)]
+        for name, value in (("unreduced", unreduced), ("reduced", reduced)):
+            if value & set(used):
+                raise FuncadValueError(f"partitions cannot overlap with {name} axes passed to "
+                                       f"PartitionSpec. Got partitions: {partitions} and {name} "
+                                       f"axes: {value}")
+        self = super().__new__(cls, partitions)
+        self.unreduced, self.reduced = unreduced, reduced
+        self.unreduced_kind = (unreduced_kind or UnreducedKind.sum) if unreduced else None
+        return self
 
-    def __repr__(self):  # JAX 0.12's form: P('x',), P('x', None)
-        return f"P{tuple.__repr__(self)}"
+    def __repr__(self):  # JAX 0.12's form: P('x',), P('x', None), P('x', unreduced={'y'}, ...)
+        extra = []
+        if self.unreduced:
+            extra.append(f"unreduced={set(self.unreduced)!r}")
+        if self.reduced:
+            extra.append(f"reduced={set(self.reduced)!r}")
+        if self.unreduced_kind is not None:
+            extra.append(f"unreduced_kind={self.unreduced_kind.name}")
+        if not extra:
+            return f"P{tuple.__repr__(self)}"
+        return f"P({', '.join([*map(repr, self), *extra])})"
+
+    def __eq__(self, other):
+        if isinstance(other, PartitionSpec):
+            return tuple.__eq__(self, other) and (self.unreduced, self.reduced, self.unreduced_kind) == (
+                other.unreduced, other.reduced, other.unreduced_kind)
+        return tuple.__eq__(self, other) and not self.unreduced and not self.reduced
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = tuple.__hash__
 
     def __reduce__(self):
-        return (PartitionSpec, tuple(self))
+        return (_partition_spec, (tuple(self), self.unreduced, self.reduced, self.unreduced_kind))
+
+    def update(self, **kwargs) -> "PartitionSpec":
+        """A copy with `partitions`, `unreduced`, `reduced` or `unreduced_kind` replaced (JAX's)."""
+        fields = {"partitions": tuple(self), "unreduced": self.unreduced, "reduced": self.reduced,
+                  "unreduced_kind": self.unreduced_kind}
+        fields.update(kwargs)
+        parts = fields.pop("partitions")
+        if not fields["unreduced"]:
+            fields["unreduced_kind"] = None
+        return PartitionSpec(*parts, **fields)
+
+
+def _partition_spec(parts, unreduced, reduced, unreduced_kind) -> PartitionSpec:
+    return PartitionSpec(*parts, unreduced=unreduced, reduced=reduced, unreduced_kind=unreduced_kind)
 
 
 def _axes(part) -> tuple:
@@ -291,9 +356,13 @@ def concrete_mesh(abstract: AbstractMesh, *candidates) -> Mesh:
         if m is not None and m.abstract_mesh == abstract:
             return m
     m = _meshes.get(abstract)
-    if m is None:
-        raise FuncadValueError(f"no Mesh with devices is known for {abstract}; enter one with "
-                               f"funcad.sharding.set_mesh(mesh)")
+    if m is None:  # a shard_map body's mesh (its mapped axes Manual): the devices of the same axes
+        same = [m for m in (*candidates, _context.mesh, *reversed(list(_meshes.values())))
+                if m is not None and (m.axis_names, m.axis_sizes) == (abstract.axis_names, abstract.axis_sizes)]
+        if AxisType.Manual not in abstract.axis_types or not same:
+            raise FuncadValueError(f"no Mesh with devices is known for {abstract}; enter one with "
+                                   f"funcad.sharding.set_mesh(mesh)")
+        m = same[0]
     return m
 
 
@@ -391,6 +460,16 @@ class NamedSharding(Sharding):
                                        f"{mesh} does not have; use one of {mesh.axis_names}")
         if len(set(used)) != len(used):
             raise FuncadValueError(f"PartitionSpec {spec} uses a mesh axis more than once")
+        types = dict(zip(mesh.axis_names, mesh.axis_types))
+        for name, axes in (("Unreduced", spec.unreduced), ("Reduced", spec.reduced)):
+            for a in axes:
+                if a not in types:
+                    raise FuncadValueError(f"{name} axes {a} is not found in mesh.axis_names="
+                                           f"{mesh.axis_names}. Got pspec={spec!r}")
+                if types[a] is not AxisType.Explicit:
+                    raise FuncadValueError(f"{name} axes can only refer to mesh axes that is of type "
+                                           f"`Explicit`. Got {name.lower()} axes: {set(axes)} and mesh: "
+                                           f"{mesh}")
         self.mesh, self.spec = mesh, spec
 
     @property
@@ -484,6 +563,7 @@ def hlo_sharding(sharding: Sharding, ndim: int, assignment: Sequence) -> str:
 class _MeshContext(threading.local):
     def __init__(self):
         self.mesh = None
+        self.abstract = None  # use_abstract_mesh's, over the concrete mesh's own
 
 
 _context = _MeshContext()
@@ -525,8 +605,46 @@ def get_abstract_mesh() -> AbstractMesh:
     >>> get_abstract_mesh().empty
     True
     """
+    if _context.abstract is not None:
+        return _context.abstract
     m = _context.mesh
     return AbstractMesh((), ()) if m is None else m.abstract_mesh
+
+
+class use_abstract_mesh:
+    """Set the abstract mesh (axis names, sizes and types, no devices) for a `with` block,
+    as `jax.sharding.use_abstract_mesh`: `get_abstract_mesh` returns it, and the
+    PartitionSpecs of `out_sharding=`, `reshard` and ShapeDtypeStruct name its axes
+    while tracing (eval_shape, make_jaxpr, jit's trace). It cannot change the size of
+    the abstract mesh already set.
+
+    >>> import funcad, numpy as np
+    >>> from funcad.sharding import AbstractMesh, AxisType, PartitionSpec as P, reshard
+    >>> mesh = AbstractMesh((2,), ("x",), (AxisType.Explicit,))
+    >>> with use_abstract_mesh(mesh):
+    ...     funcad.eval_shape(lambda a: reshard(a, P("x")), np.ones(4)).sharding.spec
+    P('x',)
+    """
+    __slots__ = ("mesh", "prev")
+
+    def __init__(self, mesh: AbstractMesh):
+        if not isinstance(mesh, AbstractMesh):
+            raise FuncadValueError("Expected mesh of type `funcad.sharding.AbstractMesh`. Got type: "
+                                   f"{type(mesh)}; a Mesh's is mesh.abstract_mesh")
+        self.mesh = mesh
+
+    def __enter__(self):
+        prev = get_abstract_mesh()
+        if not prev.empty and not self.mesh.empty and prev.size != self.mesh.size:
+            raise FuncadValueError(f"use_abstract_mesh cannot change the size of the mesh. Got new "
+                                   f"mesh: {self.mesh} with size={self.mesh.size} and prev mesh: "
+                                   f"{prev} with size={prev.size}")
+        self.prev, _context.abstract = _context.abstract, self.mesh
+        return self.mesh
+
+    def __exit__(self, *exc):
+        _context.abstract = self.prev
+        return False
 
 
 class set_mesh:
@@ -561,6 +679,9 @@ def resolve_spec(s, what: str):
     """`s` with a PartitionSpec turned into a NamedSharding over the context mesh."""
     if not isinstance(s, PartitionSpec):
         return s
+    if _context.abstract is not None and (_context.mesh is None or _context.abstract
+                                          != _context.mesh.abstract_mesh):
+        return NamedSharding(_context.abstract, s)  # use_abstract_mesh's (a type's sharding)
     if _context.mesh is None:
         raise FuncadValueError(f"{what} got the PartitionSpec {s}, but no mesh is set: enter one "
                                f"with funcad.set_mesh(mesh), or pass NamedSharding(mesh, spec)")

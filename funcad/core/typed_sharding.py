@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from .errors import FuncadValueError, ShardingTypeError
+from .errors import FuncadValueError, ShardingTypeError, UnsupportedError
 from .sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec, _axes, resolve_spec
 from .trace import hooks
 from .trace import sharding_rules
@@ -72,7 +72,15 @@ def type_sharding(sharding, ndim: int):
     if not explicit:
         return None
     parts = list(sharding.spec) + [None] * (ndim - len(sharding.spec))
-    spec = PartitionSpec(*[_entry(tuple(a for a in _axes(p) if a in explicit)) for p in parts])
+    given = sharding.spec
+    if given.reduced:
+        raise UnsupportedError(
+            f"PartitionSpec(reduced={set(given.reduced)}) types values replicated over those axes "
+            f"whose cotangents are unreduced, which needs reduced array types and their transposes; "
+            f"funcad lacks them (it has unreduced ones). Leave reduced empty and reshard the "
+            f"cotangents yourself")
+    spec = PartitionSpec(*[_entry(tuple(a for a in _axes(p) if a in explicit)) for p in parts],
+                         unreduced=given.unreduced, unreduced_kind=given.unreduced_kind)
     return NamedSharding(mesh.abstract_mesh, spec)
 
 
@@ -96,10 +104,13 @@ def explicit_out_sharding(out_sharding, what: str):
 
 def out_spec(out_sharding, ndim: int) -> tuple:
     """The spec of an `out_sharding=` (a NamedSharding or a PartitionSpec over the
-    context mesh) as a type's spec of rank `ndim`."""
+    context mesh) as a type's spec of rank `ndim` (a PartitionSpec where it keeps
+    unreduced axes)."""
     _, s = _out_sharding_mesh(out_sharding)
     t = type_sharding(s, ndim)
-    return (None,) * ndim if t is None else tuple(t.spec)
+    if t is None:
+        return (None,) * ndim
+    return t.spec if t.spec.unreduced else tuple(t.spec)
 
 
 def with_shardings(prim, in_avals, out, params):
@@ -120,6 +131,7 @@ def with_shardings(prim, in_avals, out, params):
                                 f"operands on {sorted(map(repr, meshes))[0]} and another on "
                                 f"{sorted(map(repr, meshes))[1]}; reshard them onto one mesh")
     mesh = meshes.pop()
+    unreduced = _unreduced_inputs(prim, in_avals)
     if rule is None:
         types = ", ".join(a.str_short() for a in in_avals)
         raise ShardingTypeError(
@@ -127,14 +139,54 @@ def with_shardings(prim, in_avals, out, params):
             f"their types (Explicit mesh axes); got {types}. Reshard the operands to replicated "
             f"(funcad.sharding.reshard(x, P())) or run it under funcad.sharding.auto_axes")
     specs = rule(*in_avals, **params)
+    if unreduced:  # a sum of partial sums stays unreduced over the same axes
+        specs = PartitionSpec(*specs, unreduced=unreduced[0].unreduced,
+                              unreduced_kind=unreduced[0].unreduced_kind)
     if not prim.multiple_results:
         return _typed(prim, in_avals, out, specs, mesh)
     return [_typed(prim, in_avals, o, s, mesh) for o, s in zip(out, specs)]
 
 
+# The primitives that take unreduced operands (JAX's): sums of partial sums alike.
+SUMS_OF_PARTIALS = frozenset({"add", "sub", "add_any"})
+
+
+def _unreduced_inputs(prim, in_avals) -> list:
+    """The specs of the unreduced operands of `prim` (JAX's checks: only sums of
+    operands unreduced over the same axes take them)."""
+    specs = [a._sharding.spec if a._sharding is not None else PartitionSpec() for a in in_avals]
+    if not any(sp.unreduced for sp in specs):
+        return []
+    types = ", ".join(a.str_short() for a in in_avals)
+    if prim.name == "mul" and len(in_avals) == 2:  # JAX's takes a reduced factor; funcad has none
+        lhs_u = bool(specs[0].unreduced)
+        raise ShardingTypeError(
+            f"{'RHS' if lhs_u else 'LHS'} should be reduced along the same axes "
+            f"{'LHS' if lhs_u else 'RHS'} is unreduced on. Got lhs={in_avals[0].str_short()} and "
+            f"rhs={in_avals[1].str_short()} (funcad has no reduced types: reduce the unreduced "
+            f"factor first with funcad.sharding.reshard)")
+    if prim.name not in SUMS_OF_PARTIALS or len(in_avals) != 2:
+        raise ShardingTypeError(f"{prim.name} is a non-linear operation and cannot accept input that "
+                                f"is unreduced. Got {types}. Reduce it first with "
+                                f"funcad.sharding.reshard(x, P(...)) (no unreduced axes)")
+    (lhs, rhs), names = specs, ("lhs", "rhs")
+    for one, other, (a, b) in ((lhs, rhs, names), (rhs, lhs, names[::-1])):
+        if one.unreduced and not other.unreduced:
+            raise ShardingTypeError(
+                f"{a} is unreduced while {b} is not. `{prim.name}` operation does not allow this "
+                f"because there will be implicit communication. Please reduce {a} via `reshard` "
+                f"before calling `{prim.name}`. Got {types}")
+    if (lhs.unreduced, lhs.unreduced_kind) != (rhs.unreduced, rhs.unreduced_kind):
+        raise ShardingTypeError(f"lhs and rhs to `{prim.name}` must be unreduced along the same mesh "
+                                f"axes. Got {types}")
+    return [lhs]
+
+
 def _typed(prim, in_avals, aval, spec, mesh):
     if not hasattr(aval, "shape") or type(aval).__name__ != "ShapedArray":
         return aval  # tokens and other non-array types carry no sharding
+    partial = {"unreduced": spec.unreduced, "unreduced_kind": spec.unreduced_kind} \
+        if isinstance(spec, PartitionSpec) and spec.unreduced else {}
     spec = tuple(spec) + (None,) * (len(aval.shape) - len(spec))
     used = [a for p in spec for a in _axes(p)]
     if len(set(used)) != len(used):
@@ -142,7 +194,7 @@ def _typed(prim, in_avals, aval, spec, mesh):
         shown = ",".join(f"{n}{'@' + ','.join(_axes(p)) if p else ''}" for n, p in zip(aval.shape, spec))
         raise ShardingTypeError(f"{prim.name} operation with inputs: {types} produces an illegally "
                                 f"sharded result: {aval.str_short().split('[')[0]}[{shown}]")
-    out = aval.update(sharding=NamedSharding(mesh, PartitionSpec(*spec)))
+    out = aval.update(sharding=NamedSharding(mesh, PartitionSpec(*spec, **partial)))
     for d, (n, p) in enumerate(zip(aval.shape, spec)):
         k = math.prod(mesh.shape[a] for a in _axes(p))
         if n % k:

@@ -7,7 +7,8 @@ import weakref
 
 import numpy as np
 
-from ..core.avals import float0
+from ..core.avals import ShapedArray, float0
+from ..core.sharding import Mesh, NamedSharding, PartitionSpec
 from ..core.pytree import keystr, tree_flatten, tree_flatten_with_path
 from ..core.trace import batch_rules, jvp_rules, lowering_rules, sharding_rules
 from ..core.typed_sharding import BY_SHAPE_RULE
@@ -16,7 +17,7 @@ from ..primitives._base import new_primitive
 from ._exported import DisabledSafetyCheck, Exported, default_export_platform
 from ..core.staging import trace_to_jaxpr
 from ..core.avals import aval_of
-from ..transforms.jit import executable_for
+from ..transforms.jit import executable_for, jit
 import funcad.numpy as fnp
 from ..primitives.structural import moveaxis0
 from ..transforms.custom import custom_vjp
@@ -52,11 +53,25 @@ def _abstract(*avals, exported):
         d = next(d for d in range(len(exp.shape)) if exp.shape[d] != got.shape[d])
         raise ValueError(f"Shape mismatch for {names[i]}.shape[{d}] (expected same constant): "
                          f"expected {exp.shape} and called with {got.shape}")
-    return list(exported.out_avals)
+    return [_typed(a, s) for a, s in zip(exported.out_avals, exported._out_named_shardings)]
+
+
+def _typed(aval, s):
+    """An output's type with its exported sharding, where its mesh's axes are Explicit
+    (sharding in types, as JAX's abstract evaluation gives)."""
+    if s is None or not s.mesh.explicit_axes or s.mesh.size == 1:
+        return aval
+    spec = PartitionSpec(*s.spec, *[None] * (len(aval.shape) - len(s.spec)))  # (JAX's: one per dim)
+    return ShapedArray(aval.shape, aval.dtype, sharding=NamedSharding(s.mesh, spec))
 
 
 def _impl(*args, exported):
     _abstract(*[aval_of(a) for a in args], exported=exported)  # JAX's errors for wrong arguments
+    if exported.nr_devices > 1:  # one SPMD program on the arguments' devices (their shardings)
+        run = _one_call.get(exported)
+        if run is None:
+            run = _one_call[exported] = jit(lambda *xs: call_exported_p.bind(*xs, exported=exported))
+        return run(*args)
     closed = _one_call.get(exported)
     if closed is None:
         closed = _one_call[exported] = trace_to_jaxpr(
@@ -89,16 +104,33 @@ def _gpu_name() -> str:
     return default_export_platform() if default_export_platform() != "cpu" else "cuda"
 
 
+def _on_partitions(s, assignment) -> NamedSharding:
+    """An exported sharding on the program's devices: the exported mesh's devices are the
+    partitions in order (JAX's convention), here `assignment`."""
+    devices = np.array(assignment, dtype=object).reshape(s.mesh.axis_sizes)
+    return NamedSharding(Mesh(devices, s.mesh.axis_names, s.mesh.axis_types), s.spec)
+
+
 def _lower(ctx, *args, exported):
-    if exported.nr_devices != 1:
+    part = ctx.module.partition
+    num_devices = len(part.assignment) if part is not None else 1
+    if num_devices != exported.nr_devices and exported.nr_devices != 1:
         raise ValueError(f"Function {exported.fun_name} was exported for {exported.nr_devices} "
-                         "devices and is called in a context with 1 devices, which is not allowed.")
+                         f"devices and is called in a context with {num_devices} devices, which "
+                         "is not allowed.")
+    if exported.nr_devices > 1:  # the arguments laid out as exported
+        args = [x if s is None else part.constrain(ctx, x, _on_partitions(s, part.assignment))
+                for x, s in zip(args, exported._in_named_shardings)]
     index = _platform_index(exported, ctx.module.platform)
     funcs = _functions.get(exported)
     if funcs is None:
         funcs = _functions[exported] = portable.renamed_functions(
             portable.module_text(exported.mlir_module_serialized), _PREFIX)
     texts, in_types, _ = funcs
+    if part is not None and not part.shardy and any(t.startswith("sdy.mesh") for t in texts):
+        raise ValueError("The function was exported with shardy enabled but you are calling it "
+                         "with Shardy disabled. Please enable Shardy with "
+                         "funcad.config.update('jax_use_shardy_partitioner', True).")
     prefix = f"_exported{ctx.module.fresh()[1:]}_{len(ctx.module.functions)}_"
     ctx.module.functions.extend("  " + t.replace(_PREFIX, prefix).replace("\n", "\n  ") for t in texts)
     operands = [args[i] for i in exported.module_kept_var_idx]

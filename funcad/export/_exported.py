@@ -9,13 +9,16 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..core.avals import ShapedArray, float0
+from ..core.errors import FuncadValueError
 from ..core.pytree import PyTreeDef, tree_flatten, tree_map
+from ..core.sharding import AbstractMesh, Mesh, NamedSharding, Sharding
 from ..core.staging import ShapeDtypeStruct
 from ..lowering import portable
 from ..lowering.stablehlo import lower_jaxpr, tensor_type
 from ..lowering import xla
 from ..transforms.passes import optimize
-from ..transforms.jit_spmd import constrains
+from ..transforms.jit_spmd import constrains, lower_spmd
+from ..core.typed_sharding import concrete
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import eval_jaxpr
 from ..transforms.api import vjp
@@ -80,6 +83,8 @@ class Exported:
     in_avals: tuple
     out_tree: PyTreeDef
     out_avals: tuple
+    _in_named_shardings: tuple   # NamedSharding on an AbstractMesh, or None, per input
+    _out_named_shardings: tuple  # (as JAX's: its in/out_shardings_hlo are None since 2026)
     in_shardings_hlo: tuple
     out_shardings_hlo: tuple
     nr_devices: int
@@ -101,13 +106,19 @@ class Exported:
         return f"Exported(fun_name={self.fun_name}, ...)"
     __repr__ = __str__
 
-    def in_shardings_jax(self, mesh=None) -> tuple:
-        """The inputs' shardings: None each (funcad exports single-device programs)."""
-        return (None,) * len(self.in_avals)
+    def in_shardings_jax(self, mesh: Mesh | AbstractMesh | None = None) -> tuple:
+        """The inputs' shardings (None where unspecified), on `mesh` in lieu of the
+        exported abstract mesh (None: as exported); `device_put` arguments with them.
 
-    def out_shardings_jax(self, mesh=None) -> tuple:
-        """The outputs' shardings: None each (funcad exports single-device programs)."""
-        return (None,) * len(self.out_avals)
+        >>> import funcad, numpy as np
+        >>> funcad.export.export(funcad.jit(lambda x: x))(np.ones(2)).in_shardings_jax()
+        (None,)
+        """
+        return tuple(_on_mesh(s, mesh) for s in self._in_named_shardings)
+
+    def out_shardings_jax(self, mesh: Mesh | AbstractMesh | None = None) -> tuple:
+        """The outputs' shardings (None where XLA chooses), as `in_shardings_jax`."""
+        return tuple(_on_mesh(s, mesh) for s in self._out_named_shardings)
 
     def has_vjp(self) -> bool:
         """Whether the VJP of this function is available (`vjp()`)."""
@@ -122,6 +133,15 @@ class Exported:
 
     # serialize() and call() are installed by _serialization.py and _call.py, which build on
     # this module.
+
+
+def _on_mesh(s, mesh):
+    if s is None or mesh is None:
+        return s
+    if (mesh.axis_names, mesh.axis_sizes) != (s.mesh.axis_names, s.mesh.axis_sizes):
+        raise ValueError(f"the function was exported for the mesh {s.mesh}, and the mesh given, "
+                         f"{mesh}, has other axes; pass a mesh with the same axis names and sizes")
+    return NamedSharding(mesh, s.spec)
 
 
 def default_export_platform() -> str:
@@ -238,39 +258,62 @@ def _canonical_platforms(platforms) -> tuple:
     return out
 
 
+def _named(s) -> NamedSharding | None:
+    """A sharding as the Exported records it: its spec on the abstract mesh."""
+    return NamedSharding(s.mesh.abstract_mesh, s.spec) if isinstance(s, NamedSharding) else None
+
+
+def _spmd_module(closed, name: str, platforms: tuple, ins: list, outs: list) -> tuple[str, int]:
+    """The SPMD module (sharding annotations, `mhlo.num_partitions`) and its device count."""
+    lo = lower_spmd(closed, name, None, ins, outs)
+    if lo.prints is not None or lo.lowered.host_callbacks:
+        raise ValueError(f"cannot export {name}: it calls Python on the host (pure_callback or "
+                         "debug callbacks), which a serialized program cannot carry")
+    here = "cpu" if lo.assignment[0].platform == "cpu" else default_export_platform()
+    if platforms != (here,):
+        raise ValueError(f"cannot export {name} for platforms {platforms}: a sharded export is "
+                         f"lowered for its mesh's devices, which are {here!r}; pass "
+                         f"platforms=[{here!r}] or a mesh of those devices")
+    return _with_inline_consts(lo.lowered), len(lo.assignment)
+
+
 def _exported_from_jaxpr(closed, in_tree, out_tree, name: str, platforms: tuple,
-                         disabled: tuple, primal_fun: Callable | None) -> Exported:
-    if constrains(closed):
-        raise ValueError(f"cannot export {name}: it constrains shardings; funcad.export exports "
-                         "single-device programs")
-    prepared = optimize(closed)
-    texts = [_module_for(prepared, name, p) for p in platforms]
-    for t in texts:
-        _check_custom_calls(t, disabled)
+                         disabled: tuple, ins: Sequence = (), outs: Sequence = ()) -> Exported:
+    """`ins`/`outs`: the flat inputs' and outputs' shardings (None: unspecified); a program
+    over several devices is exported as one SPMD module, as JAX's."""
+    ins = list(ins) + [None] * (len(closed.in_avals) - len(ins))
+    outs = list(outs) + [None] * (len(closed.out_avals) - len(outs))
     in_avals = tuple(ShapedArray(a.shape, a.dtype) for a in closed.in_avals)
     out_avals = tuple(ShapedArray(a.shape, a.dtype) for a in closed.out_avals)
-    if len(platforms) > 1:
-        text = _multi_platform(texts, in_avals, out_avals, re.sub(r"\W", "_", name))
+    if constrains(closed) or any(s is not None and s.num_devices > 1 for s in ins + outs):
+        text, nr_devices = _spmd_module(closed, name, platforms, ins, outs)
+        texts = [text]
     else:
-        text = texts[0]
+        prepared = optimize(closed)
+        texts, nr_devices = [_module_for(prepared, name, p) for p in platforms], 1
+        text = texts[0] if len(platforms) == 1 else \
+            _multi_platform(texts, in_avals, out_avals, re.sub(r"\W", "_", name))
+    for t in texts:
+        _check_custom_calls(t, disabled)
     module = portable.serialize(_mark_static_shapes(text))
 
     def get_vjp(exp: Exported) -> Exported:
-        return _export_vjp(exp, closed, disabled)
+        return _export_vjp(exp, closed, disabled, ins, outs)
 
     return Exported(
         fun_name=name, in_tree=in_tree, in_avals=in_avals, out_tree=out_tree, out_avals=out_avals,
+        _in_named_shardings=tuple(map(_named, ins)), _out_named_shardings=tuple(map(_named, outs)),
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
-        nr_devices=1, platforms=platforms, ordered_effects=(), unordered_effects=(),
+        nr_devices=nr_devices, platforms=platforms, ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=disabled, mlir_module_serialized=module,
         calling_convention_version=maximum_supported_calling_convention_version,
         module_kept_var_idx=tuple(range(len(in_avals))), uses_global_constants=len(platforms) > 1,
         _get_vjp=get_vjp)
 
 
-def _export_vjp(exp: Exported, closed, disabled: tuple) -> Exported:
+def _export_vjp(exp: Exported, closed, disabled: tuple, ins: list, outs: list) -> Exported:
     """The VJP of the exported jaxpr, exported: (flat primals, flat output cotangents) ->
-    flat input cotangents (JAX's convention)."""
+    flat input cotangents (JAX's convention), the cotangents sharded as their primals."""
     n_in = len(exp.in_avals)
 
     def fun_vjp(*args):
@@ -285,7 +328,24 @@ def _export_vjp(exp: Exported, closed, disabled: tuple) -> Exported:
     in_tree = tree_flatten(((0,) * len(avals), {}))[1]
     out_tree = tree_flatten((0,) * n_in)[1]
     return _exported_from_jaxpr(vjp_closed, in_tree, out_tree, f"vjp({exp.fun_name})",
-                                exp.platforms, disabled, None)
+                                exp.platforms, disabled, ins + outs, ins)
+
+
+def _spec_sharding(spec, i: int) -> Sharding | None:
+    """A ShapeDtypeStruct's sharding, on devices (an abstract mesh's are the context
+    mesh's, or the last Mesh made's)."""
+    s = getattr(spec, "sharding", None) if isinstance(spec, ShapeDtypeStruct) else None
+    if isinstance(s, NamedSharding) and not isinstance(s.mesh, Mesh):
+        if s.mesh.size == 1:
+            return None
+        try:
+            return concrete(s)
+        except FuncadValueError:
+            raise ValueError(
+                f"argument {i} has sharding {s} over {s.mesh.size} devices, and no Mesh of "
+                f"those devices is known: funcad lowers a sharded export for its devices. Enter "
+                f"one with funcad.sharding.set_mesh(mesh) or give a NamedSharding on a Mesh") from None
+    return s if isinstance(s, Sharding) else None
 
 
 def export(fun_jit, *, platforms: Sequence[str] | None = None,
@@ -303,9 +363,6 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     """
     if not isinstance(fun_jit, Jitted):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
-    if fun_jit.in_shardings is not None or fun_jit.out_shardings is not None:
-        raise ValueError("funcad.export exports single-device programs: jit the function "
-                         "without in_shardings/out_shardings")
     disabled = tuple(disabled_checks)
     for c in disabled:
         if not isinstance(c, DisabledSafetyCheck):
@@ -316,12 +373,16 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
             if any(not isinstance(d, (int, np.integer)) for d in getattr(leaf, "shape", ())):
                 raise ValueError(f"funcad.export needs concrete shapes, got {leaf.shape}: shape "
                                  "polymorphism (symbolic dimensions) is not supported")
+        specs = [_spec_sharding(leaf, i) for i, leaf in enumerate(tree_flatten((args_specs, kwargs_specs))[0])]
         # specs trace as arrays of their shape and dtype (broadcast views: no memory)
         args_specs, kwargs_specs = tree_map(
             lambda a: np.broadcast_to(np.zeros((), a.dtype), a.shape)
             if isinstance(a, ShapeDtypeStruct) else a, (args_specs, kwargs_specs))
         traced = fun_jit.trace(*args_specs, **kwargs_specs)
+        ins, outs = traced._shardings
+        # jit's in_shardings win over the specs' (as JAX's)
+        ins = [s if s is not None else spec for s, spec in zip(list(ins) + [None] * len(specs), specs)]
         return _exported_from_jaxpr(traced.jaxpr, traced.in_tree, traced.out_tree, traced.fun_name,
-                                    _canonical_platforms(platforms), disabled, None)
+                                    _canonical_platforms(platforms), disabled, ins, outs)
     return do_export
 

@@ -16,6 +16,7 @@ import numpy as np
 from ..core import pytree as _pt
 from ..core.avals import ShapedArray, float0
 from ..core.errors import FuncadError
+from ..core.sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec
 from ..core.version import __version__
 from . import _registry
 from ._exported import DisabledSafetyCheck, Exported
@@ -135,8 +136,62 @@ def _write_aval(b, aval) -> int:
     return b.EndObject()
 
 
-def _write_unspecified_sharding(b) -> int:
+_AXIS_TYPES = {AxisType.Auto: 1, AxisType.Explicit: 2, AxisType.Manual: 3}
+
+
+def _write_mesh(b, mesh: AbstractMesh) -> int:
+    sizes = _uints(b, mesh.axis_sizes, np.uint32)
+    names = _strings(b, mesh.axis_names)
+    types = _uints(b, [_AXIS_TYPES[t] for t in mesh.axis_types], np.uint8)
+    device = None
+    if mesh.platform is not None:  # the abstract device: its kind, cores and platform
+        kind, platform = b.CreateString(mesh.device_kind or mesh.platform), b.CreateString(mesh.platform)
+        b.StartObject(3)
+        b.PrependUOffsetTRelativeSlot(0, kind, 0)
+        if mesh.num_cores is not None:
+            b.PrependUint32Slot(1, mesh.num_cores, 0)
+        b.PrependUOffsetTRelativeSlot(2, platform, 0)
+        device = b.EndObject()
+    b.StartObject(4)
+    for slot, off in ((0, sizes), (1, names), (2, types), (3, device)):
+        if off is not None:
+            b.PrependUOffsetTRelativeSlot(slot, off, 0)
+    return b.EndObject()
+
+
+def _write_spec(b, spec) -> int:
+    parts = []
+    for p in spec:
+        axes = _strings(b, () if p is None else (p,) if isinstance(p, str) else tuple(p))
+        b.StartObject(1)
+        b.PrependUOffsetTRelativeSlot(0, axes, 0)
+        parts.append(b.EndObject())
+    partitions = _vector(b, parts)
+    reduced = _strings(b, sorted(getattr(spec, "reduced", ())))
+    unreduced = _strings(b, sorted(getattr(spec, "unreduced", ())))
     b.StartObject(3)
+    for slot, off in ((0, partitions), (1, reduced), (2, unreduced)):
+        b.PrependUOffsetTRelativeSlot(slot, off, 0)
+    return b.EndObject()
+
+
+def _write_named_sharding(b, s: NamedSharding, mesh_index: int) -> int:
+    # the mesh in full too, which JAX releases before April 2026 read
+    mesh, spec = _write_mesh(b, s.mesh), _write_spec(b, s.spec)
+    memory = b.CreateString(s.memory_kind)
+    b.StartObject(4)
+    b.PrependUOffsetTRelativeSlot(0, mesh, 0)
+    b.PrependUOffsetTRelativeSlot(1, spec, 0)
+    b.PrependUOffsetTRelativeSlot(2, memory, 0)
+    b.PrependUint32Slot(3, mesh_index, 0)
+    return b.EndObject()
+
+
+def _write_sharding(b, named: int | None) -> int:
+    """The per-argument table older JAX releases read: a NamedSharding or unspecified."""
+    b.StartObject(3)
+    if named is not None:
+        b.PrependUOffsetTRelativeSlot(2, named, 0)
     return b.EndObject()
 
 
@@ -162,8 +217,14 @@ def _write_exported(b, exp, vjp_order: int) -> int:
     in_tree, out_tree = _write_tree(b, exp.in_tree), _write_tree(b, exp.out_tree)
     in_avals = _vector(b, [_write_aval(b, a) for a in exp.in_avals])
     out_avals = _vector(b, [_write_aval(b, a) for a in exp.out_avals])
-    in_sh = _vector(b, [_write_unspecified_sharding(b) for _ in exp.in_avals])
-    out_sh = _vector(b, [_write_unspecified_sharding(b) for _ in exp.out_avals])
+    shardings = list(dict.fromkeys(s for s in exp._in_named_shardings + exp._out_named_shardings
+                                   if s is not None))
+    meshes = list(dict.fromkeys(s.mesh for s in shardings))
+    sh_index = {s: i + 1 for i, s in enumerate(shardings)}  # 0: unspecified
+    in_sh = _vector(b, [_write_sharding(b, None if s is None else _write_named_sharding(
+        b, s, meshes.index(s.mesh))) for s in exp._in_named_shardings])
+    out_sh = _vector(b, [_write_sharding(b, None if s is None else _write_named_sharding(
+        b, s, meshes.index(s.mesh))) for s in exp._out_named_shardings])
     platforms = _strings(b, exp.platforms)
     no_effects = _vector(b, [])
     checks = _vector(b, [_write_check(b, c) for c in exp.disabled_safety_checks])
@@ -175,11 +236,12 @@ def _write_exported(b, exp, vjp_order: int) -> int:
             raise ValueError("serialization of an Exported that does not have vjps of high-enough order")
         vjp = _write_exported(b, exp.vjp(), vjp_order - 1)
     unique_avals = _vector(b, [_write_aval(b, a) for a in unique])
-    empty_meshes, empty_shardings = _vector(b, []), _vector(b, [])
+    unique_meshes = _vector(b, [_write_mesh(b, m) for m in meshes])
+    unique_shardings = _vector(b, [_write_named_sharding(b, s, meshes.index(s.mesh)) for s in shardings])
     in_idx = _uints(b, [index[a] for a in exp.in_avals], np.uint32)
     out_idx = _uints(b, [index[a] for a in exp.out_avals], np.uint32)
-    in_sh_idx = _uints(b, [0] * len(exp.in_avals), np.uint32)    # 0: no sharding given
-    out_sh_idx = _uints(b, [0] * len(exp.out_avals), np.uint32)
+    in_sh_idx = _uints(b, [sh_index.get(s, 0) for s in exp._in_named_shardings], np.uint32)
+    out_sh_idx = _uints(b, [sh_index.get(s, 0) for s in exp._out_named_shardings], np.uint32)
     version = b.CreateString(f"funcad {__version__}")
     b.StartObject(27)
     b.PrependUint16Slot(_VERSION, SERIALIZATION_VERSION, 0)
@@ -191,8 +253,8 @@ def _write_exported(b, exp, vjp_order: int) -> int:
                       (_OUT_TREE, out_tree), (_OUT_AVALS, out_avals), (_IN_SHARDINGS, in_sh),
                       (_OUT_SHARDINGS, out_sh), (_PLATFORMS, platforms), (_ORDERED, no_effects),
                       (_UNORDERED, no_effects), (_DISABLED, checks), (_MODULE, module), (_KEPT, kept),
-                      (_VJP, vjp), (_UNIQUE_AVALS, unique_avals), (_UNIQUE_MESHES, empty_meshes),
-                      (_UNIQUE_SHARDINGS, empty_shardings), (_IN_AVAL_IDXS, in_idx),
+                      (_VJP, vjp), (_UNIQUE_AVALS, unique_avals), (_UNIQUE_MESHES, unique_meshes),
+                      (_UNIQUE_SHARDINGS, unique_shardings), (_IN_AVAL_IDXS, in_idx),
                       (_OUT_AVAL_IDXS, out_idx), (_IN_SHARDING_IDXS, in_sh_idx),
                       (_OUT_SHARDING_IDXS, out_sh_idx), (_JAX_VERSION, version)):
         if off is not None:
@@ -305,6 +367,54 @@ def _read_check(t: _T):
     raise ValueError(f"Cannot deserialize DisabledSafetyCheck with unknown kind: {kind}")
 
 
+_AXIS_TYPE_OF = {v: k for k, v in _AXIS_TYPES.items()}
+
+
+def _read_mesh(t: _T) -> AbstractMesh:
+    types = tuple(_AXIS_TYPE_OF[int(c)] for c in t.numbers(2, _nt.Uint8Flags))
+    device = t.table(3)
+    kind = dict(device_kind=device.string(0), num_cores=device.scalar(1, _nt.Uint32Flags, None),
+                platform=device.string(2)) if device is not None else {}
+    return AbstractMesh(tuple(int(n) for n in t.numbers(0, _nt.Uint32Flags)), tuple(t.strings(1)),
+                        types, **kind)
+
+
+def _read_spec(t: _T) -> PartitionSpec:
+    parts = []
+    for p in t.tables(0):
+        axes = tuple(p.strings(0))
+        parts.append(None if not axes else axes[0] if len(axes) == 1 else axes)
+    return PartitionSpec(*parts, reduced=frozenset(t.strings(1)), unreduced=frozenset(t.strings(2)))
+
+
+def _read_named_sharding(t: _T, meshes: list) -> NamedSharding:
+    mesh = meshes[t.scalar(3, _nt.Uint32Flags)] if meshes else _read_mesh(t.table(0))
+    memory = t.string(2)
+    if memory not in (None, "device"):
+        raise FuncadError(f"the exported function places a value in memory {memory!r}; funcad "
+                          "calls functions whose values live in device memory")
+    return NamedSharding(mesh, _read_spec(t.table(1)))
+
+
+def _read_shardings(t: _T, n_in: int, n_out: int) -> tuple[tuple, tuple]:
+    """The inputs' and outputs' NamedShardings (None: unspecified)."""
+    meshes = [_read_mesh(m) for m in t.tables(_UNIQUE_MESHES)]
+    unique = [_read_named_sharding(s, meshes) for s in t.tables(_UNIQUE_SHARDINGS)]
+    if t.length(_IN_SHARDING_IDXS) or t.length(_OUT_SHARDING_IDXS) or unique:
+        return tuple(tuple(None if i == 0 else unique[i - 1] for i in t.numbers(slot, _nt.Uint32Flags))
+                     for slot in (_IN_SHARDING_IDXS, _OUT_SHARDING_IDXS))
+    per_arg = []
+    for slot, n in ((_IN_SHARDINGS, n_in), (_OUT_SHARDINGS, n_out)):
+        tables = t.tables(slot)
+        if tables and any(s.table(2) is None and s._off(1) for s in tables):
+            raise FuncadError("the exported function records its shardings as HloSharding protos, "
+                              "which JAX wrote before 2026; funcad reads NamedShardings: export it "
+                              "again with a newer JAX")
+        per_arg.append(tuple(None if s.table(2) is None else _read_named_sharding(s.table(2), [])
+                             for s in tables) or (None,) * n)
+    return per_arg[0], per_arg[1]
+
+
 def _read_exported(t: _T):
     unique = [_read_aval(a) for a in t.tables(_UNIQUE_AVALS)]
     if t.length(_IN_AVAL_IDXS) or t.length(_OUT_AVAL_IDXS) or unique:
@@ -319,12 +429,14 @@ def _read_exported(t: _T):
         raise FuncadError(f"the exported function has effects {effects}; funcad calls only "
                           "functions without effects")
     vjp = t.table(_VJP)
+    in_shardings, out_shardings = _read_shardings(t, len(in_avals), len(out_avals))
     return Exported(
         fun_name=t.string(_FUN_NAME),
         in_tree=_structure(_read_tree(t.table(_IN_TREE))),
         in_avals=in_avals,
         out_tree=_structure(_read_tree(t.table(_OUT_TREE))),
         out_avals=out_avals,
+        _in_named_shardings=in_shardings, _out_named_shardings=out_shardings,
         in_shardings_hlo=(None,) * len(in_avals),
         out_shardings_hlo=(None,) * len(out_avals),
         nr_devices=nr_devices,

@@ -210,8 +210,8 @@ class Annotator:
         operands = outer + list(args)
         shard = lambda spec, ndim: self._sdy(NamedSharding(mesh, spec), ndim, partial)  # noqa: E731
         ins = ([shard(PartitionSpec(), v.aval.ndim) for v in outer] +
-               [shard(s, v.aval.ndim) for s, v in zip(in_specs, args)])
-        out_sh = [shard(s, a.ndim) for s, a in zip(out_specs, out_avals)]
+               [shard(_with_free_axes(s, b.aval), v.aval.ndim) for s, v, b in zip(in_specs, args, block)])
+        out_sh = [shard(_with_free_axes(s, o.aval), a.ndim) for s, a, o in zip(out_specs, out_avals, outs)]
         heads = [f"{i.name}: {tensor_type(i.aval)}" for _, i in captures.values()] + \
                 [f"{b.name}: {tensor_type(b.aval)}" for b in block]
         ret = "sdy.return" + (f" {', '.join(o.name for o in outs)} : "
@@ -249,6 +249,17 @@ class Annotator:
     def _from_manual(self, ctx, x, sharding, global_aval):
         x = self._custom_call(ctx, x, "Sharding", "{manual}", x.aval)
         return self._custom_call(ctx, x, "SPMDShardToFullShape", sharding, global_aval)
+
+
+def _with_free_axes(spec: PartitionSpec, body_aval) -> PartitionSpec:
+    """A shard_map operand's or result's spec over the mapped axes, joined by the free
+    Explicit axes the body's type splits it over (JAX's manual_computation shardings)."""
+    typed = getattr(body_aval, "_sharding", None)
+    if typed is None:
+        return spec
+    parts = list(spec) + [None] * (len(typed.spec) - len(spec))
+    joined = [_axes(p) + _axes(q) for p, q in zip(parts, typed.spec)]
+    return PartitionSpec(*[None if not j else j[0] if len(j) == 1 else j for j in joined])
 
 
 def _gspmd_per_value(one: str, n: int) -> str:

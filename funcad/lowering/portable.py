@@ -43,39 +43,53 @@ def target_version() -> str:
     return hlo.get_current_version()
 
 
+def _mixed():
+    """jaxlib's (de)serializer that also keeps Shardy's `sdy` ops (meshes, shardings) of
+    an SPMD module, as jax.export writes them; None where jaxlib lacks it."""
+    m = getattr(xla._load()._xla, "mlir", None)
+    return m if hasattr(m, "serialize_portable_artifact") else None
+
+
 def serialize(text: str) -> bytes:
     """A StableHLO module's text as a portable artifact."""
+    if "sdy." in text and _mixed() is not None:
+        return bytes(_mixed().serialize_portable_artifact(text, target_version(), True))
     return bytes(_stablehlo().serialize_portable_artifact_str(text, target_version()))
 
 
 def module_text(artifact: bytes) -> str:
     """The text of the module a portable artifact holds (without locations)."""
     ir = xla.jaxlib_modules().ir
-    bytecode = _stablehlo().deserialize_portable_artifact_str(bytes(artifact))
+    mixed = _mixed()
     with xla._mlir_context():
-        module = ir.Module.parse(bytecode)
+        if mixed is not None:
+            module = mixed.deserialize_portable_artifact(bytes(artifact))
+        else:
+            module = ir.Module.parse(_stablehlo().deserialize_portable_artifact_str(bytes(artifact)))
         return module.operation.get_asm(enable_debug_info=False)
 
 
 def renamed_functions(text: str, prefix: str) -> tuple[list[str], list[str], list[str]]:
-    """The functions of a module, each symbol renamed `prefix + name` and all private, as
-    texts to place in another module; with @main's argument and result types.
+    """The functions (and Shardy meshes) of a module, each symbol renamed `prefix + name`
+    and all functions private, as texts to place in another module; with @main's argument
+    and result types.
 
-    Modules whose top level holds anything but functions (meshes, globals) are refused."""
+    Modules whose top level holds anything else (globals) are refused."""
     ir = xla.jaxlib_modules().ir
     with xla._mlir_context():
         module = ir.Module.parse(text)
         names = []
         for op in module.body.operations:
-            if op.operation.name != "func.func":
+            if op.operation.name not in ("func.func", "sdy.mesh"):
                 raise ValueError(f"funcad cannot call a module holding {op.operation.name} at its "
-                                 "top level (only functions); export it without shardings")
+                                 "top level (only functions and meshes)")
             names.append(ir.StringAttr(op.attributes["sym_name"]).value)
         main = None
         for op, name in zip(list(module.body.operations), names):
             ir.SymbolTable.replace_all_symbol_uses(name, prefix + name, module.operation)
             ir.SymbolTable.set_symbol_name(op, prefix + name)
-            op.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            if op.operation.name == "func.func":
+                op.attributes["sym_visibility"] = ir.StringAttr.get("private")
             if name == "main":
                 main = op
         if main is None:

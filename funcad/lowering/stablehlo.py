@@ -49,6 +49,19 @@ class Value(NamedTuple):
 # ------------------------------------------------------------------- types ----
 
 INLINE_CONST_SIZE = 1024  # host constants with at most this many numbers are written inline
+_inlining = [True]         # off while constants_as_arguments() is in force
+
+
+class constants_as_arguments:
+    """`with constants_as_arguments():` programs lowered in the block take every
+    non-scalar constant as an argument. Eager control flow compiles this way: JAX passes
+    the constants of an eagerly run loop's body as operands, so XLA does not fold them."""
+
+    def __enter__(self):
+        _inlining.append(False)
+
+    def __exit__(self, *exc):
+        _inlining.pop()
 
 _DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
            "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
@@ -232,7 +245,8 @@ class LoweringContext:
             return self.full(0, float0, aval.shape)
         if literal_value(x):
             return self.constant(x, aval.dtype)
-        if isinstance(x, np.ndarray) and aval.size <= INLINE_CONST_SIZE and aval.dtype.kind in "fiu":
+        if _inlining[-1] and isinstance(x, np.ndarray) and aval.size <= INLINE_CONST_SIZE \
+                and aval.dtype.kind in "fiu":
             return self.array_constant(np.asarray(x), aval)
         return self.module.hoist(x, ShapedArray(aval.shape, aval.dtype))
 
@@ -286,13 +300,19 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, consts, args: Sequence[
             tie_to_token(ctx, outs)
         for v, o in zip(eqn.outvars, outs):
             if v.aval._sharding is not None and ctx.module.partition is not None \
-                    and eqn.prim not in unconstrained:
+                    and eqn.prim not in unconstrained and _constrainable(ctx, v.aval._sharding):
                 # sharding in types: the partitioner keeps the layout each type names
                 o = ctx.module.partition.constrain(ctx, o, concrete(v.aval._sharding),
                                                    wrt_axis_types=True)
             # Weak types and float0 do not exist in StableHLO; keep the jaxpr's aval.
             env[id(v)] = Value(o.name, v.aval)
     return [read(a) for a in jaxpr.outvars]
+
+
+def _constrainable(ctx, type_sharding) -> bool:
+    """Whether a typed value's layout is stated: inside a shard_map over some axes only
+    under Shardy (GSPMD takes no sharding over the free axes inside a manual region)."""
+    return ctx.module.partition.shardy or all(t.name != "Manual" for t in type_sharding.mesh.axis_types)
 
 
 # Primitives whose results the walker leaves unconstrained even when their types have

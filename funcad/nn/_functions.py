@@ -20,6 +20,7 @@ from ..core.typed_sharding import axes_of, explicit_out_sharding, spec_of
 from ..primitives.sharding import out_sharded
 from ..core.errors import ConcretizationError
 from ..core.errors import AxisError
+from ..transforms.eager_xla import jitted_like_jax
 
 __all__ = ["log_softmax", "logmeanexp", "logsumexp", "one_hot", "softmax", "standardize"]
 
@@ -77,6 +78,7 @@ def _softmax_formula(x, axis, w, hold):
     return out if w is None else fnp.where(w, out, 0.0)
 
 
+@jitted_like_jax(static_argnames=('axis',))
 def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) along `axis`; entries masked out by `where` get -inf.
 
@@ -112,6 +114,7 @@ def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
     return lse - fnp.log(_count(x, axis, where, keepdims, aval_of(lse).dtype))
 
 
+@jitted_like_jax(static_argnames=('axis', 'epsilon'))
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
                 algorithm: str = "fast"):
     """(x - mean) / sqrt(variance + epsilon), the statistics taken along `axis`.

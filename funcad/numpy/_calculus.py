@@ -23,6 +23,7 @@ from ..lax._conv import conv_general_dilated
 from ..arrays.linalg import matmul
 from ..arrays.shape import argsort
 from ..arrays.complex import conj
+from ..transforms.eager_xla import jitted_like_jax
 
 __all__ = ["diff", "ediff1d", "gradient", "trapezoid", "interp", "unwrap", "convolve", "correlate",
            "kron", "cross", "vecdot", "matvec", "vecmat"]
@@ -139,6 +140,7 @@ def gradient(f, *varargs, axis=None, edge_order: int | None = None):
     return out[0] if len(out) == 1 else out
 
 
+@jitted_like_jax(static_argnames=('axis',))
 def trapezoid(y, x=None, dx=1.0, axis: int = -1):
     """The integral of y along axis by the trapezoidal rule."""
     y = to_inexact(asarray_or_tracer(y), np.true_divide)

@@ -36,7 +36,8 @@ import numpy as np
 from ..core.narrow import kind as _dtype_kind
 from ..core.avals import ShapedArray
 from ..core.errors import FuncadTypeError, FuncadValueError, UnboundAxisError, UnsupportedError
-from ..core.trace import batch_rules, jvp_rules, lowering_rules
+from ..core.trace import batch_rules, jvp_rules, lowering_rules, sharding_rules
+from ..core.typed_sharding import same_as_operand
 from ..lowering.stablehlo import reducer_region, tensor_type
 from ._base import canonical_axis, deflinear, defzero, full, new_primitive
 from .elementwise import add, convert_element_type, div, eq, mul
@@ -779,3 +780,12 @@ def axis_index(axis_name):
 
 COLLECTIVES = (psum_p, psum_invariant_p, pvary_p, pmax_p, pmin_p, all_gather_p, psum_scatter_p,
                ppermute_p, all_to_all_p, axis_index_p)
+
+
+# Sharding rules: inside a shard_map over some of an Explicit mesh's axes a value's type
+# keeps its split over the free axes; a collective over the manual axes keeps it (a
+# dimension it grows or shrinks must stay divisible), as JAX's.
+for _p in (psum_p, psum_invariant_p, pvary_p, pmax_p, pmin_p, all_gather_p, psum_scatter_p,
+           ppermute_p, all_to_all_p):
+    sharding_rules[_p] = same_as_operand
+sharding_rules[axis_index_p] = lambda **params: ()

@@ -16,7 +16,8 @@ import numpy as np
 from ..core.avals import ShapedArray, aval_of, float0
 from ..core.errors import FuncadValueError
 from ..core.sharding import NamedSharding, PartitionSpec, _axes, batching
-from ..core.trace import Primitive, abstract_eval_rules, batch_rules, hooks, impl_rules, lowering_rules
+from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, hooks, impl_rules, lowering_rules,
+                          sharding_rules)
 from ._base import deflinear, defpython
 from ..lowering import spmd
 from ..lowering.array import is_device_array
@@ -157,6 +158,9 @@ abstract_eval_rules[local_to_global_p] = lambda x, *, global_mesh, pspec: Shaped
     global_shape(x.shape, global_mesh, pspec), x.dtype)
 abstract_eval_rules[global_to_local_p] = lambda x, *, global_mesh, pspec: ShapedArray(
     local_shape(x.shape, global_mesh, pspec), x.dtype)
+# On Explicit axes the result is unsplit in its type, as JAX's (the layout is the program's)
+sharding_rules[local_to_global_p] = sharding_rules[global_to_local_p] = \
+    lambda x, *, global_mesh, pspec: (None,) * len(x.shape)
 deflinear(local_to_global_p, lambda ct, x, **params: [local_to_global_p.bind(ct, **params)])
 deflinear(global_to_local_p, lambda ct, x, **params: [global_to_local_p.bind(ct, **params)])
 batch_rules[local_to_global_p] = _local_to_global_batch

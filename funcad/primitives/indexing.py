@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, aval_of
+from ..core.sharding import NamedSharding, PartitionSpec
 from ..core.errors import ShardingTypeError
 from ..core.trace import Tracer, batch_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules
 from ..core.typed_sharding import broadcasting_rule, same_as_operand, spec_of, varying_shape_rule
@@ -18,6 +19,7 @@ from ..lowering.stablehlo import (binary, compare, convert, i64_array, ints, red
 from ._base import (check_eagerly, defpython, dtype_of, full, is_undefined, new_primitive, shape_of,
                     type_error, zeros_like)
 from . import elementwise as E
+from .sharding import on_auto_axes, typed_as
 from .reductions import reduce_min
 from .structural import broadcast_in_dim, concatenate, iota, moveaxis0, reshape
 
@@ -395,11 +397,33 @@ def sort(operands, dimension=-1, num_keys=1):
 
 
 def take_along_axis(x, perm, axis):
-    """x permuted along `axis` by the integer array `perm` of x's shape."""
+    """x permuted along `axis` by the integer array `perm` of x's shape. On Explicit
+    axes the result is typed as JAX's take_along_axis (its gather's batch dimensions)."""
+    typed = take_along_sharding(x, perm, axis)
+    if typed is not None:  # the gather runs on Auto axes, its result typed so
+        return typed_as(take_along_axis(on_auto_axes(x), on_auto_axes(perm), axis), typed)
     shape = shape_of(x)
     cols = [perm if d == axis else iota(dtype_of(perm), shape, d) for d in range(len(shape))]
     idx = concatenate([reshape(c, tuple(shape) + (1,)) for c in cols], len(shape))
     return gather(x, idx)
+
+
+def take_along_sharding(x, perm, axis):
+    """The type's sharding of take_along_axis(x, perm, axis) (None: untyped), by JAX's
+    rule: the other dimensions split as x or perm are (alike where both are), `axis`
+    split in neither."""
+    xa, pa = aval_of(x), aval_of(perm)
+    if xa._sharding is None and pa._sharding is None:
+        return None
+    sx, sp = spec_of(xa), spec_of(pa)
+    agree = all(a is None or b is None or a == b for a, b in zip(sx, sp))
+    if sx[axis] is not None or sp[axis] is not None or not agree:
+        raise ShardingTypeError(
+            "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+            "indexing as out sharding could not be resolved unambiguously (or would require "
+            f"collectives on inputs). Got operand={xa!r}, indices={pa!r}")
+    mesh = (xa._sharding or pa._sharding).mesh
+    return NamedSharding(mesh, PartitionSpec(*[a if a is not None else b for a, b in zip(sx, sp)]))
 
 
 def _sort_jvp(primals, tangents, *, dimension, num_keys):

@@ -8,7 +8,7 @@ from ..core.narrow import KINDS as NARROW_KINDS
 from ..core.errors import ShardingTypeError
 from ..core.sharding import NamedSharding, PartitionSpec
 from ..core.trace import batch_rules, lowering_rules, sharding_rules, transpose_rules
-from ..core.typed_sharding import explicit_out_sharding, out_spec, spec_of
+from ..core.typed_sharding import axes_of, explicit_out_sharding, out_spec, spec_of
 from ..lowering.stablehlo import compare, convert, ints
 from . import dot_algorithm as algo
 from ._base import defjvp, defpython, is_undefined, new_primitive, shape_of, type_error
@@ -230,7 +230,16 @@ def _dot_sharding(x, y, *, dimension_numbers, precision=None, out_sharding=None)
     (xc, yc), (xb, yb) = dimension_numbers
     sx, sy = spec_of(x), spec_of(y)
     if out_sharding is not None:
-        return out_spec(out_sharding, len(xb) + x.ndim - len(xc) - len(xb) + y.ndim - len(yc) - len(yb))
+        spec = out_spec(out_sharding, len(xb) + x.ndim - len(xc) - len(xb) + y.ndim - len(yc) - len(yb))
+        unreduced = getattr(spec, "unreduced", frozenset())
+        if unreduced:  # the partial sums over the contracted axes, left unreduced (JAX's rule)
+            contracting = tuple(sx[i] for i in xc)
+            split = {a for p in contracting + tuple(sy[i] for i in yc) for a in axes_of(p)}
+            if unreduced != split:
+                raise ShardingTypeError(
+                    f"out_sharding's unreduced axes should be equal to the contracting specs. Got "
+                    f"unreduced axes={unreduced} and contracting spec={contracting}")
+        return spec
     bx, by = tuple(sx[i] for i in xb), tuple(sy[i] for i in yb)
     if bx != by:
         raise ShardingTypeError("dot_general requires lhs batch dimensions and rhs batch dimensions "

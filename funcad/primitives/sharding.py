@@ -27,7 +27,7 @@ from ..lowering.runtime import device_put
 from ..lowering.array import is_device_array
 from ..lowering.spmd import device_put_sharded
 
-__all__ = ["on_auto_axes", "out_sharded", "takes_out_sharding", "with_sharding_constraint"]
+__all__ = ["on_auto_axes", "out_sharded", "takes_out_sharding", "typed_as", "with_sharding_constraint"]
 
 sharding_constraint_p = Primitive("sharding_constraint")
 
@@ -87,9 +87,26 @@ def on_auto_axes(x):
     typed = getattr(aval_of(x), "_sharding", None)
     if typed is None or not typed.mesh.explicit_axes:
         return x
-    laid = concrete(typed)
+    laid = _placeable(typed)
     mesh = laid.mesh.update_axis_types({a: AxisType.Auto for a in laid.mesh.explicit_axes})
     return sharding_constraint_p.bind(x, sharding=NamedSharding(mesh, laid.spec))
+
+
+def typed_as(x, sharding: NamedSharding):
+    """x with the type's sharding `sharding` (on an abstract mesh: staged values keep
+    it so, and lowering finds its devices; eager ones are placed on them)."""
+    return out_sharded(x, _placeable(sharding))
+
+
+def _placeable(typed: NamedSharding) -> NamedSharding:
+    """`typed` on the devices of its mesh where they are known; else (tracing on an
+    AbstractMesh alone, as eval_shape may) on the abstract mesh, which types only."""
+    try:
+        return concrete(typed)
+    except FuncadValueError:
+        if ctx.trace is None:
+            raise
+        return typed
 
 
 def takes_out_sharding(fn):
@@ -142,6 +159,8 @@ def _batch(vals, dims, *, axis_size, sharding):
 def _lowering(ctx, x, *, sharding):
     if ctx.module.partition is None:  # a one-device program: nothing to partition
         return x
+    if isinstance(sharding, NamedSharding) and not hasattr(sharding.mesh, "devices"):
+        sharding = concrete(sharding)  # named under use_abstract_mesh: its devices' mesh
     return ctx.module.partition.constrain(ctx, x, sharding)
 
 

@@ -32,7 +32,7 @@ from ..core.trace import (
                           Primitive, Tracer, abstract_eval_rules, batch_rules, eval_jaxpr, sharding_rules,
                           impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
 from ..lowering.python_source import fresh_name, nested_function, np_dtype
-from ..lowering.stablehlo import compare, convert
+from ..lowering.stablehlo import compare, constants_as_arguments, convert
 from ..primitives._base import defpython
 from ..primitives._base import full, is_undefined, zeros_tangent
 from ..primitives.elementwise import add, convert_element_type, select_n
@@ -44,6 +44,8 @@ from .passes._util import has_subjaxprs, subjaxprs
 from .passes.dce import dce
 from ..lowering.runtime import memo
 from .vmap import batch_call
+from .debugging import debug_print_p
+from .jit_primitive import jit_p
 
 # ------------------------------------------------------- jaxpr utilities ----
 
@@ -123,15 +125,14 @@ def _compiled_impl(prim, interpret):
                                                 if not has_subjaxprs({k: v})))
         closed = memo(anchor, key, lambda: trace_to_jaxpr(
             lambda *xs: prim.bind(*xs, **params), list(avals), name=prim.name))
-        from .jit_primitive import jit_p  # jit_primitive imports this module (its rules transform bodies)
-        return jit_p.bind(*args, jaxpr=closed, name=prim.name, backend=None)
+        with constants_as_arguments():  # as JAX's: the body's constants are operands
+            return jit_p.bind(*args, jaxpr=closed, name=prim.name, backend=None)
     return impl
 
 
 def _lowerable(params) -> bool:
     """Whether jit can compile these bodies: every primitive lowers, and no
     funcad.debug.print sits inside them (jit prints only outside control flow)."""
-    from .debugging import debug_print_p  # debugging's module sits above this one
     for j in subjaxprs(params):
         for eqn in j.eqns:
             if eqn.prim not in lowering_rules or eqn.prim is debug_print_p or (

@@ -40,7 +40,7 @@ from ..core.pytree import tree_flatten, tree_map, tree_unflatten
 from ..core.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec, batching as sharding_batching,
                              context_mesh, flatten_prefix)
 from ..core.staging import lift_traced_consts, partial_eval_rules, trace_to_jaxpr
-from ..core.typed_sharding import type_sharding
+from ..core.typed_sharding import axes_of, type_sharding
 from ..core.trace import (Primitive, sharding_rules, abstract_eval_rules, batch_rules, call_rules, ctx, eval_jaxpr,
                           impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
 from ..lowering.stablehlo import lower_jaxpr_body
@@ -86,6 +86,19 @@ def _local(mesh, spec, aval, what) -> ShapedArray:
                 f"{d} over {k} devices, but {s} is not divisible by {k}; pad the array or pick a "
                 f"spec whose mesh axes divide it")
     return ShapedArray(tuple(s // k for s, k in zip(aval.shape, t)), aval.dtype, aval.weak_type)
+
+
+def _body_typed(local, aval, mesh, manual):
+    """A body argument's type: over the Explicit axes the shard_map leaves free, split
+    as the argument is (JAX's: `f32[4,8@Y]` for `f32[8@X,8@Y]` mapped over X), on the
+    mesh whose mapped axes are Manual; untyped where no Explicit axis is left free."""
+    free = [a for a in mesh.explicit_axes if a not in manual]
+    if not free or aval._sharding is None:
+        return local
+    inner = mesh.abstract_mesh.update_axis_types({a: AxisType.Manual for a in manual})
+    entries = [tuple(a for a in axes_of(p) if a in free) for p in aval._sharding.spec]
+    spec = PartitionSpec(*[None if not e else e[0] if len(e) == 1 else e for e in entries])
+    return local.update(sharding=NamedSharding(inner, spec))
 
 
 def _check_spec(mesh, spec, ndim, manual, what):
@@ -144,12 +157,21 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, manual_a
 
 
 def _sharding_rule(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, manual_axes):
-    # outside the body the Explicit axes of out_specs split the results' types
+    # outside the body the Explicit axes of out_specs split the results' types, then
+    # (major to minor) the free Explicit axes the body's result types name
     outs = []
     for s, a in zip(out_specs, jaxpr.out_avals):
         typed = type_sharding(NamedSharding(mesh, s), len(a.shape))
-        outs.append((None,) * len(a.shape) if typed is None else tuple(typed.spec))
+        spec = (None,) * len(a.shape) if typed is None else tuple(typed.spec)
+        if a._sharding is not None:
+            spec = tuple(_joined(p, q) for p, q in zip(spec, a._sharding.spec))
+        outs.append(spec)
     return outs
+
+
+def _joined(outer, inner):
+    axes = axes_of(outer) + axes_of(inner)
+    return None if not axes else axes[0] if len(axes) == 1 else axes
 
 
 # ---------------------------------------------------------------- eager ----
@@ -478,7 +500,7 @@ def _call(f, name, args, mesh, manual, in_specs, out_specs, check_vma):
     for i, (s, a) in enumerate(zip(specs, avals)):
         what = f"argument leaf {i} ({a.str_short()})"
         _check_spec(mesh, s, a.ndim, manual, f"in_specs for {what}")
-        local.append(_local(mesh, s, a, what))
+        local.append(_body_typed(_local(mesh, s, a, what), a, mesh, manual))
     store = []
 
     def flat_fun(*xs):

@@ -44,11 +44,13 @@ def _run(args: list[str]) -> subprocess.CompletedProcess:
 
 
 # Programs funcad runs whose printed numbers still differ from JAX's: name -> why. Their
-# eager steps run on NumPy, whose float32 exp/log/sums round differently from XLA's in
-# the last bit, and a NUTS chain turns one ulp into another trajectory
-# (docs/ecosystem/numpyro.md, blackjax.md). Not strict: they count again once they match.
+# eager steps are JAX's bits under the drop-in (eager_backend="xla"), but XLA fuses
+# funcad's jitted NUTS step otherwise than JAX's, which moves single roundings, and a
+# NUTS chain turns one ulp into another trajectory (docs/ecosystem/blackjax.md). Not
+# strict: they count again once they match.
 DIFFERS: dict[str, str] = {
-    name: "eager float32 results one ulp off XLA's send the NUTS chain another way"
+    name: "XLA fuses funcad's jitted NUTS step otherwise than JAX's: a one-ulp rounding "
+          "sends the chain another way"
     for name in ("numpyro_nuts", "blackjax_nuts")
 }
 

@@ -206,3 +206,14 @@ def test_errors_match_jax():
         with pytest.raises(ValueError) as got:
             fexp.call(*bad)
         assert str(got.value) == str(want.value)
+
+
+def test_sharded_spec_on_an_abstract_mesh_without_devices_raises_naming_the_fix():
+    from funcad.sharding import AbstractMesh, AxisType, NamedSharding, PartitionSpec
+    mesh = AbstractMesh((2, 4), ("X", "Y"), (AxisType.Explicit,) * 2)
+    spec = funcad.ShapeDtypeStruct((8, 4), np.float32, sharding=NamedSharding(mesh, PartitionSpec("X")))
+    with pytest.raises(ValueError, match="argument 0 has sharding .* over 8 devices, and no Mesh of those devices is known"):
+        fe.export(funcad.jit(lambda a: a * 2))(spec)
+    one = NamedSharding(AbstractMesh((1,), ("X",), (AxisType.Explicit,)), PartitionSpec("X"))
+    exp = fe.export(funcad.jit(lambda a: a * 2))(funcad.ShapeDtypeStruct((8, 4), np.float32, sharding=one))
+    assert exp.nr_devices == 1 and exp.call(np.ones((8, 4), np.float32)).tolist() == [[2.0] * 4] * 8

@@ -13,7 +13,7 @@ import funcad.lax.linalg as lla
 import funcad.numpy as fnp
 from funcad.core.errors import FuncadTypeError, FuncadValueError, MissingRuleError
 from funcad.test_util import check_grads
-from tests.op_rows.linalg_b import SPECTRAL, SYMMETRIC
+from tests.op_rows.linalg_eigh_svd_qr import SPECTRAL, SYMMETRIC
 from tests.op_table import OPS
 
 jax = pytest.importorskip("jax")
@@ -37,7 +37,7 @@ def test_rows_are_found():
 @pytest.mark.parametrize("spec", ROWS, ids=lambda s: s.name)
 def test_rows_match_jax_first_order(spec):
     """grad of a weighted sum of the outputs and the jvp, against JAX's."""
-    from tests.test_ad import _leaves, _row
+    from tests.transforms.test_ad import _leaves, _row
     xs, f, jf, out = _row(spec)
     rng = _rng(1)
     ws = [rng.standard_normal(np.shape(o)) for o in _leaves(out)]
@@ -55,7 +55,7 @@ def test_rows_match_jax_first_order(spec):
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", ROWS, ids=lambda s: s.name)
 def test_rows_match_jax_to_second_order(spec):
-    from tests.test_ad import _compare_with_jax
+    from tests.transforms.test_ad import _compare_with_jax
     _compare_with_jax(spec)
 
 
@@ -166,7 +166,7 @@ def test_norms_match_numpy_for_every_ord_axis_and_keepdims():
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_cond_for_every_p_and_singular_input():
-    from tests.op_rows.linalg_b import SPECTRAL as S
+    from tests.op_rows.linalg_eigh_svd_qr import SPECTRAL as S
     a = S(3, 3)(_rng(), np.float64)[0]
     for p in (None, 2, -2):
         np.testing.assert_allclose(L.cond(a, p), np.linalg.cond(a, p), rtol=1e-12)

@@ -41,7 +41,7 @@ def test_every_row_of_this_module_is_collected():
 
 @pytest.mark.parametrize("spec", [s for s in FFT_ROWS if s.jax_fun], ids=lambda s: s.name)
 def test_rows_match_jax_grad_jvp_and_hessian(spec):
-    from tests.test_ad import _compare_with_jax
+    from tests.transforms.test_ad import _compare_with_jax
     _compare_with_jax(spec)
 
 

@@ -1,4 +1,4 @@
-"""More op-table rows, one module per namespace (funcad.nn, funcad.random, ...).
+"""Op-table rows by topic, one module each (funcad.nn, the decompositions, funcad.scipy.special, ...).
 
 Each module calls `tests.op_table.op(...)` at import; `tests/op_table.py`
 imports every module here, so their rows run in every table-driven test.

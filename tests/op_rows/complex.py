@@ -1,4 +1,4 @@
-"""Complex rows (issue 13): every op on complex64/complex128 inputs.
+"""Complex rows: every op on complex64/complex128 inputs.
 
 The table's NumPy, jit and vmap checks run them like any row; their
 derivatives (finite differences along complex directions at orders 1 and 2,

@@ -252,8 +252,6 @@ REASONS: dict = {
     "python": [("-", "see NO_PYTHON", lambda p: p.name in NO_PYTHON)],
     "pe": [("1st", "first-order: reverse mode stages the whole equation", lambda p: p.name not in HIGHER_ORDER)],
     "shard": [
-        ("coll", "collectives: only in shard_map bodies, whose types carry no Explicit sharding",
-         lambda p: p.name in COLLECTIVES),
     ],
     "deps": [],
     "jet": [

@@ -39,7 +39,7 @@ def ulps(a, b, n=8):
     np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=n * eps, atol=n * eps)
 
 
-# --------------------------------------------------- new samplers, bit for bit ----
+# ------------------------------------------------------- samplers, bit for bit ----
 
 # (name, call(module, key, dtype) -> sample, exact?): exact cases equal JAX's bits in both
 # dtypes; the others agree to a few ulps (XLA fuses the loops' float arithmetic differently in
@@ -269,7 +269,7 @@ def test_counting_moments():
     assert np.all(np.abs(b).sum(-1) <= 1.0)
 
 
-def test_typed_keys_in_every_new_sampler():
+def test_typed_keys_in_every_sampler():
     k, kj = fr.key(9), jr.key(9)
     for call in [lambda m, k: m.poisson(k, 3.0, (3,)), lambda m, k: m.binomial(k, 9, 0.4, (3,)),
                  lambda m, k: m.cauchy(k, (3,))]:

@@ -1,5 +1,5 @@
-"""funcad.scipy beyond the op table: edge values, keyword variants, distribution tails."""
-import inspect
+"""funcad.scipy beyond the op table: special functions' edge values, derivatives and keyword
+forms, trapezoid and the namespaces."""
 import numpy as np
 import pytest
 import scipy.special as sps
@@ -169,72 +169,6 @@ def test_boxcox_and_logit_edges():
 
 # --------------------------------------------------------------- stats ----
 
-DISTS = {  # module: (functions, extra shape arguments, points)
-    "norm": ([], np.array([-40.0, -3.0, 0.0, 0.5, 9.0])),
-    "cauchy": ([], np.array([-1e3, -3.0, 0.0, 0.5, 9.0])),
-    "laplace": ([], np.array([-3.0, 0.0, 0.3, 9.0])),
-    "logistic": ([], np.array([-800.0, -3.0, 0.0, 0.5, 40.0])),
-    "expon": ([], np.array([-1.0, 0.0, 0.3, 0.5, 40.0])),
-    "uniform": ([], np.array([-1.0, 0.0, 0.3, 1.0, 1.5, 2.5])),
-    "t": ([2.5], np.array([-1e3, -3.0, 0.0, 0.5])),
-    "chi2": ([3.0], np.array([-1.0, 0.0, 0.5, 4.0])),
-    "gamma": ([2.5], np.array([-1.0, 0.0, 0.5, 4.0])),
-    "beta": ([2.0, 3.0], np.array([-1.0, 0.0, 0.2, 0.9, 1.0, 2.0])),
-}
-QS = np.array([-0.1, 0.0, 1e-12, 0.1, 0.5, 0.9, 1.0, 1.1])
-
-
-@pytest.mark.parametrize("name", sorted(DISTS))
-def test_continuous_distributions_match_jax_with_loc_scale(name):
-    mod, jmod = getattr(fst, name), getattr(jst, name)
-    shape_args, x = DISTS[name]
-    loc, scale = np.array([[0.0], [0.3]]), np.array([1.0, 1.7, 2.0])[:, None, None]  # broadcast (3, 2, n)
-    for fn in mod.__all__:
-        pts = QS if fn in ("ppf", "isf") else x
-        got = getattr(mod, fn)(pts, *shape_args, loc, scale)
-        assert np.shape(got) == (3, 2, len(pts))
-        close(got, getattr(jmod, fn)(pts, *shape_args, loc, scale), rtol=1e-11)
-        close(getattr(mod, fn)(pts, *shape_args), getattr(jmod, fn)(pts, *shape_args), rtol=1e-11)
-        # float32 stays float32 (Python scalars are weak)
-        assert getattr(mod, fn)(pts.astype(np.float32), *shape_args).dtype == np.float32
-    assert set(mod.__all__) <= {n for n in dir(jmod) if not n.startswith("_")}
-
-
-def test_discrete_distributions_and_dirichlet():
-    k = np.array([-1.0, 0.0, 1.0, 2.0, 2.5, 7.0])
-    for name, args in (("poisson", (2.3,)), ("geom", (0.3,)), ("binom", (5.0, 0.3)), ("binom", (5.0, 1.0)),
-                       ("bernoulli", (0.3,)), ("poisson", (2.3, 1.0))):
-        for fn in ("logpmf", "pmf"):
-            close(getattr(getattr(fst, name), fn)(k, *args), getattr(getattr(jst, name), fn)(k, *args))
-    close(fst.bernoulli.cdf(k, 0.3), jst.bernoulli.cdf(k, 0.3))
-    close(fst.bernoulli.ppf(QS, 0.3), jst.bernoulli.ppf(QS, 0.3))
-    a = np.array([1.5, 2.0, 3.0])
-    x = np.random.default_rng(4).dirichlet(a, 4).T
-    close(fst.dirichlet.logpdf(x, a), jst.dirichlet.logpdf(x, a))
-    close(fst.dirichlet.pdf(x[:2], a), jst.dirichlet.pdf(x[:2], a))
-    close(fst.dirichlet.logpdf(np.array([0.5, 0.6, -0.1]), a), -np.inf)
-    close(funcad.grad(lambda a: fst.dirichlet.logpdf(x, a).sum())(a), jax.grad(lambda a: jst.dirichlet.logpdf(x, a).sum())(a))
-    with pytest.raises(FuncadValueError, match="one-dimensional"):
-        fst.dirichlet.logpdf(x, a[None])
-
-
-def test_gaussian_mixture_likelihood_grad_jit_vmap():
-    rng = np.random.default_rng(5)
-    data = rng.normal(size=50)
-
-    def nll(params, lib_st, lib_sp, lib_np):
-        logits, mu, log_s = params[:3], params[3:6], params[6:]
-        lp = lib_st.norm.logpdf(data[:, None], mu, lib_np.exp(log_s)) + (logits - lib_sp.logsumexp(logits))
-        return -lib_sp.logsumexp(lp, axis=1).sum()
-    p = rng.normal(size=9)
-    want = jax.grad(lambda p: nll(p, jst, jsp, jnp))(p)
-    close(funcad.grad(lambda p: nll(p, fst, fsp, fnp))(p), want, rtol=1e-10)
-    close(funcad.jit(funcad.grad(lambda p: nll(p, fst, fsp, fnp)))(p), want, rtol=1e-10)
-    close(funcad.hessian(lambda p: nll(p, fst, fsp, fnp))(p), jax.hessian(lambda p: nll(p, jst, jsp, jnp))(p), rtol=1e-9)
-    ps = rng.normal(size=(4, 9))
-    close(funcad.vmap(funcad.grad(lambda p: nll(p, fst, fsp, fnp)))(ps),
-          jax.vmap(jax.grad(lambda p: nll(p, jst, jsp, jnp)))(ps), rtol=1e-10)
-
 
 def test_trapezoid_variants():
     import jax.scipy.integrate as jint
@@ -256,15 +190,3 @@ def test_namespaces():
         fsp.sph_harm  # JAX 0.12 has only sph_harm_y
     with pytest.raises(AttributeError):
         fst.kstest  # not in JAX either
-
-
-_DOC_MODULES = ["funcad.nn._activations", "funcad.nn._functions", "funcad.nn._attention",
-                "funcad.scipy.special._basic", "funcad.scipy.special._gamma", "funcad.scipy.special._normal",
-                "funcad.scipy.special._incomplete", "funcad.scipy.special._erfcx_bernoulli", "funcad.primitives.special",
-                "funcad.nn.initializers", "funcad.numpy._bessel",
-                "funcad.scipy.optimize",
-                "funcad.scipy.special._bessel", "funcad.scipy.special._expint",
-                "funcad.scipy.special._faddeeva", "funcad.scipy.special._hyper",
-                "funcad.scipy.special._integrals", "funcad.scipy.stats._core", "funcad.scipy.stats._kde",
-                "funcad.scipy.special", "funcad.scipy.integrate"] + [
-    f"funcad.scipy.stats.{m}" for m in fst.__all__ if inspect.ismodule(getattr(fst, m))]

@@ -136,7 +136,7 @@ def test_zeta_derivatives_in_both_arguments_against_differences():
     assert np.isnan(float(funcad.grad(fsp.zeta)(0.5, 1.0)))  # outside the domain, as the value
 
 
-def test_to_python_of_the_new_primitives_runs():
+def test_to_python_of_the_special_primitives_runs():
     f = lambda a, x: flax.igamma(a, x) + flax.igamma_grad_a(a, x) + flax.bessel_i0e(x)
     src = funcad.to_python(funcad.make_jaxpr(f)(1.5, 2.0))
     ns = {}

@@ -1,13 +1,21 @@
-"""funcad.scipy.stats beyond the op table: mode, rankdata and sem keyword variants and NaN
-policies, and gaussian_kde's methods, resampling, pytree and errors, against SciPy and JAX."""
+"""funcad.scipy.stats beyond the op table, against JAX and SciPy: the continuous
+distributions with loc and scale, the discrete ones and dirichlet, a mixture likelihood
+under grad, jit and vmap; mode, rankdata and sem keyword variants and NaN policies; and
+gaussian_kde's methods, resampling, pytree and errors."""
 import numpy as np
 import pytest
 import scipy.stats as sst
 
 import funcad
+import funcad.numpy as fnp
 import funcad.random as fr
+import funcad.scipy.special as fsp
 import funcad.scipy.stats as fst
 from funcad.core.errors import FuncadTypeError, FuncadValueError
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+jsp, jst, jnp = jax.scipy.special, jax.scipy.stats, jax.numpy
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +146,76 @@ def test_kde_errors():
         fst.gaussian_kde(np.random.default_rng(0).normal(size=(2, 6))).integrate_box_1d(0.0, 1.0)
     with pytest.raises(FuncadTypeError, match="complex"):
         fst.gaussian_kde(np.arange(4.0) * 1j)
+
+
+def close(a, b, rtol=1e-12, atol=1e-14):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol, equal_nan=True)
+
+
+DISTS = {  # module: (functions, extra shape arguments, points)
+    "norm": ([], np.array([-40.0, -3.0, 0.0, 0.5, 9.0])),
+    "cauchy": ([], np.array([-1e3, -3.0, 0.0, 0.5, 9.0])),
+    "laplace": ([], np.array([-3.0, 0.0, 0.3, 9.0])),
+    "logistic": ([], np.array([-800.0, -3.0, 0.0, 0.5, 40.0])),
+    "expon": ([], np.array([-1.0, 0.0, 0.3, 0.5, 40.0])),
+    "uniform": ([], np.array([-1.0, 0.0, 0.3, 1.0, 1.5, 2.5])),
+    "t": ([2.5], np.array([-1e3, -3.0, 0.0, 0.5])),
+    "chi2": ([3.0], np.array([-1.0, 0.0, 0.5, 4.0])),
+    "gamma": ([2.5], np.array([-1.0, 0.0, 0.5, 4.0])),
+    "beta": ([2.0, 3.0], np.array([-1.0, 0.0, 0.2, 0.9, 1.0, 2.0])),
+}
+
+
+QS = np.array([-0.1, 0.0, 1e-12, 0.1, 0.5, 0.9, 1.0, 1.1])
+
+
+@pytest.mark.parametrize("name", sorted(DISTS))
+def test_continuous_distributions_match_jax_with_loc_scale(name):
+    mod, jmod = getattr(fst, name), getattr(jst, name)
+    shape_args, x = DISTS[name]
+    loc, scale = np.array([[0.0], [0.3]]), np.array([1.0, 1.7, 2.0])[:, None, None]  # broadcast (3, 2, n)
+    for fn in mod.__all__:
+        pts = QS if fn in ("ppf", "isf") else x
+        got = getattr(mod, fn)(pts, *shape_args, loc, scale)
+        assert np.shape(got) == (3, 2, len(pts))
+        close(got, getattr(jmod, fn)(pts, *shape_args, loc, scale), rtol=1e-11)
+        close(getattr(mod, fn)(pts, *shape_args), getattr(jmod, fn)(pts, *shape_args), rtol=1e-11)
+        # float32 stays float32 (Python scalars are weak)
+        assert getattr(mod, fn)(pts.astype(np.float32), *shape_args).dtype == np.float32
+    assert set(mod.__all__) <= {n for n in dir(jmod) if not n.startswith("_")}
+
+
+def test_discrete_distributions_and_dirichlet():
+    k = np.array([-1.0, 0.0, 1.0, 2.0, 2.5, 7.0])
+    for name, args in (("poisson", (2.3,)), ("geom", (0.3,)), ("binom", (5.0, 0.3)), ("binom", (5.0, 1.0)),
+                       ("bernoulli", (0.3,)), ("poisson", (2.3, 1.0))):
+        for fn in ("logpmf", "pmf"):
+            close(getattr(getattr(fst, name), fn)(k, *args), getattr(getattr(jst, name), fn)(k, *args))
+    close(fst.bernoulli.cdf(k, 0.3), jst.bernoulli.cdf(k, 0.3))
+    close(fst.bernoulli.ppf(QS, 0.3), jst.bernoulli.ppf(QS, 0.3))
+    a = np.array([1.5, 2.0, 3.0])
+    x = np.random.default_rng(4).dirichlet(a, 4).T
+    close(fst.dirichlet.logpdf(x, a), jst.dirichlet.logpdf(x, a))
+    close(fst.dirichlet.pdf(x[:2], a), jst.dirichlet.pdf(x[:2], a))
+    close(fst.dirichlet.logpdf(np.array([0.5, 0.6, -0.1]), a), -np.inf)
+    close(funcad.grad(lambda a: fst.dirichlet.logpdf(x, a).sum())(a), jax.grad(lambda a: jst.dirichlet.logpdf(x, a).sum())(a))
+    with pytest.raises(FuncadValueError, match="one-dimensional"):
+        fst.dirichlet.logpdf(x, a[None])
+
+
+def test_gaussian_mixture_likelihood_grad_jit_vmap():
+    rng = np.random.default_rng(5)
+    data = rng.normal(size=50)
+
+    def nll(params, lib_st, lib_sp, lib_np):
+        logits, mu, log_s = params[:3], params[3:6], params[6:]
+        lp = lib_st.norm.logpdf(data[:, None], mu, lib_np.exp(log_s)) + (logits - lib_sp.logsumexp(logits))
+        return -lib_sp.logsumexp(lp, axis=1).sum()
+    p = rng.normal(size=9)
+    want = jax.grad(lambda p: nll(p, jst, jsp, jnp))(p)
+    close(funcad.grad(lambda p: nll(p, fst, fsp, fnp))(p), want, rtol=1e-10)
+    close(funcad.jit(funcad.grad(lambda p: nll(p, fst, fsp, fnp)))(p), want, rtol=1e-10)
+    close(funcad.hessian(lambda p: nll(p, fst, fsp, fnp))(p), jax.hessian(lambda p: nll(p, jst, jsp, jnp))(p), rtol=1e-9)
+    ps = rng.normal(size=(4, 9))
+    close(funcad.vmap(funcad.grad(lambda p: nll(p, fst, fsp, fnp)))(ps),
+          jax.vmap(jax.grad(lambda p: nll(p, jst, jsp, jnp)))(ps), rtol=1e-10)

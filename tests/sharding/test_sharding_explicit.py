@@ -271,3 +271,13 @@ def test_cotangents_of_reductions_and_reshapes_keep_the_primals_shardings(name):
         for got in (funcad.jit(funcad.grad(f))(x), funcad.grad(f)(x)):
             np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
             assert _spec(got, funcad) == _spec(want, jax) == ("X", "Y")
+
+
+@child
+def test_eager_ops_with_out_sharding():
+    # eagerly a typed operation with out_sharding= runs its one-op program on the host
+    # values and places the result as its type says (the tutorial's eager jnp.dot)
+    got = fnp.dot(_NS(False).put(A, "X", "Y"), _NS(False).put(B, "Y", None), out_sharding=_NS(False).s("X", None))
+    want = jnp.dot(_NS(True).put(A, "X", "Y"), _NS(True).put(B, "Y", None), out_sharding=_NS(True).s("X", None))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5)
+    assert _spec(got, funcad) == _spec(want, jax) == ("X", None)

@@ -9,6 +9,8 @@ results' shardings, and grads where they apply.
 """
 from __future__ import annotations
 
+import re
+
 import jax
 import numpy as np
 import pytest
@@ -16,7 +18,7 @@ import pytest
 import funcad
 from funcad.core.errors import ShardingTypeError
 from tests.multidevice import CHILD, run_in_child
-from tests.typed_cases import Lib, eval_shape, meshes, run, specs
+from tests.sharding.typed_cases import Lib, eval_shape, meshes, run, specs
 
 rng = np.random.default_rng(0)
 SPD = (lambda m: m @ np.swapaxes(m, -1, -2) + 4 * np.eye(4))(rng.normal(size=(8, 4, 4))).astype(np.float32)
@@ -38,6 +40,7 @@ CASES = {
     "svd_values": (lambda ns, a: ns.lax.linalg.svd(a, compute_uv=False), [(SPD, ("X",))]),
     "lu_batch": (lambda ns, a: ns.lax.linalg.lu(a), [(SPD, ("X",))]),
     "det_batch": (lambda ns, a: ns.np.linalg.det(a), [(SPD, ("X",))]),
+    "solve_batch": (lambda ns, a, b: ns.np.linalg.solve(a, b), [(SPD, ("X",)), (SPD[..., :1], ("X",))]),
     "eig_batch": (lambda ns, a: ns.lax.linalg.eig(a), [(SPD, ("X",))]),
     "schur_batch": (lambda ns, a: ns.lax.linalg.schur(a), [(SPD, ("X",))]),
     "hessenberg_batch": (lambda ns, a: ns.lax.linalg.hessenberg(a), [(SPD, ("X",))]),
@@ -242,3 +245,83 @@ def test_exported_calls_take_typed_operands():
         x = lib.top.device_put(SIG, lib.NS(mesh, lib.P("X", "Y")))
         jaxprs.append(str(lib.top.make_jaxpr(lambda a: call(lib, a))(x)))
     assert all("a:f32[8@X,8@Y]" in j and "f32[8,8] = call_exported" in j for j in jaxprs), jaxprs
+
+
+# ------------------------- collectives in a shard_map over some of the axes ----
+
+COLLECTIVES = {  # name -> (body(lib, size of X), out_specs mapped): the body maps over X only
+    "psum": (lambda lib, n: lambda b: lib.lax.psum(lib.np.sin(b), "X"), False),
+    "pmax": (lambda lib, n: lambda b: lib.lax.pmax(b, "X"), False),
+    "ppermute": (lambda lib, n: lambda b: lib.lax.ppermute(b, "X", [(i, (i + 1) % n) for i in range(n)]), True),
+    "all_to_all": (lambda lib, n: lambda b: lib.lax.all_to_all(b, "X", 0, 0, tiled=True), True),
+    "axis_index": (lambda lib, n: lambda b: b + lib.lax.axis_index("X").astype(b.dtype), True),
+}
+
+
+def _partial_manual(lib, mesh, name):
+    body, mapped = COLLECTIVES[name]
+    return lambda a: lib.top.shard_map(body(lib, mesh.shape["X"]), mesh=mesh, in_specs=lib.P("X"),
+                                       out_specs=lib.P("X") if mapped else lib.P(), axis_names={"X"})(a)
+
+
+def _types_in_partial_manual(name, shape):
+    """The body's and the result's types of the shard_map over X (the jaxprs' text)."""
+    out = []
+    for lib in (Lib(False), Lib(True)):
+        kind = lib.top.sharding.AxisType.Explicit
+        mesh = lib.top.make_mesh(shape, ("X", "Y"), axis_types=(kind, kind),
+                                 devices=lib.top.devices()[:int(np.prod(shape))])
+        x = lib.top.device_put(SIG, lib.NS(mesh, lib.P("X", "Y")))
+        text = str(lib.top.make_jaxpr(_partial_manual(lib, mesh, name))(x))
+        out.append(sorted(set(re.findall(r"f32\[[^\]]*\]", text))))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(COLLECTIVES))
+def test_collectives_in_a_partial_shard_map_type_as_jaxs(name):
+    # a (1, 1) mesh: the types are those of any size, on the one device this process has
+    got, want = _types_in_partial_manual(name, (1, 1))
+    assert got == want and any("@Y" in t for t in got), (got, want)
+
+
+@child
+@pytest.mark.parametrize("name", sorted(COLLECTIVES))
+def test_collectives_in_a_partial_shard_map_match_jax(name):
+    got, want = _types_in_partial_manual(name, (2, 4))
+    assert got == want, (got, want)
+    fmesh, jmesh = meshes()
+    results = []
+    for lib, mesh in ((Lib(False), fmesh), (Lib(True), jmesh)):
+        x = lib.top.device_put(SIG, lib.NS(mesh, lib.P("X", "Y")))
+        results.append(lib.top.jit(_partial_manual(lib, mesh, name))(x))
+    np.testing.assert_allclose(np.asarray(results[0]), np.asarray(results[1]), rtol=1e-5)
+    assert specs([funcad.typeof(results[0])]) == specs([jax.typeof(results[1])])
+
+
+@child
+def test_partial_shard_map_bodies_typed_under_gspmd_too():
+    # GSPMD (the oldest jaxlibs' partitioner) takes no layout over the free axes inside a
+    # manual region: the types stay, the constraints are left out
+    fmesh, _ = meshes()
+    x = funcad.device_put(SIG, funcad.sharding.NamedSharding(fmesh, funcad.sharding.PartitionSpec("X", "Y")))
+    funcad.config.update("jax_use_shardy_partitioner", False)
+    try:
+        got = funcad.jit(_partial_manual(Lib(False), fmesh, "psum"))(x)
+    finally:
+        funcad.config.update("jax_use_shardy_partitioner", True)
+    np.testing.assert_allclose(np.asarray(got), np.sin(SIG).reshape(2, 4, 8).sum(0), rtol=1e-5)
+    assert specs([funcad.typeof(got)]) == [(None, "Y")]
+
+
+@child
+@pytest.mark.parametrize("name", ["global_array_to_host_local_array", "host_local_array_to_global_array"])
+def test_host_local_conversions_take_typed_operands(name):
+    from funcad.experimental import multihost_utils as fmu
+    from jax.experimental import multihost_utils as jmu
+    texts = []
+    for lib, mu, mesh in zip((Lib(False), Lib(True)), (fmu, jmu), meshes()):
+        x = lib.top.device_put(SIG, lib.NS(mesh, lib.P("X", "Y")))
+        f = lambda a: getattr(mu, name)(a, mesh, lib.P("X", "Y"))  # noqa: E731
+        np.testing.assert_array_equal(np.asarray(lib.top.jit(f)(x)), SIG)
+        texts.append(str(lib.top.make_jaxpr(f)(x)))
+    assert all(f"f32[8,8] = {name}" in t for t in texts), texts

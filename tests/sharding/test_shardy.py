@@ -281,8 +281,13 @@ def test_shard_map_body_constants_enter_the_region():
         return lib.jit(sm(lambda a: lib.lax.psum(inner(a + c), "x"), mesh=mesh,
                           in_specs=p("x"), out_specs=p()))
     text, _, _ = same_program(make(funcad, fm, P), make(jax, jm, JP), X)
+    # The region is isolated from above: each constant is passed in or written inside it.
     head = re.search(r"sdy\.manual_computation\(([^)]*)\)", text).group(1)
-    assert "%c0" in head and "%c1" in head  # both constants passed in, not read from outside
+    region = text[text.index("sdy.manual_computation"):]
+    region = region[:region.index("sdy.return")]
+    passed_in = head.count("%c")
+    written_inside = len(re.findall(r"stablehlo\.constant.*tensor<4x8xf32>", region))
+    assert passed_in + written_inside == 2, (head, region)
 
 
 @child

@@ -273,7 +273,8 @@ def test_config_reads_updates_and_overrides():
                                            "softmax_custom_jvp", "check_tracer_leaks", "enable_custom_prng",
                                            "compilation_cache_dir", "enable_compilation_cache",
                                            "persistent_cache_min_compile_time_secs",
-                                           "persistent_cache_min_entry_size_bytes", "debug_key_reuse"}
+                                           "persistent_cache_min_entry_size_bytes", "debug_key_reuse",
+                                           "eager_backend"}
     with pytest.raises(AttributeError, match="debug_nans"):
         funcad.config.update("debug_nan", True)
     with pytest.raises(funcad.FuncadTypeError, match="True or False"):

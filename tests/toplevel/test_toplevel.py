@@ -259,10 +259,10 @@ def test_print_environment_info(capsys):
     assert funcad.print_environment_info(return_string=True) == out[:-1] or "numpy:" in out
 
 
-def test_new_names_are_in_dir_and_all():
-    new = ["Device", "copy_to_host_async", "debug_infs", "debug_nans", "default_matmul_precision",
-           "dtypes", "enable_checks", "errors", "host_count", "host_id", "host_ids", "live_arrays",
-           "log_compiles", "no_execution", "no_tracing", "numpy_rank_promotion",
-           "print_environment_info", "process_indices", "typing"]
-    for name in new:
+def test_top_level_names_are_in_dir_and_all():
+    names = ["Device", "copy_to_host_async", "debug_infs", "debug_nans", "default_matmul_precision",
+             "dtypes", "enable_checks", "errors", "host_count", "host_id", "host_ids", "live_arrays",
+             "log_compiles", "no_execution", "no_tracing", "numpy_rank_promotion",
+             "print_environment_info", "process_indices", "typing"]
+    for name in names:
         assert hasattr(jax, name) and name in dir(funcad) and name in funcad.__all__, name

@@ -28,6 +28,7 @@ from ...primitives import bits as _bits, elementwise as _E, indexing as _indexin
 from ...primitives import reductions as _R, structural as _S
 from .. import shard_map as _shard_map  # noqa: F401
 from .. import checkpoint as _checkpoint, control_flow as _cf, custom as _custom  # noqa: F401
+from .. import closed_call as _closed_call  # noqa: F401  (a call: its body is what it computes)
 from .. import custom_calls as _custom_calls, debugging as _debugging, jit as _jit  # noqa: F401
 from .. import inspect_sharding as _inspect_sharding  # noqa: F401
 from .. import linear_solve as _linear_solve  # noqa: F401  (a call: its body is the solve)

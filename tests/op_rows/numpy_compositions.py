@@ -1,5 +1,6 @@
-"""Rows for the compositions added to funcad.numpy and funcad.lax (issue 17): each is
-checked against NumPy, JAX, finite differences, jit and vmap by the table tests."""
+"""Op-table rows of funcad.numpy's and funcad.lax's compositions (functions written with other
+functions: differences, convolutions, products, quantiles, nan-reductions, pads, ...): each
+is checked against NumPy, JAX, finite differences, jit and vmap by the table tests."""
 import numpy as np
 
 import funcad.lax as lax

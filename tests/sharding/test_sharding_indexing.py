@@ -16,10 +16,11 @@ import pytest
 import funcad
 from funcad.core.errors import ShardingTypeError
 from tests.multidevice import CHILD, run_in_child
-from tests.typed_cases import eval_shape, run, specs
+from tests.sharding.typed_cases import eval_shape, run, specs
 
 A = np.arange(128.0, dtype=np.float32).reshape(16, 8)
 ROWS = np.array([0, 2])
+IDX = (np.arange(128).reshape(16, 8) * 3 % 8).astype(np.int32)
 
 # name -> (f(lib, x), [(operand, spec)]): the same type (and values) as JAX's
 CASES = {
@@ -34,6 +35,9 @@ CASES = {
     "split": (lambda lib, x: lib.np.split(x, 4, axis=0), [(A, ("X", "Y"))]),
     "row_of_unsplit_rows": (lambda lib, x: x[0], [(A, (None, "Y"))]),
     "dynamic_rows": (lambda lib, x: lib.lax.dynamic_slice_in_dim(x, 3, 2, 0), [(A, ("X", "Y"))]),
+    "take_along_batch": (lambda lib, x, i: lib.np.take_along_axis(x, i, axis=1), [(A, ("X",)), (IDX, ("X",))]),
+    "take_along_untyped_indices": (lambda lib, x, i: lib.np.take_along_axis(x, i, axis=1), [(A, ("X",)), (IDX, None)]),
+    "take_along_untyped_operand": (lambda lib, x, i: lib.np.take_along_axis(x, i, axis=1), [(A, None), (IDX, ("X",))]),
     "update_replicated": (lambda lib, x: x.at[0].set(1.0), [(A, ())]),
     "update_typed_alike": (lambda lib, x, u: x.at[ROWS].add(u), [(A, (None, "Y")), (np.ones((2, 8), np.float32),
                                                                                (None, "Y"))]),
@@ -51,6 +55,12 @@ ERRORS = {
                     "dynamic_slice on sharded dims"),
     "gather_split_rows": (lambda lib, x: x[ROWS], [(A, ("X", "Y"))], "Use `.at\\[...\\].get\\(out_sharding=\\)`"),
     "boolean_mask": (lambda lib, x: x[np.arange(16) < 8], [(A, ("X", "Y"))], "get\\(out_sharding=\\)"),
+    "take_along_split_axis": (lambda lib, x, i: lib.np.take_along_axis(x, i, axis=1),
+                              [(A, ("X", "Y")), (IDX, ("X",))], "get\\(out_sharding=\\)"),
+    "take_along_other_batch": (lambda lib, x, i: lib.np.take_along_axis(x, i, axis=1),
+                               [(A, ("X",)), (IDX, ("Y",))], "get\\(out_sharding=\\)"),
+    "get_static_int_out_sharding": (lambda lib, x: x.at[0].get(out_sharding=lib.s("Y")), [(A, ("X", "Y"))],
+                                    "slicing on sharded dims"),
     "set_split_row": (lambda lib, x: x.at[0].set(1.0), [(A, ("X", "Y"))],
                       "Use `.at\\[...\\].set/add/mul/...\\(out_sharding=\\)`"),
     "set_unsplit_row_scalar": (lambda lib, x: x.at[0].set(1.0), [(A, (None, "Y"))], "set/add/mul"),

@@ -1,4 +1,4 @@
-"""Rows for funcad.lax's additions of issue 17 (engineer lax2): bit and rounding ops,
+"""Op-table rows of funcad.lax's operations: bit and rounding ops,
 polynomial, approx top-k, ragged_dot, general gather/scatter with dimension numbers,
 custom_linear_solve and custom_root. Each is checked against NumPy, JAX, finite
 differences, jit and vmap by the table tests."""

@@ -28,8 +28,8 @@ class Lib:
         self.NS = jax.sharding.NamedSharding if jax_side else NamedSharding
         self.mesh = mesh
 
-    def s(self, *spec):
-        return self.NS(self.mesh, self.P(*spec))
+    def s(self, *spec, **kw):
+        return self.NS(self.mesh, self.P(*spec, **kw))
 
 
 def meshes() -> tuple:
@@ -45,7 +45,8 @@ def specs(tree) -> list:
     out = []
     for leaf in jax.tree_util.tree_leaves(tree):
         s = leaf.sharding
-        spec = () if s is None else tuple(s.spec)
+        # JAX's spec refuses iteration when it has unreduced axes: its partitions
+        spec = () if s is None else s.spec.partitions if hasattr(s.spec, "partitions") else tuple(s.spec)
         out.append(tuple(p[0] if isinstance(p, tuple) and len(p) == 1 else p for p in spec)
                    + (None,) * (len(leaf.shape) - len(spec)))
     return out
