@@ -247,12 +247,17 @@ def _correction(name, ddof, correction):
     return correction
 
 
-@jitted_like_jax(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     no_out(out, "var")
     check_where("var", where)
-    ddof = _correction("var", ddof, correction)
+    return _var(a, axis, dtype, _correction("var", ddof, correction), keepdims, where, mean)
+
+
+# As JAX's, compiled with the correction as an argument (eager_backend="xla"): XLA then
+# divides by `count - correction` computed at run time, as in JAX's program.
+@jitted_like_jax(static_argnames=('axis', 'dtype', 'keepdims'))
+def _var(a, axis, dtype, correction, keepdims, where, mean):
     a = asarray_or_tracer(a)
     d = _mean_dtype(a, dtype)
     a = cast(a, d)
@@ -273,23 +278,26 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         sq = E.mul(centered, centered)
     else:
         sq = E.mul(centered, E.div(centered, np.ones((), d)))
-    n = _where_count(a, axis, keepdims, where, d)
-    denom = E.max(E.sub(n, np.array(ddof, d)), np.zeros((), d)) if where is not None or np.ndim(ddof) \
-        or not isinstance(n, np.ndarray) else np.array(np.max([n - ddof, 0]), d)
+    denom = E.sub(asarray_or_tracer(_where_count(a, axis, keepdims, where, d)),
+                  cast(asarray_or_tracer(correction), d))
     total = sum(sq, axis, d, keepdims=keepdims, where=where)
-    # No degrees of freedom left (ddof >= the count): nan, as JAX gives (not x / 0).
-    return _where(E.le(asarray_or_tracer(denom), np.zeros((), aval_of(asarray_or_tracer(denom)).dtype)),
-                  np.array(np.nan, aval_of(total).dtype), E.div(total, denom))
+    # No degrees of freedom left (correction >= the count): nan, as JAX gives (not x / 0).
+    return _where(E.gt(denom, np.zeros((), d)), E.div(total, denom), np.array(np.nan, d))
 
 
 _mean = mean
 
 
-@jitted_like_jax(static_argnames=('axis', 'dtype', 'ddof', 'keepdims', 'correction'))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     no_out(out, "std")
-    return sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean, correction=correction))
+    check_where("std", where)
+    return _std(a, axis, dtype, _correction("std", ddof, correction), keepdims, where, mean)
+
+
+@jitted_like_jax(static_argnames=('axis', 'dtype', 'keepdims'))
+def _std(a, axis, dtype, correction, keepdims, where, mean):
+    return sqrt(_var(a, axis, dtype, correction, keepdims, where, mean))
 
 
 def _arg(prim_fn, a, axis, keepdims):

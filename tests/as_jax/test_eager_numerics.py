@@ -169,6 +169,8 @@ JITTED = {
     "cov": lambda m, x: m.cov(x[:5]), "corrcoef": lambda m, x: m.corrcoef(x[:5]),
     "log2": lambda m, x: m.log2(np.abs(x)), "log10": lambda m, x: m.log10(np.abs(x)),
     "round": lambda m, x: m.round(x, 2), "nanmean": lambda m, x: m.nanmean(x, axis=0),
+    "var": lambda m, x: m.var(x, axis=0), "var_ddof": lambda m, x: m.var(x, axis=1, ddof=1),
+    "std": lambda m, x: m.std(x), "std_where": lambda m, x: m.std(x, axis=0, where=x > -1),
 }
 
 
