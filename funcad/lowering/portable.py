@@ -64,6 +64,8 @@ def module_text(artifact: bytes) -> str:
     with xla._mlir_context():
         if mixed is not None:
             module = mixed.deserialize_portable_artifact(bytes(artifact))
+            if isinstance(module, (str, bytes)):  # older jaxlibs give the module's text
+                module = ir.Module.parse(module)
         else:
             module = ir.Module.parse(_stablehlo().deserialize_portable_artifact_str(bytes(artifact)))
         return module.operation.get_asm(enable_debug_info=False)
