@@ -630,13 +630,16 @@ div_p = binop("div", _int_div, "fciu", hlo="stablehlo.divide", py=_div_source)
 rem_p = binop("rem", _rem, "fiu", hlo="stablehlo.remainder", py="np.fmod({0}, {1})")
 # pow also takes an integer exponent with a float or complex base (as JAX's lax.pow);
 # the exponent is converted to the base's dtype, so eager and XLA compute the same thing.
+_pow_same_dtype_aval = _binary_aval("pow", "fc")
+
+
 def _pow_aval(x, y, **params):
     if x.dtype != y.dtype and _kind(x.dtype) in "fc" and _kind(y.dtype) in "iu":
-        return _binary_aval("pow", "fc")(x, y.update(dtype=x.dtype))
+        return _pow_same_dtype_aval(x, y.update(dtype=x.dtype))
     if x.dtype != y.dtype:
         raise type_error("pow", "the base must be float or complex and the exponent of its dtype "
                          "or an integer (cast one with .astype)", x, y)
-    return _binary_aval("pow", "fc")(x, y)
+    return _pow_same_dtype_aval(x, y)
 
 
 def _pow_impl(x, y):
