@@ -1038,7 +1038,7 @@ def stop_gradient(x):
 
     >>> import funcad
     >>> funcad.grad(lambda p: p["w"] * funcad.lax.stop_gradient(p)["w"])({"w": 3.0})["w"]
-    Array(3., dtype=float64)
+    Array(3., dtype=float64, weak_type=True)
     """
     return tree_map(stop_gradient_p.bind, x)
 

@@ -53,7 +53,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fa
 
     >>> import funcad, funcad.numpy as fnp
     >>> funcad.jvp(fnp.sin, (0.0,), (2.0,))
-    (Array(0., dtype=float64), Array(2., dtype=float64))
+    (Array(0., dtype=float64, weak_type=True), Array(2., dtype=float64, weak_type=True))
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise FuncadTypeError("jvp takes primals and tangents as tuples or lists, one entry per "
@@ -96,7 +96,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False, in_nzs: Any = None
     >>> import funcad, funcad.numpy as fnp
     >>> y, f_jvp = funcad.linearize(fnp.sin, 0.0)
     >>> f_jvp(3.0)
-    Array(3., dtype=float64)
+    Array(3., dtype=float64, weak_type=True)
     >>> y, f_jvp, aux = funcad.linearize(lambda x: (x * x, x + 1.0), 2.0, has_aux=True)
     >>> float(f_jvp(1.0)), float(aux)
     (4.0, 3.0)
@@ -154,7 +154,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=(), saveable
     >>> import funcad, funcad.numpy as fnp
     >>> y, pullback = funcad.vjp(lambda x: x * x, 3.0)
     >>> pullback(1.0)
-    (Array(6., dtype=float64),)
+    (Array(6., dtype=float64, weak_type=True),)
     """
     _no_reduce_axes(reduce_axes, "vjp")
     if not (saveable_args is True):
@@ -213,7 +213,7 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()):
     >>> import funcad, numpy as np
     >>> f_t = funcad.linear_transpose(lambda x: 2.0 * x, 1.0)
     >>> f_t(1.0)
-    (Array(2., dtype=float64),)
+    (Array(2., dtype=float64, weak_type=True),)
     """
     _no_reduce_axes(reduce_axes, "linear_transpose")
     flat_p, in_tree = tree_flatten(primals)
@@ -289,7 +289,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
 
     >>> import funcad, funcad.numpy as fnp
     >>> funcad.value_and_grad(lambda x: x ** 3)(2.0)
-    (Array(8., dtype=float64), Array(12., dtype=float64))
+    (Array(8., dtype=float64, weak_type=True), Array(12., dtype=float64, weak_type=True))
     """
     _no_reduce_axes(reduce_axes, "grad")
 
@@ -334,7 +334,7 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
 
     >>> import funcad, funcad.numpy as fnp
     >>> funcad.grad(fnp.sin)(0.0)
-    Array(1., dtype=float64)
+    Array(1., dtype=float64, weak_type=True)
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 

@@ -398,7 +398,7 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool 
 
     >>> import funcad
     >>> funcad.lax.fori_loop(0, 5, lambda i, x: x + i, 0.0)
-    Array(10., dtype=float64)
+    Array(10., dtype=float64, weak_type=True)
     """
     dtype = np.result_type(aval_of(lower).dtype, aval_of(upper).dtype)
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
