@@ -542,6 +542,8 @@ def _set_rows(x, ints, values, kind, wrap_negative):
     arithmetic of such a kernel into fused multiply-adds: JAX's numbers need JAX's form."""
     shape, dtype = aval_of(x).shape, aval_of(x).dtype
     k = len(ints)
+    window = (1,) * k + tuple(shape[k:])
+    update = reshape(broadcast_to(cast(asarray_or_tracer(values), dtype), shape[k:]), window)
     starts, ok = [], None
     for i, n in zip(ints, shape):
         if not isinstance(i, Tracer):
@@ -558,8 +560,6 @@ def _set_rows(x, ints, values, kind, wrap_negative):
             ok = inside if ok is None else E.bitwise_and(ok, inside)
         starts.append(i)
     starts += [np.int64(0)] * (len(shape) - k)
-    window = (1,) * k + tuple(shape[k:])
-    update = reshape(broadcast_to(cast(asarray_or_tracer(values), dtype), shape[k:]), window)
     if ok is not None:
         update = E.select_n(_bcast(ok, window), I.dynamic_slice(x, starts, window), update)
     return I.dynamic_update_slice(x, update, starts)

@@ -47,6 +47,18 @@ def test_set_index_forms_match_jax(index):
         np.testing.assert_array_equal(ours(X, np.int32(i)), theirs(X, np.int32(i)))
 
 
+def test_set_row_eagerly_matches_jax():
+    for i in (2, -1, 10):
+        ours = fnp.asarray(X).at[fnp.asarray(np.int32(i))].set(V)
+        np.testing.assert_array_equal(ours, jnp.asarray(X).at[jnp.int32(i)].set(V))
+
+
+def test_set_row_of_wrong_shape_raises_even_when_dropped():
+    # JAX raises ValueError; funcad's broadcast_to raises its TypeError for the same shapes
+    with pytest.raises((TypeError, ValueError), match="broadcast"):
+        funcad.jit(lambda x, i: x.at[i, 11].set(np.ones(3, np.float32)))(X, np.int32(0))
+
+
 def test_set_without_wrapping_negatives_drops_them_as_jax():
     ours, theirs = _both(lambda m: lambda x, i, v: x.at[i].set(v, wrap_negative_indices=False))
     for i in (-1, 2):
