@@ -564,7 +564,7 @@ def _set_rows(x, ints, values, kind, wrap_negative):
     starts += [np.int64(0)] * (len(shape) - k)
     if ok is not None:
         update = E.select_n(_bcast(ok, window), I.dynamic_slice(x, starts, window), update)
-    return I.dynamic_update_slice(x, update, starts)
+    return weakly(I.dynamic_update_slice(x, update, starts), is_weak(x))
 
 
 def _bound_entry(i, n, kind, wrap_negative):
