@@ -10,7 +10,7 @@ from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ._types import RaggedDotDimensionNumbers
 from ..arrays import linalg as L
-from ..arrays.precision import _algorithm_cast, _preferred, canonical_precision
+from ..arrays.precision import _preferred, canonical_precision, dot_operands
 from ..primitives.linalg import dot_general as _dot
 from ..primitives.reductions import cumsum
 from ..arrays.dtypes import asarray_or_tracer as _arr
@@ -67,9 +67,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     """
     precision = canonical_precision(precision)
     x, y = _arr(lhs), _arr(rhs)
-    if preferred_element_type is not None:
-        x, y = _preferred(_algorithm_cast(x, precision, preferred_element_type),
-                          _algorithm_cast(y, precision, preferred_element_type), preferred_element_type)
+    x, y = dot_operands(x, y, precision, preferred_element_type)
     return _dot(x, y, dimension_numbers, precision, out_sharding)
 
 
