@@ -15,7 +15,7 @@ from ..core.typed_sharding import explicit_out_sharding, type_sharding
 from ..primitives.linalg import dot_general, dot_general_p
 from ..primitives.sharding import on_auto_axes, out_sharded
 from .dtypes import asarray_or_tracer, no_out, promote
-from .precision import _algorithm_cast, _preferred, canonical_precision
+from .precision import _algorithm_cast, _preferred, canonical_precision, dot_operands
 from .shape import broadcast_to, diagonal, ndim, ravel, reshape, shape, transpose
 from .complex import conj
 from .placement import place
@@ -153,12 +153,18 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         subscripts, operands = _sublist_to_str(subscripts, operands)
     if _dot_general is None:
         def contract(a, b, dn, out_sharding=None):
-            return dot_general(a, b, dn, canonical_precision(precision), out_sharding)
+            p = canonical_precision(precision)
+            a, b = dot_operands(a, b, p, preferred_element_type)  # accumulate in the preferred type
+            return dot_general(a, b, dn, p, out_sharding)
     else:
+        operands = promote(*operands)
+        # As JAX's einsum: each contraction is asked for the result type, the operands'
+        # common one where none is given (flax's fp8 dot_general relies on it).
+        want = aval_of(operands[0]).dtype if preferred_element_type is None else preferred_element_type
+
         def contract(a, b, dn, out_sharding=None):
             extra = {} if out_sharding is None else {"out_sharding": out_sharding}
-            return _dot_general(a, b, dn, precision=precision, preferred_element_type=preferred_element_type,
-                                **extra)
+            return _dot_general(a, b, dn, precision=precision, preferred_element_type=want, **extra)
     typed = explicit_out_sharding(out_sharding, "einsum")
     res = _einsum_str(subscripts, *operands, contract=contract, optimize=optimize, out_sharding=typed)
     if preferred_element_type is not None:
