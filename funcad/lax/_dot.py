@@ -15,7 +15,6 @@ from ..primitives.linalg import dot_general as _dot
 from ..primitives.reductions import cumsum
 from ..arrays.dtypes import asarray_or_tracer as _arr
 from ._slicing import _shape
-from ..arrays.dtypes import promote
 
 __all__ = ['dot', 'batch_matmul', 'dot_general', 'ragged_dot', 'ragged_dot_general']
 
@@ -30,9 +29,7 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
     >>> dot(np.ones((2, 3)), np.ones(3), precision="F64_F64_F64").tolist()
     [3.0, 3.0]
     """
-    x, y = _arr(lhs), _arr(rhs)
-    if aval_of(x).dtype != aval_of(y).dtype:
-        x, y = promote(x, y)
+    x, y = _arr(lhs), _arr(rhs)  # operands of two dtypes are typed by dot_general's rule
     if dimension_numbers is None:
         if not 1 <= len(_shape(x)) <= 2 or not 1 <= len(_shape(y)) <= 2:
             raise FuncadValueError(f"dot: expected 1-d or 2-d operands, got {aval_of(x).str_short()} and "

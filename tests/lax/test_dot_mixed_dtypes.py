@@ -59,6 +59,14 @@ def test_mixed_operands_eager_and_jit_vs_jax(pair):
     _same(np.asarray(funcad.jit(f)(x, y)), want)
 
 
+@pytest.mark.parametrize("pair", [(np.float16, BF16), (np.int8, np.uint8), (F8A, F8B)], ids=_ids)
+def test_lax_dot_types_operands_as_dot_general(pair):
+    x, y = _operands(*pair[:2])
+    want = np.asarray(jlax.dot(x, y))
+    _same(np.asarray(lax.dot(x, y)), want)
+    _same(np.asarray(funcad.jit(lax.dot)(x, y)), want)
+
+
 @pytest.mark.parametrize("pair", FLOAT_PAIRS, ids=_ids)
 def test_mixed_operands_grad_vs_jax(pair):
     a, b, pref = pair
