@@ -154,8 +154,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     if _dot_general is None:
         def contract(a, b, dn, out_sharding=None):
             p = canonical_precision(precision)
-            a, b = dot_operands(a, b, p, preferred_element_type)  # accumulate in the preferred type
-            return dot_general(a, b, dn, p, out_sharding)
+            a, b, narrower = dot_operands(a, b, p, preferred_element_type)  # in the preferred type
+            return dot_general(a, b, dn, p, out_sharding, narrower)
     else:
         operands = promote(*operands)
         # As JAX's einsum: each contraction is asked for the result type, the operands'

@@ -64,8 +64,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     """
     precision = canonical_precision(precision)
     x, y = _arr(lhs), _arr(rhs)
-    x, y = dot_operands(x, y, precision, preferred_element_type)
-    return _dot(x, y, dimension_numbers, precision, out_sharding)
+    x, y, narrower = dot_operands(x, y, precision, preferred_element_type)
+    return _dot(x, y, dimension_numbers, precision, out_sharding, narrower)
 
 
 def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,

@@ -1,6 +1,7 @@
-"""dot_general of operands of two dtypes (JAX types them by XLA's precision order, or by
-preferred_element_type) against JAX on the CPU: dtype and values bit for bit, eager and
-jit, grad and vmap; pairs without a common type are refused as in JAX."""
+"""dot_general's result types against JAX on the CPU: operands of two dtypes (typed by
+XLA's precision order, or by preferred_element_type) and a preferred_element_type lower
+than the operands' type. Dtype and values bit for bit, eager and jit, grad and vmap;
+pairs without a common type are refused as in JAX."""
 import ml_dtypes
 import numpy as np
 import pytest
@@ -19,7 +20,10 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 PAIRS = [(F8A, F8B, None), (F8B, F8A, None), (F8A, F8B, np.float32), (F8B, F8A, BF16),
          (np.float32, np.float16, None), (np.float16, BF16, None), (np.float16, np.float32, np.float16),
          (np.int8, np.float32, None), (np.int8, np.uint8, None), (np.int32, np.uint8, None),
-         (np.bool_, np.int32, None), (np.complex64, np.float32, None), (np.uint8, np.int8, np.int32)]
+         (np.bool_, np.int32, None), (np.complex64, np.float32, None), (np.uint8, np.int8, np.int32),
+         # one dtype, a lower or differently signed result type
+         (np.float32, np.float32, BF16), (np.float32, np.float32, np.float16), (np.float32, np.float32, np.int32),
+         (BF16, BF16, np.float16), (np.float16, np.float16, BF16), (np.int8, np.int8, np.uint16)]
 FLOAT_PAIRS = [p for p in PAIRS if all(np.dtype(d).kind not in "iub" for d in p[:2])]
 
 
@@ -50,7 +54,7 @@ def _same(got, want):
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=_ids)
-def test_mixed_operands_eager_and_jit_vs_jax(pair):
+def test_result_type_and_values_eager_and_jit_vs_jax(pair):
     a, b, pref = pair
     x, y = _operands(a, b)
     want = np.asarray(jlax.dot_general(x, y, DN, preferred_element_type=pref))
@@ -68,7 +72,7 @@ def test_lax_dot_types_operands_as_dot_general(pair):
 
 
 @pytest.mark.parametrize("pair", FLOAT_PAIRS, ids=_ids)
-def test_mixed_operands_grad_vs_jax(pair):
+def test_grad_vs_jax(pair):
     a, b, pref = pair
     x, y = _operands(a, b, seed=1)
 
@@ -80,8 +84,8 @@ def test_mixed_operands_grad_vs_jax(pair):
             _same(np.asarray(g), np.asarray(w))
 
 
-@pytest.mark.parametrize("pair", [PAIRS[0], PAIRS[4], PAIRS[7]], ids=_ids)
-def test_mixed_operands_vmap_vs_jax(pair):
+@pytest.mark.parametrize("pair", [PAIRS[0], PAIRS[4], PAIRS[7], PAIRS[13]], ids=_ids)
+def test_vmap_vs_jax(pair):
     a, b, pref = pair
     x, y = _operands(a, b, seed=2)
     xs = np.stack([x, x[::-1]])
