@@ -16,7 +16,8 @@ from ..primitives import structural as S
 from ..primitives._base import canonical_axis
 from ..primitives.sharding import on_auto_axes, out_sharded, typed_as
 from ..transforms.control_flow_api import while_loop
-from .dtypes import asarray_or_tracer, cast
+from ..primitives.elementwise import weakly
+from .dtypes import asarray_or_tracer, cast, is_weak
 from .shape import broadcast_to, concatenate, moveaxis, ravel, reshape, stack
 from .ufuncs import clip, maximum, minimum, power, true_divide, where
 from .reductions import max as _max
@@ -426,7 +427,8 @@ class _IndexUpdateRef:
         else:
             v = ravel(broadcast_to(cast(asarray_or_tracer(values), dtype), aval_of(pos).shape))
         p = reshape(pos, (-1,)) if isinstance(pos, Tracer) else pos.reshape(-1)
-        return reshape(how(ravel(x), p, v), shape)
+        # a scatter's result is as weak as its operand (JAX's rule), whatever the values
+        return weakly(reshape(how(ravel(x), p, v), shape), is_weak(x))
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):

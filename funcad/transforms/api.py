@@ -17,7 +17,7 @@ from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer, eval_jaxpr
 from ..primitives._base import full
 from ..primitives.collectives import AxisFrame, axis_env as bind_axes
-from ..primitives.elementwise import convert_element_type
+from ..primitives.elementwise import convert_element_type, weakly
 from ..primitives._base import zeros_tangent
 from .jvp import jvp_flat
 from .linearize import linearize_flat
@@ -194,7 +194,8 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=(), saveable
 
     def backward(flat_ct):  # flat cotangents, checked and cast
         cts = backward_pass(linear.jaxpr, linear.consts, flat_ct + [None] * (len(p_out) - n))
-        cts = [zeros_tangent(a) if c is None else c for a, c in zip(in_avals, cts)]
+        # a cotangent has its primal's type, weak where the primal was (as in JAX)
+        cts = [zeros_tangent(a) if c is None else weakly(c, a.weak_type) for a, c in zip(in_avals, cts)]
         return tree_unflatten(in_tree, cts)
 
     pullback.out_nzs = tree_unflatten(out_tree, out_nzs[:n])
@@ -323,7 +324,7 @@ def _check_scalar_output(out, holomorphic):
 
 def _ones_like(x):
     a = aval_of(x)
-    return full(a.shape, 1, a.dtype)
+    return weakly(full(a.shape, 1, a.dtype), a.weak_type)  # the seed is as weak as the output
 
 
 def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
