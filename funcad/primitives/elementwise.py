@@ -980,6 +980,12 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
     try:
         new_dtype = np.dtype(new_dtype)
     except TypeError:
+        if hasattr(new_dtype, "_rules") and isinstance(getattr(new_dtype, "type", None), type):
+            raise FuncadTypeError(
+                f"convert_element_type: {new_dtype!r} is a user-defined extended dtype (a subclass of "
+                "JAX's private jax._src.dtypes.ExtendedDType with `_rules`, as flax's fp8 metadata "
+                "types); funcad has extended dtypes only for PRNG keys and does not take JAX's private "
+                "rules protocol. Keep such values in their physical dtype (e.g. float32)") from None
         raise FuncadTypeError(f"convert_element_type: {new_dtype!r} is not a dtype; pass e.g. "
                               "numpy.float32 or 'float32'") from None
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
