@@ -60,6 +60,10 @@ weak_type_from_some: dict = {}
 def some_weak(args, params) -> bool:
     """A weakly typed operand among args: the default `weak_type_from_some` test."""
     return _some_weak(args)
+# Primitives transposed even when all their output cotangents are zero: a custom_vjp's
+# bwd may return cotangents of its own (flax's fp8 rules return the new scales and
+# amax histories as the "gradients" of those inputs), as JAX calls it.
+TRANSPOSED_ON_ZERO: set = set()
 call_rules: dict = {}            # prim -> CallRule, for the call-like primitives
 
 

@@ -30,14 +30,13 @@ from ..core.avals import ShapedArray, aval_of, float0, is_float, tangent_dtype, 
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import flatten_fun, flatten_up_to, tree_flatten, tree_map, tree_unflatten
 from ..core.staging import StagingTrace
-from ..core.trace import (Primitive, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
+from ..core.trace import (TRANSPOSED_ON_ZERO, Primitive, Tracer, abstract_eval_rules, bind_custom_jvp, bind_custom_vjp,
                           ctx, impl_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules)
 from ..core.typed_sharding import BY_SHAPE_RULE
 from ..primitives._base import is_undefined, zeros_tangent
 from ..primitives.elementwise import convert_element_type, stop_gradient
 from .custom_calls import _closed_over_error
 from .custom_zeros import take_zeros_info as _take_zeros_info, zeros_info as _zeros_info
-from .transpose import TRANSPOSED_ON_ZERO
 
 __all__ = ["zero_from_primal", "custom_jvp", "custom_vjp", "SymbolicZero", "CustomVJPPrimal", "custom_vjp_jvp",
            "custom_vjp_primal_tree_values"]

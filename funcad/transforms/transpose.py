@@ -3,17 +3,11 @@ from __future__ import annotations
 
 from ..core.avals import aval_of, float0
 from ..core.ir import Literal, Var
-from ..core.trace import rule_for, transpose_rules
+from ..core.trace import TRANSPOSED_ON_ZERO, rule_for, transpose_rules
 from ..core.typed_sharding import concrete
 from ..primitives._base import UndefinedPrimal
 from ..primitives.elementwise import add
 from ..primitives.sharding import sharding_constraint_p
-
-
-# Primitives transposed even when all their output cotangents are zero: a custom_vjp's
-# bwd may return cotangents of its own (flax's fp8 rules return the new scales and
-# amax histories as the "gradients" of those inputs), as JAX calls it.
-TRANSPOSED_ON_ZERO: set = set()
 
 
 def backward_pass(jaxpr, consts, cts_out) -> list:
