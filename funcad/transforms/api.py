@@ -22,6 +22,7 @@ from ..primitives._base import zeros_tangent
 from .jvp import jvp_flat
 from .linearize import linearize_flat
 from .passes import optimize as optimize_jaxpr
+from .tape import vjp_flat
 from .transpose import backward_pass
 
 
@@ -167,7 +168,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=(), saveable
     nz_flags = None if in_nzs is None else _bool_flags(in_nzs, primals, "in_nzs")
     flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
     out_nzs: list = []
-    p_out, linear = linearize_flat(flat_fun, flat_p, nz_flags, out_nzs)
+    p_out, backward_flat = vjp_flat(flat_fun, flat_p, nz_flags, out_nzs)
     out_tree, aux_tree, n = store[0]
     out_avals = [aval_of(p) for p in p_out[:n]]
 
@@ -193,7 +194,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=(), saveable
         return backward(flat_ct)
 
     def backward(flat_ct):  # flat cotangents, checked and cast
-        cts = backward_pass(linear.jaxpr, linear.consts, flat_ct + [None] * (len(p_out) - n))
+        cts = backward_flat(flat_ct + [None] * (len(p_out) - n))
         cts = [zeros_tangent(a) if c is None else c for a, c in zip(in_avals, cts)]
         return tree_unflatten(in_tree, cts)
 
