@@ -132,25 +132,22 @@ class TapeTrace(Trace):
         symbolic zero, in and out), walking the tape backwards; as backward_pass does for
         a linear jaxpr, and in the same order."""
         ct_env: dict = {}
+        get, pop = ct_env.get, ct_env.pop
 
-        def add_ct(v, ct):
-            if ct is None or type(v) is not TapeTracer or v._trace is not self or v._aval.dtype == float0:
-                return
-            k = id(v)
-            prev = ct_env.get(k)
-            ct_env[k] = ct if prev is None else add(prev, ct)
+        def add_cts(vs, cts):  # the hot loop of reverse mode, kept to plain dict operations
+            for v, ct in zip(vs, cts):
+                if ct is None or type(v) is not TapeTracer or v._trace is not self or v._aval.dtype == float0:
+                    continue
+                k = id(v)
+                prev = get(k)
+                ct_env[k] = ct if prev is None else add(prev, ct)
 
-        for v, ct in zip(outs, cts_out):
-            add_ct(v, ct)
-        pop = ct_env.pop
+        add_cts(outs, cts_out)
         for entry in reversed(self.tape):
             if type(entry) is _Staged:
                 cts = [pop(id(v), None) for v in entry.outs]
-                if all(c is None for c in cts):
-                    continue
-                jaxpr = entry.closed.jaxpr
-                for v, ct in zip(entry.ins, backward_pass(jaxpr, entry.closed.consts, cts)):
-                    add_ct(v, ct)
+                if any(c is not None for c in cts):
+                    add_cts(entry.ins, backward_pass(entry.closed.jaxpr, entry.closed.consts, cts))
                 continue
             prim, args, params, out = entry
             if prim.multiple_results:
@@ -165,9 +162,8 @@ class TapeTrace(Trace):
                      for x in args]
             rule = transpose_rules.get(prim) or rule_for(transpose_rules, prim,
                                                          "transpose (reverse-mode differentiation)")
-            for a, ct in zip(args, rule(cts, *targs, **params)):
-                add_ct(a, ct)
-        return [_typed_as(v._aval, ct_env.get(id(v))) for v in ins]
+            add_cts(args, rule(cts, *targs, **params))
+        return [_typed_as(v._aval, get(id(v))) for v in ins]
 
 
 def vjp_flat(fun, primals, in_nzs=None, out_nzs=None):
