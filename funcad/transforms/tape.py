@@ -7,14 +7,15 @@ equations and no constants to name, and no pass to find the linear equations, si
 everything on the tape is linear. Under nested eager derivatives every operation is
 recorded once per level, so this bookkeeping was most of their time.
 
-An operation that needs the partial evaluator (a call-like primitive with a partial
-eval rule: cond, scan, while, jit, checkpoint, shard_map; or a custom_jvp/custom_vjp
-function applied to tangents) is partially evaluated on its own, and the tape holds
-its small linear jaxpr, transposed by `backward_pass` in its turn.
+An operation that needs the partial evaluator (a primitive with a partial eval rule:
+jit, checkpoint and the other calls, cond, scan, while, shard_map; or a custom_jvp or
+custom_vjp function applied to tangents) is partially evaluated on its own, and the
+tape holds its small linear jaxpr, transposed by `backward_pass` in its turn.
 """
 from __future__ import annotations
 
-from ..core.avals import aval_of, float0, tangent_aval, tangent_dtype
+from ..core import x64 as _x64
+from ..core.avals import ShapedArray, aval_of, float0, tangent_aval, tangent_dtype
 from ..core.staging import StagingTrace, partial_eval_rules
 from ..core.trace import (Trace, Tracer, abstract_eval_rules, bind_below, bind_custom_jvp, bind_custom_vjp,
                           check_alive, ctx, rule_for, set_trace, transpose_rules)
@@ -22,7 +23,12 @@ from ..core.typed_sharding import with_shardings
 from ..primitives._base import UndefinedPrimal
 from ..primitives.elementwise import add
 from .jvp import jvp_flat
-from .transpose import _typed_as, backward_pass
+from .transpose import typed_as, backward_pass
+
+
+# (primitive, x64, each input's shape, dtype and weak type) -> the output type(s), for
+# parameterless primitives on unsharded types (their shape rules read nothing else)
+_out_types: dict = {}
 
 
 class TapeTracer(Tracer):
@@ -67,7 +73,7 @@ class TapeTrace(Trace):
             return bind_below(self.parent, prim, args, params)
         if prim in partial_eval_rules:
             return self._staged(lambda *xs: prim.bind(*xs, **params), args)
-        in_avals, sharded = [], False
+        in_avals, key = [], [prim, _x64.enabled]
         for x in args:
             if type(x) is TapeTracer and x._trace is self:
                 a = x._aval
@@ -75,19 +81,35 @@ class TapeTrace(Trace):
                 check_alive(x)
                 a = aval_of(x)
             in_avals.append(a)
-            if a._sharding is not None:
-                sharded = True
-        rule = abstract_eval_rules.get(prim) or rule_for(abstract_eval_rules, prim, "shape inference")
-        out_avals = rule(*in_avals, **params)
-        # sharding in types, as the staging trace does: only when an operand has one
-        if sharded or params.get("out_sharding") is not None:
-            out_avals = with_shardings(prim, in_avals, out_avals, params)
+            if key is not None:
+                if type(a) is ShapedArray and a._sharding is None:
+                    key += (a.shape, a.dtype, a.weak_type)
+                else:
+                    key = None
+        if params or key is None:
+            out_avals = self._shape_rule(prim, in_avals, params)
+        else:  # most tangent operations are parameterless and of a few types: their shape rule runs once
+            key = tuple(key)
+            out_avals = _out_types.get(key)
+            if out_avals is None:
+                if len(_out_types) > 4096:
+                    _out_types.clear()
+                out_avals = _out_types[key] = self._shape_rule(prim, in_avals, params)
         if prim.multiple_results:
             outs = [TapeTracer(self, a) for a in out_avals]
         else:
             outs = TapeTracer(self, out_avals)
         self.tape.append((prim, args, params, outs))
         return outs
+
+    @staticmethod
+    def _shape_rule(prim, in_avals, params):
+        rule = abstract_eval_rules.get(prim) or rule_for(abstract_eval_rules, prim, "shape inference")
+        out_avals = rule(*in_avals, **params)
+        # sharding in types, as the staging trace does: only when an operand has one
+        if any(a._sharding is not None for a in in_avals) or params.get("out_sharding") is not None:
+            out_avals = with_shardings(prim, in_avals, out_avals, params)
+        return out_avals
 
     def process_custom_jvp(self, fun, jvp, args, symbolic_zeros):
         if not any(self._is_own(x) for x in args):
@@ -125,7 +147,7 @@ class TapeTrace(Trace):
         new = {id(o): TapeTracer(self, o.aval) for o in staged}
         self.tape.append(_Staged(closed, ins, [new[id(o)] for o in staged]))
         flat = [new.get(id(o), o) for o in flat]
-        return (type(outs)(flat) if isinstance(outs, tuple) else flat) if many else flat[0]
+        return flat if many else flat[0]
 
     def backward(self, outs, cts_out, ins) -> list:
         """Cotangents of the tangents `ins` given those of the tangents `outs` (None: a
@@ -163,7 +185,7 @@ class TapeTrace(Trace):
             rule = transpose_rules.get(prim) or rule_for(transpose_rules, prim,
                                                          "transpose (reverse-mode differentiation)")
             add_cts(args, rule(cts, *targs, **params))
-        return [_typed_as(v._aval, get(id(v))) for v in ins]
+        return [typed_as(v._aval, get(id(v))) for v in ins]
 
 
 def vjp_flat(fun, primals, in_nzs=None, out_nzs=None):

@@ -134,3 +134,18 @@ def test_vjp_in_nzs_and_integer_inputs_as_jax():
     ja, jn, jb = jpull((np.ones(2), np.ones(2)))
     np.testing.assert_allclose(gb, jb, rtol=1e-12)
     assert not np.any(ga) and gn.dtype == jn.dtype and pull.out_nzs == (True, True)
+
+
+def test_tangent_types_follow_x64_and_weak_types():
+    # the tape keeps each output type by its inputs' types and the x64 mode: a gradient
+    # taken with x64 on, then off, then on again, has JAX's dtypes each time
+    f = lambda v: fnp.sum(fnp.tanh(v) * 2.0 + v * v)  # noqa: E731
+    jf = lambda v: jnp.sum(jnp.tanh(v) * 2.0 + v * v)  # noqa: E731
+    x = np.array([0.5, -1.5])
+    for on in (True, False, True):
+        with jax.enable_x64(on), funcad.enable_x64(on):
+            g, jg = funcad.grad(f)(x), jax.grad(jf)(x)
+            d2, jd2 = funcad.grad(funcad.grad(lambda s: s * 3.0))(1.5), jax.grad(jax.grad(lambda s: s * 3.0))(1.5)
+            assert g.dtype == jg.dtype and d2.dtype == jd2.dtype
+            np.testing.assert_allclose(g, jg, rtol=1e-6)
+            assert float(d2) == float(jd2) == 0.0
