@@ -2,7 +2,7 @@
 
 >>> import funcad, funcad.numpy as fnp
 >>> funcad.grad(fnp.tanh)(0.0)
-Array(1., dtype=float64)
+Array(1., dtype=float64, weak_type=True)
 """
 from functools import partial as _partial
 

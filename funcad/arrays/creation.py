@@ -15,7 +15,8 @@ from ..core.trace import Tracer, ctx
 from ..core.typed_sharding import is_sharded_array
 from ..primitives import structural as S
 from ..primitives._base import full as _full
-from .dtypes import cast, hooks as _dtypes_hooks, promote
+from ..primitives.elementwise import weakly
+from .dtypes import cast, hooks as _dtypes_hooks, is_weak, promote, strong_cast
 from . import ufuncs as U
 from .placement import place
 from .shape import stack
@@ -52,16 +53,18 @@ def _ndim(x):
 def _array(obj, dtype=None, copy=True):
     if isinstance(obj, (list, tuple)) and _has_tracer(obj):
         out = stack([_array(e) for e in obj])
-        return out if dtype is None else cast(out, x64.explicit_dtype(dtype, "array"))
+        return out if dtype is None else strong_cast(out, x64.explicit_dtype(dtype, "array"))
     if isinstance(obj, Tracer):
-        return x64.canonicalize_held(obj) if dtype is None else cast(obj, x64.explicit_dtype(dtype, "array"))
+        return x64.canonicalize_held(obj) if dtype is None else strong_cast(obj, x64.explicit_dtype(dtype, "array"))
     if hasattr(obj, "__funcad_array__"):
         if not is_sharded_array(obj):  # an array typed on Explicit mesh axes stays on its devices
-            obj = obj.__funcad_array__()
+            obj = weakly(obj.__funcad_array__(), obj.weak_type)
         return obj if dtype is None else astype(obj, dtype)
+    weak = dtype is None and is_weak(obj)
     if x64.enabled:
-        return _numeric(np.array(obj, dtype=dtype, copy=copy), obj)
-    return x64.canonicalize(_numeric(np.array(obj, dtype=x64.explicit_dtype(dtype, "array"), copy=copy), obj))
+        return weakly(_numeric(np.array(obj, dtype=dtype, copy=copy), obj), weak)
+    return weakly(x64.canonicalize(_numeric(np.array(obj, dtype=x64.explicit_dtype(dtype, "array"),
+                                                      copy=copy), obj)), weak)
 
 
 def _numeric(out: np.ndarray, obj):
@@ -85,10 +88,9 @@ def _asarray(obj, dtype=None):
     if isinstance(obj, Tracer):
         if dtype is None:
             return obj
-        dtype = x64.explicit_dtype(dtype, "asarray")
-        return obj if aval_of(obj).dtype == dtype else cast(obj, dtype)
+        return strong_cast(obj, x64.explicit_dtype(dtype, "asarray"))
     if hasattr(obj, "__funcad_array__") and dtype is None:
-        return obj if is_sharded_array(obj) else obj.__funcad_array__()
+        return obj if is_sharded_array(obj) else weakly(obj.__funcad_array__(), obj.weak_type)
     # copy=None: copy only when needed (NumPy 2's copy=False raises for lists, scalars, casts).
     if isinstance(obj, np.ndarray) and dtype is None:
         return obj if x64.enabled else x64.canonicalize(obj)
@@ -98,7 +100,7 @@ def _asarray(obj, dtype=None):
 def astype(x, dtype, /, *, copy=False, device=None):
     """x converted to `dtype` (`copy` as JAX's: results are new immutable arrays either
     way), placed on `device` if given."""
-    return place(cast(_asarray(x), x64.explicit_dtype(dtype, "astype")), device, name="astype")
+    return place(strong_cast(_asarray(x), x64.explicit_dtype(dtype, "astype")), device, name="astype")
 
 
 def _shape(shape):
@@ -128,9 +130,10 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
 
 def _fill(shape, fill_value, dtype=None):
     if isinstance(fill_value, Tracer):
-        v = fill_value if dtype is None else cast(fill_value, x64.explicit_dtype(dtype, "full"))
+        v = fill_value if dtype is None else strong_cast(fill_value, x64.explicit_dtype(dtype, "full"))
         return broadcast_to(v, _shape(shape))
-    return x64.canonicalize(np.full(_shape(shape), fill_value, x64.explicit_dtype(dtype, "full")))
+    return weakly(x64.canonicalize(np.full(_shape(shape), fill_value, x64.explicit_dtype(dtype, "full"))),
+                   dtype is None and is_weak(fill_value))
 
 
 def _like(x, dtype, shape):
@@ -152,13 +155,13 @@ def _is_duck_array(x) -> bool:
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     s, d = _like(a, dtype, shape)
     out = _full(s, 0, d) if isinstance(a, Tracer) else np.zeros(s, d)
-    return place(out, device, out_sharding, name="zeros_like")
+    return place(weakly(out, dtype is None and is_weak(a)), device, out_sharding, name="zeros_like")
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     s, d = _like(a, dtype, shape)
     out = _full(s, 1, d) if isinstance(a, Tracer) else np.ones(s, d)
-    return place(out, device, out_sharding, name="ones_like")
+    return place(weakly(out, dtype is None and is_weak(a)), device, out_sharding, name="ones_like")
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
@@ -171,7 +174,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
         out = _fill(s, fill_value, d)
     else:
         out = np.full(s, fill_value, d)
-    return place(out, device, out_sharding, name="full_like")
+    return place(weakly(out, dtype is None and is_weak(a)), device, out_sharding, name="full_like")
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):

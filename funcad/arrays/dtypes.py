@@ -14,7 +14,7 @@ from ..core import ieee_warnings as _ieee
 from ..core import options as _options
 from ..core import x64 as _x64
 from ..core.avals import ShapedArray, aval_of, result_type
-from ..core.eager import EagerArray, wrap
+from ..core.eager import EagerArray, WeakEagerArray, wrap, wrap_weak
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.refs import Ref
 from ..core.trace import Tracer, ctx
@@ -36,7 +36,8 @@ def asarray_or_tracer(x):
         _ieee.install()
     t = type(x)
     # A NumPy array passes as itself: a staged program keeps one constant per array object.
-    if t is np.ndarray or t is EagerArray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS:
+    if t is np.ndarray or t is EagerArray or isinstance(x, (Tracer, np.generic)) or t in _SCALARS \
+            or t is WeakEagerArray:
         return x
     if isinstance(x, np.ndarray):
         return np.asarray(x)
@@ -60,13 +61,43 @@ def cast(x, dtype, weak=False):
     if type(x) in _SCALARS:
         if weak and aval_of(x).dtype == dtype:
             return x  # stays a weak Python scalar, printed as a literal
-        return np.array(x, dtype)
+        return wrap_weak(np.array(x, dtype)) if weak else np.array(x, dtype)
     a = aval_of(x)
     # Same dtype: nothing to do, except make a strong value weak. (Weak-to-strong needs no
     # conversion: a primitive's result is strong as soon as one operand is.)
     if a.dtype == dtype and (a.weak_type or not weak or not isinstance(x, Tracer)):
         return x
     return convert_element_type(x, dtype, weak)
+
+
+_WEAK = (int, float, complex)  # not bool: a Python bool is strongly typed, as in JAX
+
+
+def is_weak(x) -> bool:
+    """Whether x is weakly typed (JAX's rule): a Python int, float or complex, or an
+    array or tracer with `weak_type`."""
+    return type(x) in _WEAK or getattr(x, "weak_type", False) is True
+
+
+def strong(x):
+    """x strongly typed: JAX's reductions and explicit casts give strong results even
+    from weakly typed values (a Python scalar becomes a NumPy array)."""
+    t = type(x)
+    if t is WeakEagerArray:
+        return wrap(np.ndarray.view(x, np.ndarray))
+    if t in _SCALARS:
+        return np.asarray(x, aval_of(x).dtype)
+    if isinstance(x, Tracer):
+        a = aval_of(x)
+        if a.weak_type:
+            return convert_element_type(x, a.dtype, False)
+    return x
+
+
+def strong_cast(x, dtype):
+    """x converted to dtype as an explicit cast (`astype`, `asarray(x, dtype)`): the
+    result is strongly typed even where x was weak and had that dtype already."""
+    return strong(cast(x, dtype))
 
 
 def promote(*xs):
@@ -92,8 +123,18 @@ def promote(*xs):
                 if _options.numpy_dtype_promotion != "strict" and \
                         not any(type(x) not in _SCALARS and x.dtype in _NARROW for x in xs):
                     dtype = np.result_type(*xs)
+                    for x in xs:  # a kind-lifting Python scalar (int array + 1.5) is weak: below
+                        if type(x) is not float and type(x) is not int and type(x) is not complex \
+                                and type(x) is not bool and x.dtype.kind == dtype.kind:
+                            break
+                    else:
+                        return _promote_typed(xs)
                     return [x if type(x) is not float and type(x) is not int and type(x) is not complex
                             and type(x) is not bool and x.dtype == dtype else np.asarray(x, dtype) for x in xs]
+    return _promote_typed(xs)
+
+
+def _promote_typed(xs):
     xs = [asarray_or_tracer(x) for x in xs]
     if all(type(x) is np.ndarray or type(x) is EagerArray for x in xs) and all(x.dtype == xs[0].dtype for x in xs):
         return xs

@@ -16,7 +16,8 @@ from ..primitives import structural as S
 from ..primitives._base import canonical_axis
 from ..primitives.sharding import on_auto_axes, out_sharded, typed_as
 from ..transforms.control_flow_api import while_loop
-from .dtypes import asarray_or_tracer, cast
+from ..primitives.elementwise import weakly
+from .dtypes import asarray_or_tracer, cast, is_weak
 from .shape import broadcast_to, concatenate, moveaxis, ravel, reshape, stack
 from .ufuncs import clip, maximum, minimum, power, true_divide, where
 from .reductions import max as _max
@@ -419,6 +420,9 @@ class _IndexUpdateRef:
                 return typed_as(ref._update(auto, how, mode, method, wrap_negative_indices), typed)
             return out_sharded(ref._update(auto, how, mode, method, wrap_negative_indices), out_sharding)
         kind = _mode_kind(mode, _UPDATE_MODES, method)
+        rows = _traced_row_index(x, self.idx) if how is _scatter_set else None
+        if rows is not None:
+            return _set_rows(x, rows, values, kind, wrap_negative_indices)
         x, pos = self._positions(kind, wrap_negative_indices)
         shape, dtype = aval_of(x).shape, aval_of(x).dtype
         if values is None:
@@ -426,7 +430,8 @@ class _IndexUpdateRef:
         else:
             v = ravel(broadcast_to(cast(asarray_or_tracer(values), dtype), aval_of(pos).shape))
         p = reshape(pos, (-1,)) if isinstance(pos, Tracer) else pos.reshape(-1)
-        return reshape(how(ravel(x), p, v), shape)
+        # a scatter's result is as weak as its operand (JAX's rule), whatever the values
+        return weakly(reshape(how(ravel(x), p, v), shape), is_weak(x))
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
@@ -513,6 +518,53 @@ def _check_typed_update(x, idx, values):
 
 def _bcast(v, shape):
     return broadcast_to(v, shape)
+
+
+def _traced_row_index(x, idx):
+    """The integer entries of an index that picks whole trailing rows (`x[i]`, `x[i, j]`,
+    `x[i, ...]`, `x[i, :]`) with at least one traced integer, else None."""
+    entries = idx if isinstance(idx, tuple) else (idx,)
+    k = 0
+    while k < len(entries) and _is_int_scalar(entries[k]):
+        k += 1
+    rest = entries[k:]
+    if (not any(isinstance(i, Tracer) for i in entries[:k]) or rest.count(Ellipsis) > 1
+            or not all(r is Ellipsis or r == slice(None) for r in rest)
+            or k + sum(r is not Ellipsis for r in rest) > aval_of(x).ndim):
+        return None
+    return entries[:k]
+
+
+def _set_rows(x, ints, values, kind, wrap_negative):
+    """`x.at[i, j].set(values)` with traced integers as JAX's program has it once XLA has
+    simplified its one-index scatter: a dynamic_update_slice whose update is the old row
+    where the index is out of bounds (mode "drop"); dynamic_update_slice clamps the start
+    itself (mode "clip"). The sort-based general scatter would keep a while loop that
+    holds it from being compiled as one kernel as JAX's is, and XLA contracts the
+    arithmetic of such a kernel into fused multiply-adds: JAX's numbers need JAX's form."""
+    shape, dtype = aval_of(x).shape, aval_of(x).dtype
+    k = len(ints)
+    window = (1,) * k + tuple(shape[k:])
+    update = reshape(broadcast_to(cast(asarray_or_tracer(values), dtype), shape[k:]), window)
+    starts, ok = [], None
+    for i, n in zip(ints, shape):
+        if not isinstance(i, Tracer):
+            i = int(i) + n if wrap_negative and int(i) < 0 else int(i)
+            if not 0 <= i < n and kind == "drop":
+                return x  # the whole update falls outside, as XLA's scatter drops it
+            starts.append(np.int64(i))
+            continue
+        i = cast(i, np.int64)
+        if wrap_negative:
+            i = E.select_n(E.lt(i, np.int64(0)), i, E.add(i, np.int64(n)))
+        if kind == "drop":
+            inside = E.bitwise_and(E.ge(i, np.int64(0)), E.lt(i, np.int64(n)))
+            ok = inside if ok is None else E.bitwise_and(ok, inside)
+        starts.append(i)
+    starts += [np.int64(0)] * (len(shape) - k)
+    if ok is not None:
+        update = E.select_n(_bcast(ok, window), I.dynamic_slice(x, starts, window), update)
+    return weakly(I.dynamic_update_slice(x, update, starts), is_weak(x))
 
 
 def _bound_entry(i, n, kind, wrap_negative):

@@ -15,7 +15,7 @@ from ..core.typed_sharding import explicit_out_sharding, type_sharding
 from ..primitives.linalg import dot_general, dot_general_p
 from ..primitives.sharding import on_auto_axes, out_sharded
 from .dtypes import asarray_or_tracer, no_out, promote
-from .precision import _algorithm_cast, _preferred, canonical_precision
+from .precision import canonical_precision, dot_operands
 from .shape import broadcast_to, diagonal, ndim, ravel, reshape, shape, transpose
 from .complex import conj
 from .placement import place
@@ -27,17 +27,15 @@ _MATMUL_2D = (((1,), (0,)), ((), ()))
 
 
 def _prepare(a, b, precision, preferred_element_type):
-    """Promoted operands and the canonical precision; preferred_element_type widens
-    the operands as lax.dot_general does (with a dot algorithm's rounding first)."""
+    """Promoted operands, the canonical precision and dot_general's narrower result type:
+    preferred_element_type is applied as lax.dot_general applies it (see dot_operands)."""
     a, b = promote(a, b)
     if precision is None and preferred_element_type is None and _options.default_matmul_precision is None:
         # the common case, kept cheap
-        return a, b, None
+        return a, b, None, None
     precision = canonical_precision(precision)
-    if preferred_element_type is not None:
-        a, b = _preferred(_algorithm_cast(a, precision, preferred_element_type),
-                          _algorithm_cast(b, precision, preferred_element_type), preferred_element_type)
-    return a, b, precision
+    a, b, narrower = dot_operands(a, b, precision, preferred_element_type)
+    return a, b, precision, narrower
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
@@ -48,7 +46,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     >>> fnp.matmul(fnp.ones((2, 3)), fnp.ones(3), precision="F32_F32_F32").tolist()
     [3.0, 3.0]
     """
-    a, b, p = _prepare(a, b, precision, preferred_element_type)
+    a, b, p, lower = _prepare(a, b, precision, preferred_element_type)
     sa, sb = shape(a), shape(b)
     na, nb = len(sa), len(sb)
     if p is None and na == 2 and nb == 2 and sa[1] == sb[0] and out_sharding is None:
@@ -64,26 +62,26 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     # out_sharding goes to the one dot_general, so that a contraction over split
     # dimensions is unambiguous (sharding in types)
     if na == 1 and nb == 1:
-        return dot_general(a, b, (((0,), (0,)), ((), ())), p, out_sharding)
+        return dot_general(a, b, (((0,), (0,)), ((), ())), p, out_sharding, lower)
     if na == 1:
-        return dot_general(a, b, (((0,), (nb - 2,)), ((), ())), p, out_sharding) if nb == 2 else \
-            place(_batched(reshape(a, (1,) + shape(a)), b, squeeze_lhs=True, precision=p),
+        return dot_general(a, b, (((0,), (nb - 2,)), ((), ())), p, out_sharding, lower) if nb == 2 else \
+            place(_batched(reshape(a, (1,) + shape(a)), b, squeeze_lhs=True, precision=p, lower=lower),
                   out_sharding=out_sharding, name="matmul")
     if nb == 1:
-        return dot_general(a, b, (((na - 1,), (0,)), ((), ())), p, out_sharding)
+        return dot_general(a, b, (((na - 1,), (0,)), ((), ())), p, out_sharding, lower)
     if na == 2 and nb == 2:
-        return dot_general(a, b, (((1,), (0,)), ((), ())), p, out_sharding)
-    return _batched(a, b, precision=p, out_sharding=out_sharding)
+        return dot_general(a, b, (((1,), (0,)), ((), ())), p, out_sharding, lower)
+    return _batched(a, b, precision=p, out_sharding=out_sharding, lower=lower)
 
 
-def _batched(a, b, squeeze_lhs=False, precision=None, out_sharding=None):
+def _batched(a, b, squeeze_lhs=False, precision=None, out_sharding=None, lower=None):
     sa, sb = shape(a), shape(b)
     batch = np.broadcast_shapes(sa[:-2], sb[:-2])
     a = broadcast_to(a, batch + sa[-2:])
     b = broadcast_to(b, batch + sb[-2:])
     nbat = len(batch)
     out = dot_general(a, b, (((nbat + 1,), (nbat,)), (tuple(range(nbat)), tuple(range(nbat)))), precision,
-                      out_sharding)
+                      out_sharding, lower)
     if squeeze_lhs:
         out = reshape(out, batch + (shape(out)[-1],))
     return out
@@ -91,16 +89,19 @@ def _batched(a, b, squeeze_lhs=False, precision=None, out_sharding=None):
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """numpy.dot; `precision` and `preferred_element_type` as in lax.dot_general."""
-    a, b, p = _prepare(a, b, precision, preferred_element_type)
+    a, b, p, lower = _prepare(a, b, precision, preferred_element_type)
     sa, sb = shape(a), shape(b)
     na, nb = len(sa), len(sb)
     if p is None and na == 2 and nb == 2 and sa[1] == sb[0] and out_sharding is None:
         return dot_general_p.bind(a, b, dimension_numbers=_MATMUL_2D)  # the common case
     if na == 0 or nb == 0:
+        if lower is not None:  # JAX's: a dot_general without contraction, in the lower type
+            return dot_general(a, b, (((), ()), ((), ())), p, out_sharding, lower)
         return place(E.mul(a, b), out_sharding=out_sharding, name="dot")
     if nb == 1 or nb == 2:
-        return dot_general(a, b, (((na - 1,), (0 if nb == 1 else nb - 2,)), ((), ())), p, out_sharding)
-    return dot_general(a, b, (((na - 1,), (nb - 2,)), ((), ())), p, out_sharding)
+        return dot_general(a, b, (((na - 1,), (0 if nb == 1 else nb - 2,)), ((), ())), p, out_sharding, lower)
+    return dot_general(a, b, (((na - 1,), (nb - 2,)), ((), ())), p, out_sharding, lower)
+
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
@@ -110,10 +111,10 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
     """numpy.inner; `precision` and `preferred_element_type` as in lax.dot_general."""
-    a, b, p = _prepare(a, b, precision, preferred_element_type)
+    a, b, p, lower = _prepare(a, b, precision, preferred_element_type)
     if ndim(a) == 0 or ndim(b) == 0:
-        return E.mul(a, b)
-    return dot_general(a, b, (((ndim(a) - 1,), (ndim(b) - 1,)), ((), ())), p)
+        return E.mul(a, b) if lower is None else dot_general(a, b, (((), ()), ((), ())), p, None, lower)
+    return dot_general(a, b, (((ndim(a) - 1,), (ndim(b) - 1,)), ((), ())), p, None, lower)
 
 
 def outer(a, b, out=None):
@@ -124,7 +125,7 @@ def outer(a, b, out=None):
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     """numpy.tensordot; `precision` and `preferred_element_type` as in lax.dot_general."""
-    a, b, p = _prepare(a, b, precision, preferred_element_type)
+    a, b, p, lower = _prepare(a, b, precision, preferred_element_type)
     if np.ndim(axes) == 0:
         n = int(axes)
         ax_a = tuple(range(ndim(a) - n, ndim(a)))
@@ -133,7 +134,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
         ax_a, ax_b = axes
         ax_a = tuple(canonical_axis(i, ndim(a), 'tensordot', a) for i in np.atleast_1d(ax_a))
         ax_b = tuple(canonical_axis(i, ndim(b), 'tensordot', b) for i in np.atleast_1d(ax_b))
-    return dot_general(a, b, ((ax_a, ax_b), ((), ())), p, out_sharding)
+    return dot_general(a, b, ((ax_a, ax_b), ((), ())), p, out_sharding, lower)
 
 
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
@@ -153,12 +154,18 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         subscripts, operands = _sublist_to_str(subscripts, operands)
     if _dot_general is None:
         def contract(a, b, dn, out_sharding=None):
-            return dot_general(a, b, dn, canonical_precision(precision), out_sharding)
+            p = canonical_precision(precision)
+            a, b, narrower = dot_operands(a, b, p, preferred_element_type)  # in the preferred type
+            return dot_general(a, b, dn, p, out_sharding, narrower)
     else:
+        operands = promote(*operands)
+        # As JAX's einsum: each contraction is asked for the result type, the operands'
+        # common one where none is given (flax's fp8 dot_general relies on it).
+        want = aval_of(operands[0]).dtype if preferred_element_type is None else preferred_element_type
+
         def contract(a, b, dn, out_sharding=None):
             extra = {} if out_sharding is None else {"out_sharding": out_sharding}
-            return _dot_general(a, b, dn, precision=precision, preferred_element_type=preferred_element_type,
-                                **extra)
+            return _dot_general(a, b, dn, precision=precision, preferred_element_type=want, **extra)
     typed = explicit_out_sharding(out_sharding, "einsum")
     res = _einsum_str(subscripts, *operands, contract=contract, optimize=optimize, out_sharding=typed)
     if preferred_element_type is not None:

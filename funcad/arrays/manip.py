@@ -16,7 +16,9 @@ from ..primitives import structural as S
 from ..primitives._base import (broadcast_shapes as broadcast_shapes_of, broadcast_to as _broadcast_to,
                                canonical_axis, canonical_axis as _ax)
 from ..primitives.structural import iota
-from .dtypes import asarray_or_tracer, cast, no_out, promote
+from ..primitives.elementwise import weakly
+from .dtypes import asarray_or_tracer, cast, is_weak, no_out, promote
+from ..core.eager import wrap
 from .indexing import _IndexUpdateHelper, getitem, take
 from .placement import place as _place
 from .shape import (broadcast_arrays, broadcast_to, concatenate, flip,
@@ -83,6 +85,11 @@ def pad(array, pad_width, mode="constant", **kwargs):
     Array([3, 2, 1, 2, 3, 2], dtype=int64)
     """
     a = asarray_or_tracer(array)
+    # JAX pads with constants made like the array: the result is as weak as the array
+    return weakly(_pad(a, pad_width, mode, kwargs), is_weak(a))
+
+
+def _pad(a, pad_width, mode, kwargs):
     nd = len(shape(a))
     widths = _pad_widths(pad_width, nd)
     if callable(mode):
@@ -704,7 +711,9 @@ def diagflat(v, k: int = 0):
 def copy(a, order=None):
     """A copy of a (a new array; funcad arrays are never aliased by later updates)."""
     a = asarray_or_tracer(a)
-    return np.array(a, copy=True) if isinstance(a, np.ndarray) else _x64.canonicalize_held(a)
+    if isinstance(a, np.ndarray):
+        return weakly(wrap(np.array(a, copy=True)), is_weak(a))
+    return _x64.canonicalize_held(a)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):

@@ -2,6 +2,7 @@
 PrecisionLike in dot_general's form, and preferred_element_type's casts."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from ..core import options as _options
@@ -63,6 +64,50 @@ def _preferred(x, y, preferred_element_type):
     if want.itemsize < have.itemsize:
         raise FuncadTypeError(f"preferred_element_type {want} must not be narrower than the inputs ({have})")
     return E.convert_element_type(x, want), E.convert_element_type(y, want)
+
+
+def _type_order(dt):
+    """XLA's HigherPrecisionType order, by which dot_general types operands of two
+    dtypes: complex over real, then float range, mantissa, bit width, signed over unsigned."""
+    k = _kind(dt)
+    real = np.empty(0, dt).real.dtype if k == "c" else dt
+    fi = ml_dtypes.finfo(real) if k in "fc" else None
+    return (k == "c", fi.maxexp if fi else -1, fi.nmant if fi else -1, _bits(real), k != "u")
+
+
+def _bits(dt):
+    k = _kind(dt)
+    return 1 if k == "b" else ml_dtypes.finfo(dt).bits if k in "fc" else ml_dtypes.iinfo(dt).bits
+
+
+def dot_operands(x, y, precision, preferred_element_type):
+    """dot_general's operands and the `preferred_element_type` param of its primitive,
+    by JAX's rule. The result type is the operands' (the higher one in XLA's order if
+    they differ) or preferred_element_type. Operands of two dtypes are both converted
+    to it, as JAX lowers them for the CPU. Operands of one dtype are converted to it
+    where it is the higher type (a widening); a lower one (float32 operands, a bfloat16
+    result) is the primitive's param: the product is computed in the operands' type
+    and rounded, as XLA computes it."""
+    a, b = aval_of(x).dtype, aval_of(y).dtype
+    if a == b and (preferred_element_type is None or np.dtype(preferred_element_type) == a):
+        return x, y, None
+    ta, tb = _type_order(a), _type_order(b)
+    if ta == tb and a != b:
+        raise FuncadTypeError(f"dot_general got operands of dtypes {a} and {b}, which have no "
+                              "common type; convert one of them to the other's dtype")
+    out = a if ta >= tb else b
+    if preferred_element_type is not None:
+        want = np.dtype(preferred_element_type)
+        if not is_algorithm(precision) and _kind(out) != "f" and _bits(want) < _bits(out):
+            raise FuncadTypeError(f"`preferred_element_type` must not be narrower than the original "
+                                  f"type, got preferred_element_type of {want} for result type of {out}; "
+                                  f"pass {out} or a wider type")
+        if a == b and _type_order(want) < ta:
+            return x, y, want
+        out = want
+        if a == b:
+            x, y = _algorithm_cast(x, precision, out), _algorithm_cast(y, precision, out)
+    return E.convert_element_type(x, out), E.convert_element_type(y, out), None
 
 
 def _algorithm_cast(x, precision, preferred_element_type):

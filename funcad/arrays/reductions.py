@@ -14,7 +14,7 @@ from ..primitives import reductions as R
 from ..primitives import structural as S
 from ..primitives._base import broadcast_to as _broadcast, canonical_axis
 from .broadcast import broadcast_to
-from .dtypes import asarray_or_tracer, cast, no_out, promote, to_inexact
+from .dtypes import asarray_or_tracer, cast, no_out, promote, strong, to_inexact
 from .ufuncs import (_as_bool, abs as _abs, exp, isfinite, log, not_equal, sqrt, square, subtract,
     where as _where)
 from ..transforms.eager_xla import jitted_like_jax
@@ -42,6 +42,8 @@ def _keep(y, shape, axes, keepdims):
 
 def _reduce(prim_fn, x, axis, keepdims, dtype=None):
     x = asarray_or_tracer(x)
+    if type(x) not in _ARRAYS:  # jnp's reductions give strong results, as JAX's (its init values are)
+        x = strong(x)
     if dtype is not None:
         x = cast(x, np.dtype(dtype))
     shape = x.shape if type(x) in _ARRAYS else aval_of(x).shape
@@ -323,7 +325,7 @@ def argmin(a, axis=None, out=None, keepdims=None):
 
 
 def _cumulative(prim_fn, a, axis, dtype):
-    a = asarray_or_tracer(a)
+    a = strong(asarray_or_tracer(a))
     if dtype is not None:
         a = cast(a, np.dtype(dtype))
     elif prim_fn in (R.cumsum, R.cumprod):

@@ -13,6 +13,7 @@ from ..core import x64 as _x64
 from ..core.avals import aval_of
 from ..core.eager import EagerArray, lane_dtypes, plain, transcendental_lane_dtypes, wrap
 from ..primitives import elementwise as E
+from ..primitives._base import const
 from .dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
 from ..core.trace import Tracer, bind_custom_jvp, ctx
 from ..core.errors import FuncadValueError
@@ -108,16 +109,18 @@ def log2(x):
 @jitted_like_jax()
 def log10(x):
     x = to_inexact(x, np.log10)
-    return _times_real(E.log(x), 1 / np.log(10))
+    # JAX's constant here is strong (log2's is made like x): the result is too
+    return _times_real(E.log(x), 1 / np.log(10), like_z=False)
 
 
-def _times_real(z, c: float):
-    """z · c for a real constant c: of each part of a complex z (as JAX's log10)."""
-    d = aval_of(z).dtype
-    if _kind(d) == "c":
-        rd = np.finfo(d).dtype
-        return E.complex(E.mul(E.real(z), np.array(c, rd)), E.mul(E.imag(z), np.array(c, rd)))
-    return E.mul(z, np.array(c, d))
+def _times_real(z, c: float, like_z: bool = True):
+    """z · c for a real constant c: of each part of a complex z (as JAX's log10); the
+    constant is as weak as z where `like_z`."""
+    k = const if like_z else (lambda x, v: np.array(v, aval_of(x).dtype))
+    if _kind(aval_of(z).dtype) == "c":
+        re, im = E.real(z), E.imag(z)
+        return E.complex(E.mul(re, k(re, c)), E.mul(im, k(im, c)))
+    return E.mul(z, k(z, c))
 
 
 @jitted_like_jax(static_argnames=('decimals',))
@@ -181,7 +184,7 @@ def reciprocal(x):
     x = asarray_or_tracer(x)
     if not _x64.enabled:  # JAX's 1/x of an integer is a float (NumPy's, in 64-bit mode, an int)
         x = to_inexact(x)
-    return E.div(np.array(1, aval_of(x).dtype), x)
+    return E.div(const(x, 1), x)
 
 
 def isfinite(x):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import narrow as _narrow, options as _options
-from .eager import EagerArray
+from .eager import EagerArray, WeakEagerArray
 from .errors import FuncadTypeError, TypePromotionError
 from .sharding import AbstractMesh, NamedSharding, PartitionSpec
 
@@ -107,7 +107,7 @@ class ShapedArray(AbstractValue):
 
 def _eager_aval(self) -> ShapedArray:
     """The array's type, a ShapedArray (as `jax.Array.aval`)."""
-    return ShapedArray(self.shape, self.dtype)
+    return ShapedArray(self.shape, self.dtype, self.weak_type)
 
 
 EagerArray.aval = property(_eager_aval)
@@ -171,6 +171,8 @@ def aval_of(x) -> ShapedArray:
     t = type(x)
     if (t is np.ndarray or t is EagerArray) and x.dtype.kind not in "OSUV":  # the eager fast path
         return ShapedArray(x.shape, x.dtype)
+    if t is WeakEagerArray:  # as hot under derivatives of Python scalars: always weak
+        return ShapedArray(x.shape, x.dtype, True)
     if t in _PY_SCALARS:
         # Python bools are not weak in NumPy 2 or JAX; other scalars are.
         return ShapedArray((), _PY_SCALARS[t], t is not bool)
@@ -219,7 +221,19 @@ def result_type(*avals: ShapedArray):
         d = np.result_type(*[a.dtype for a in avals])
     else:
         d = np.result_type(*[_promotion_stand_in(a) for a in avals])
+        weak = _weak_join(avals)
     return _PROMOTED.get(d, d), weak
+
+
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+def _weak_join(avals) -> bool:
+    """JAX's lattice: strong and weak operands give a weak result where a weak operand
+    lifts strong integers or bools to its kind (`int32 + 1.5` is a weak float); a float
+    lifted to complex is strong (`float32 + 1j` is complex64)."""
+    strong = max(_KIND_RANK[a.dtype.kind] for a in avals if not a.weak_type)
+    return strong <= 1 and any(_KIND_RANK[a.dtype.kind] > strong for a in avals if a.weak_type)
 
 
 # Under numpy_dtype_promotion='strict' a weakly typed value (a Python scalar) of kind

@@ -27,8 +27,8 @@ import numpy as np
 
 from .errors import FuncadTypeError
 
-__all__ = ["EagerArray", "eager_result", "plain", "plain_args", "plain_tree", "wrap", "wrap_many",
-           "wrap_tree"]
+__all__ = ["EagerArray", "WeakEagerArray", "eager_result", "plain", "plain_args", "plain_tree",
+           "to_eager", "wrap", "wrap_many", "wrap_tree", "wrap_weak"]
 
 _view = np.ndarray.view
 _setflags = np.ndarray.setflags
@@ -91,7 +91,8 @@ class EagerArray(np.ndarray):
     # builds on this module.
 
     def copy(self, order="C") -> "EagerArray":
-        return wrap(np.array(_view(self, np.ndarray), order=order))
+        out = np.array(_view(self, np.ndarray), order=order)
+        return wrap_weak(out) if self.weak_type else wrap(out)
 
     def __copy__(self) -> "EagerArray":
         return self.copy()
@@ -100,7 +101,7 @@ class EagerArray(np.ndarray):
         return self.copy()
 
     def __reduce__(self):
-        return (_unpickle, (np.array(_view(self, np.ndarray)),))
+        return (_unpickle, (np.array(_view(self, np.ndarray)), self.weak_type))
 
     def __iter__(self):
         if not self.shape:
@@ -109,7 +110,7 @@ class EagerArray(np.ndarray):
 
     def __repr__(self):
         body = np.array2string(_view(self, np.ndarray), separator=", ", prefix="Array(")
-        return f"Array({body}, dtype={self.dtype.name})"
+        return f"Array({body}, dtype={self.dtype.name}{', weak_type=True' if self.weak_type else ''})"
 
     def __str__(self):
         return str(_view(self, np.ndarray))
@@ -120,7 +121,7 @@ class EagerArray(np.ndarray):
             return NotImplemented  # a tracer or device array among them answers instead
         out = kwargs.get("out")
         if out is not None:
-            if any(type(o) is EagerArray for o in (out if isinstance(out, tuple) else (out,))):
+            if any(isinstance(o, EagerArray) for o in (out if isinstance(out, tuple) else (out,))):
                 raise FuncadTypeError(f"numpy.{ufunc.__name__}(..., out=x): funcad arrays are immutable; "
                                       "use the returned value instead of out=")
         # Results are funcad arrays again, so `np.float64(2) * x` (NumPy's scalar calls the
@@ -142,13 +143,33 @@ def _only_numpy(xs) -> bool:
     return True
 
 
+class WeakEagerArray(EagerArray):
+    """A weakly typed EagerArray (JAX's `weak_type=True`): made from a Python scalar
+    (`asarray(0.5)`, `full(3, 0.5)`) or computed from weak values only. Its dtype gives
+    way to the other operand's in promotion, as a Python scalar's does, so a bfloat16
+    array times `asarray(0.5)` stays bfloat16.
+
+    >>> import funcad.numpy as fnp
+    >>> fnp.asarray(0.5)
+    Array(0.5, dtype=float64, weak_type=True)
+    >>> (fnp.ones(2, fnp.float32) * fnp.asarray(0.5)).dtype
+    dtype('float32')
+    """
+
+    __slots__ = ()
+
+    @property
+    def weak_type(self) -> bool:
+        return True
+
+
 def _short(idx) -> str:
     s = repr(idx)
     return s if len(s) <= 20 else "idx"
 
 
-def _unpickle(value: np.ndarray) -> EagerArray:
-    return wrap(value)
+def _unpickle(value: np.ndarray, weak: bool = False) -> EagerArray:
+    return wrap_weak(value) if weak else wrap(value)
 
 
 def _cpu_device():
@@ -203,6 +224,18 @@ def wrap(x, _ndarray=np.ndarray, _generic=np.generic, _asarray=np.asarray):
     return v
 
 
+def wrap_weak(x) -> WeakEagerArray:
+    """`x` (a NumPy array or scalar, or an EagerArray) as a read-only WeakEagerArray."""
+    v = _view(np.asarray(x), WeakEagerArray)
+    _setflags(v, False)
+    return v
+
+
+def to_eager(x) -> EagerArray:
+    """An array of another kind (a device array) as an EagerArray, weak where it is."""
+    return wrap_weak(np.asarray(x)) if getattr(x, "weak_type", False) is True else wrap(np.asarray(x))
+
+
 def wrap_many(xs):
     """`wrap` applied to each result of a multiple-results primitive (a list or tuple)."""
     return [wrap(x) for x in xs] if type(xs) is list else type(xs)(wrap(x) for x in xs) \
@@ -211,17 +244,18 @@ def wrap_many(xs):
 
 def plain(x):
     """A plain `np.ndarray` view of an EagerArray; anything else unchanged."""
-    return _view(x, np.ndarray) if type(x) is EagerArray else x
+    return _view(x, np.ndarray) if type(x) is EagerArray or type(x) is WeakEagerArray else x
 
 
 def plain_args(args: tuple) -> list:
-    return [_view(a, np.ndarray) if type(a) is EagerArray else a for a in args]
+    return [_view(a, np.ndarray) if type(a) is EagerArray or type(a) is WeakEagerArray else a
+            for a in args]
 
 
 def plain_tree(x):
     """`plain` through lists, tuples and dicts (the arguments NumPy functions take)."""
     t = type(x)
-    if t is EagerArray:
+    if t is EagerArray or t is WeakEagerArray:
         return _view(x, np.ndarray)
     if t is list or t is tuple:
         return t(plain_tree(e) for e in x)

@@ -17,7 +17,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from .avals import ShapedArray, aval_of
-from .eager import EagerArray, plain_args, wrap, wrap_many
+from .eager import EagerArray, WeakEagerArray, plain_args, wrap, wrap_many, wrap_weak
 from .errors import FuncadError
 
 _ndarray, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
@@ -50,6 +50,16 @@ class CallRule(NamedTuple):
     prune_params: Callable | None   # params of the call pruned to fewer inputs and outputs
 
 
+# Primitives whose result can be weakly typed beside a strong operand (select_n's cases
+# decide, not its predicate; gather's operand, not its indices; convert_element_type's
+# param): prim -> may_be_weak(args, params), which, when true, lets the shape rule type
+# the eager result. (Any other primitive's result is strong beside a strong operand.)
+weak_type_from_some: dict = {}
+
+
+def some_weak(args, params) -> bool:
+    """A weakly typed operand among args: the default `weak_type_from_some` test."""
+    return _some_weak(args)
 call_rules: dict = {}            # prim -> CallRule, for the call-like primitives
 
 
@@ -63,6 +73,7 @@ def register_call(prim: "Primitive", param: str = "jaxpr", *, optimizable: bool 
     params of a pruned call when some depend on the arity (e.g. donation flags).
     """
     call_rules[prim] = CallRule(param, optimizable, prune_params)
+    weak_type_from_some[prim] = some_weak  # its results are typed by its body, not its operands
 
 
 class _Hooks:
@@ -115,6 +126,7 @@ class Primitive:
     def bind(self, *args, **params):
         trace = ctx.trace
         if trace is None:
+            weak = None  # the operands' types when all are weak
             rule = impl_rules.get(self)
             if rule is None:
                 raise MissingRuleError(f"primitive `{self.name}` has no NumPy implementation"
@@ -125,8 +137,15 @@ class Primitive:
                     return hooks.typed_eager(self, args, params)
             for a in args:  # impl rules run on plain ndarrays (no subclass dispatch in NumPy)
                 if type(a) is EagerArray:
+                    may_be_weak = weak_type_from_some.get(self)
+                    if may_be_weak is not None and may_be_weak(args, params):
+                        weak = [aval_of(a) for a in args]
                     args = plain_args(args)
                     break
+            else:
+                if _some_weak(args):  # then the result may be weak: the shape rule says
+                    weak = [aval_of(a) for a in args]
+                    args = plain_args(args)
             # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
             if _warnings.filters is not _ieee.installed or \
                     (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
@@ -138,6 +157,8 @@ class Primitive:
                 raise
             if ctx.debug_nans:  # the one check debug_nans costs when it is off
                 hooks.check_eager_nans(self, args, params, out)
+            if weak is not None:
+                return _weak_result(self, weak, params, out)
             if type(out) is _ndarray:  # the common case, inline: a read-only EagerArray view
                 out = _view(out, EagerArray)
                 _setflags(out, False)
@@ -146,6 +167,26 @@ class Primitive:
         if ctx.vma is not None:  # tracing a shard_map body: device-varying types (transforms/vma.py)
             return ctx.vma.bind(self, trace, args, params)
         return trace.process_primitive(self, args, params)
+
+
+def _some_weak(args) -> bool:
+    for a in args:
+        t = type(a)
+        if t is WeakEagerArray or t is float or t is int or t is complex:
+            return True
+    return False
+
+
+def _weak_result(prim: Primitive, avals: list, params: dict, out):
+    """The eager result of `prim` on weakly typed operands only (Python scalars,
+    WeakEagerArrays), weak where the shape rule says so, as under a trace (JAX's rule:
+    weak only where every operand is)."""
+    shape_rule = abstract_eval_rules.get(prim)
+    out_avals = shape_rule(*avals, **params) if shape_rule is not None else None
+    if not prim.multiple_results:
+        return wrap_weak(out) if getattr(out_avals, "weak_type", False) else wrap(out)
+    return type(out)(wrap_weak(o) if getattr(a, "weak_type", False) else wrap(o)
+                     for o, a in zip(out, out_avals or [None] * len(out)))
 
 
 def bind_below(trace, prim: Primitive, args: tuple, params: dict):

@@ -161,8 +161,10 @@ def _param32(v):
 
 def _bind32(self, *args, **params):
     if ctx.trace is None and args and all(type(a) in _SCALARS for a in args):
-        # Only Python scalars: NumPy would compute in 64 bits; JAX computes in 32.
-        args = [np.asarray(a, _avals._PY_SCALARS[type(a)])[()] for a in args]
+        # Only Python scalars: NumPy would compute in 64 bits; JAX computes in 32, and the
+        # result is weakly typed (Python bools are strong).
+        args = [np.asarray(a, _avals._PY_SCALARS[type(a)])[()] if type(a) is bool
+                else _eager.wrap_weak(np.asarray(a, _avals._PY_SCALARS[type(a)])) for a in args]
     else:
         args = [_value32(a) for a in args]
     if params:
@@ -180,7 +182,8 @@ def _result32(x):
     if c is None:
         return x
     _ieee.ensure()  # the cast overflows quietly, as JAX's conversion
-    return _eager.wrap(np.asarray(x).astype(c))  # stays read-only
+    out = np.asarray(x).astype(c)
+    return _eager.wrap_weak(out) if type(x) is _eager.WeakEagerArray else _eager.wrap(out)
 
 
 def _init32(self, shape, dtype, weak_type: bool = False, sharding=None):

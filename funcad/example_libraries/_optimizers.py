@@ -377,7 +377,7 @@ def unpack_optimizer_state(opt_state):
 
     >>> init, _, _ = momentum(0.1, 0.9)
     >>> unpack_optimizer_state(init({"w": 1.0}))["w"].subtree
-    (1.0, Array(0., dtype=float64))
+    (1.0, Array(0., dtype=float64, weak_type=True))
     """
     states_flat, tree_def, subtree_defs = opt_state
     return tree_unflatten(tree_def, [JoinPoint(tree_unflatten(s, leaves))

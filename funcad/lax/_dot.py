@@ -10,12 +10,11 @@ from ..primitives import elementwise as E
 from ..primitives import structural as S
 from ._types import RaggedDotDimensionNumbers
 from ..arrays import linalg as L
-from ..arrays.precision import _algorithm_cast, _preferred, canonical_precision
+from ..arrays.precision import _preferred, canonical_precision, dot_operands
 from ..primitives.linalg import dot_general as _dot
 from ..primitives.reductions import cumsum
 from ..arrays.dtypes import asarray_or_tracer as _arr
 from ._slicing import _shape
-from ..arrays.dtypes import promote
 
 __all__ = ['dot', 'batch_matmul', 'dot_general', 'ragged_dot', 'ragged_dot_general']
 
@@ -30,9 +29,7 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
     >>> dot(np.ones((2, 3)), np.ones(3), precision="F64_F64_F64").tolist()
     [3.0, 3.0]
     """
-    x, y = _arr(lhs), _arr(rhs)
-    if aval_of(x).dtype != aval_of(y).dtype:
-        x, y = promote(x, y)
+    x, y = _arr(lhs), _arr(rhs)  # operands of two dtypes are typed by dot_general's rule
     if dimension_numbers is None:
         if not 1 <= len(_shape(x)) <= 2 or not 1 <= len(_shape(y)) <= 2:
             raise FuncadValueError(f"dot: expected 1-d or 2-d operands, got {aval_of(x).str_short()} and "
@@ -67,10 +64,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     """
     precision = canonical_precision(precision)
     x, y = _arr(lhs), _arr(rhs)
-    if preferred_element_type is not None:
-        x, y = _preferred(_algorithm_cast(x, precision, preferred_element_type),
-                          _algorithm_cast(y, precision, preferred_element_type), preferred_element_type)
-    return _dot(x, y, dimension_numbers, precision, out_sharding)
+    x, y, narrower = dot_operands(x, y, precision, preferred_element_type)
+    return _dot(x, y, dimension_numbers, precision, out_sharding, narrower)
 
 
 def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,

@@ -90,7 +90,7 @@ DOCSTRINGS = {
     >>> import numpy as np
     >>> import funcad.numpy as fnp
     >>> fnp.atleast_1d(3.0)
-    Array([3.], dtype=float64)
+    Array([3.], dtype=float64, weak_type=True)
     """,
     "atleast_2d": """\
     Each input as an array with at least two dimensions.
@@ -328,7 +328,7 @@ DOCSTRINGS = {
     >>> import funcad.numpy as fnp
     >>> fnp.full((2, 2), 7)
     Array([[7, 7],
-           [7, 7]], dtype=int64)
+           [7, 7]], dtype=int64, weak_type=True)
     """,
     "full_like": """\
     An array of a's shape and dtype filled with fill_value.

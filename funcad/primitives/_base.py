@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray, aval_of, float0, tangent_dtype
+from ..core.eager import wrap_weak
 from ..core.errors import AxisError, FuncadTypeError, FuncadValueError
 from ..core.trace import (Primitive, abstract_eval_rules, impl_rules, jvp_rules, python_rules,
                           transpose_rules)
@@ -96,6 +97,20 @@ def new_primitive(name: str, impl, abstract_eval, multiple_results: bool = False
     return p
 
 
+def weak_if_all_operands_weak(prim: Primitive) -> None:
+    """Make `prim`'s results weakly typed exactly when all its operands are (JAX's
+    standard rule, which its linear algebra primitives follow too)."""
+    rule = abstract_eval_rules[prim]
+
+    def typed(*avals, **params):
+        out = rule(*avals, **params)
+        weak = all(a.weak_type for a in avals)
+        if isinstance(out, (list, tuple)):
+            return type(out)(o.update(weak_type=weak) for o in out)
+        return out.update(weak_type=weak)
+    abstract_eval_rules[prim] = typed
+
+
 def defpython(prim: Primitive, template, helper: str | None = None) -> None:
     """The NumPy source `funcad.to_python` writes for `prim`: a format string over
     the input expressions {0}, {1}, ... and the params by name, or a function
@@ -179,8 +194,11 @@ def full(shape, value, dtype):
 
 
 def const(x, value):
-    """A 0-d constant of the dtype of x."""
-    return np.array(value, dtype_of(x))
+    """A 0-d constant of the dtype of x, weakly typed where x is (as JAX's constants
+    made like an operand, so `log2` of a weak value stays weak)."""
+    a = x.aval if type(x) is UndefinedPrimal else aval_of(x)
+    c = np.array(value, a.dtype)
+    return wrap_weak(c) if a.weak_type else c
 
 
 def broadcast_shapes(*shapes) -> tuple:

@@ -36,7 +36,7 @@ from ..core.typed_sharding import linalg_rule
 from ..lowering import lapack
 from ..lowering.stablehlo import broadcast, compare, select
 from . import elementwise as E
-from ._base import check_eagerly, const, defpython, dtype_of, new_primitive, shape_of
+from ._base import weak_if_all_operands_weak, check_eagerly, const, defpython, dtype_of, new_primitive, shape_of
 from .linalg import dot_general
 from .indexing import take_along_axis
 from .reductions import reduce_sum
@@ -181,6 +181,7 @@ def _eigh_impl(x, *, lower, sort_eigenvalues):
 
 
 eigh_p = new_primitive("eigh", _eigh_impl, _eigh_aval, multiple_results=True)
+weak_if_all_operands_weak(eigh_p)  # JAX's standard weak-type rule
 sharding_rules[eigh_p] = linalg_rule("eigh", (2,), _eigh_aval)
 
 
@@ -273,6 +274,7 @@ def _svd_impl(x, *, full_matrices, compute_uv, driver="gesdd"):
 
 
 svd_p = new_primitive("svd", _svd_impl, _svd_aval, multiple_results=True)
+weak_if_all_operands_weak(svd_p)  # JAX's standard weak-type rule
 sharding_rules[svd_p] = linalg_rule("svd", (2,), _svd_aval)
 
 
@@ -391,6 +393,7 @@ def _geqrf_impl(x):
 
 
 geqrf_p = new_primitive("geqrf", _geqrf_impl, _geqrf_aval, multiple_results=True)
+weak_if_all_operands_weak(geqrf_p)  # JAX's standard weak-type rule
 sharding_rules[geqrf_p] = linalg_rule("geqrf", (2,), _geqrf_aval)
 
 
@@ -443,6 +446,7 @@ def _hh_impl(a, taus):
 
 
 householder_product_p = new_primitive("householder_product", _hh_impl, _hh_aval)
+weak_if_all_operands_weak(householder_product_p)  # JAX's standard weak-type rule
 sharding_rules[householder_product_p] = linalg_rule("householder_product", (2, 1), _hh_aval)
 
 
@@ -501,6 +505,7 @@ def _qr_impl(x, *, full_matrices):
 
 
 qr_p = new_primitive("qr", _qr_impl, _qr_aval, multiple_results=True)
+weak_if_all_operands_weak(qr_p)  # JAX's standard weak-type rule
 sharding_rules[qr_p] = linalg_rule("qr", (2,), _qr_aval)
 
 

@@ -28,7 +28,7 @@ from ..core.trace import jvp_rules, lowering_rules, sharding_rules
 from ..core.typed_sharding import linalg_rule
 from ..lowering import lapack
 from . import elementwise as E
-from ._base import check_eagerly, const, defpython, dtype_of, new_primitive, shape_of
+from ._base import weak_if_all_operands_weak, check_eagerly, const, defpython, dtype_of, new_primitive, shape_of
 from .decompositions import _NAN, _batch_rule, _col, _diag, _lu_solve, _nan_if_failed, _row, mT, mm
 from .reductions import argmax, reduce_sum
 from .structural import broadcast_in_dim, concatenate, slice as _slice
@@ -93,6 +93,7 @@ def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors, enabl
 
 
 eig_p = new_primitive("eig", _eig_impl, _eig_aval, multiple_results=True)
+weak_if_all_operands_weak(eig_p)  # JAX's standard weak-type rule
 sharding_rules[eig_p] = linalg_rule("eig", (2,), _eig_aval)
 
 

@@ -12,9 +12,10 @@ from ..core.narrow import kind as _kind
 import builtins
 
 from ..core.avals import ShapedArray
+from ..core.eager import WeakEagerArray, wrap_weak
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import tree_map
-from ..core.trace import batch_rules, impl_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules
+from ..core.trace import Tracer, batch_rules, impl_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules, some_weak, weak_type_from_some
 from ..core.typed_sharding import broadcasting_rule
 from ..lowering.stablehlo import (binary, broadcast_operands, compare, compare_rule, convert,
                                   elementwise_rule, select)
@@ -409,7 +410,7 @@ def _is_finite_lowering(ctx, x):
 
 
 is_finite_p = unop("is_finite", np.isfinite, hlo=_is_finite_lowering, py="np.isfinite({0})",
-                   aval=lambda x: ShapedArray(x.shape, np.bool_))
+                   aval=lambda x: ShapedArray(x.shape, np.bool_, x.weak_type))
 is_finite = _bind1(is_finite_p)
 defzero(is_finite_p)
 
@@ -859,6 +860,7 @@ def _select_n_impl(which, *cases):
 
 
 select_n_p = new_primitive("select_n", _select_n_impl, _select_n_aval)
+weak_type_from_some[select_n_p] = some_weak
 
 
 def select_n(which, *cases):
@@ -921,7 +923,7 @@ def _clamp_aval(lo, x, hi):
     for b in (lo, hi):
         if b.shape not in ((), x.shape):
             raise type_error("clamp", "bounds must be scalars or have the operand's shape", lo, x, hi)
-    return x
+    return x.update(weak_type=lo.weak_type and x.weak_type and hi.weak_type)
 
 
 clamp_p = new_primitive("clamp", lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi), _clamp_aval)
@@ -971,15 +973,33 @@ def _convert_impl(x, *, new_dtype, weak_type=False):
 
 
 convert_element_type_p = new_primitive("convert_element_type", _convert_impl, _convert_aval)
+weak_type_from_some[convert_element_type_p] = lambda args, params: params.get("weak_type", False)  # its param says
 
 
 def convert_element_type(x, new_dtype, weak_type: bool = False):
     try:
         new_dtype = np.dtype(new_dtype)
     except TypeError:
+        if hasattr(new_dtype, "_rules") and isinstance(getattr(new_dtype, "type", None), type):
+            raise FuncadTypeError(
+                f"convert_element_type: {new_dtype!r} is a user-defined extended dtype (a subclass of "
+                "JAX's private jax._src.dtypes.ExtendedDType with `_rules`, as flax's fp8 metadata "
+                "types); funcad has extended dtypes only for PRNG keys and does not take JAX's private "
+                "rules protocol. Keep such values in their physical dtype (e.g. float32)") from None
         raise FuncadTypeError(f"convert_element_type: {new_dtype!r} is not a dtype; pass e.g. "
                               "numpy.float32 or 'float32'") from None
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def weakly(x, weak: bool):
+    """`x` weakly typed where `weak` (a value whose type JAX takes from a weak one: a
+    creation function's fill, a scatter's operand, a gradient's primal)."""
+    if not weak:
+        return x
+    if isinstance(x, Tracer):
+        a = x.aval
+        return x if a.weak_type else convert_element_type(x, a.dtype, True)
+    return x if type(x) is WeakEagerArray else wrap_weak(x)
 
 
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type=False):
@@ -1024,7 +1044,7 @@ def stop_gradient(x):
 
     >>> import funcad
     >>> funcad.grad(lambda p: p["w"] * funcad.lax.stop_gradient(p)["w"])({"w": 3.0})["w"]
-    Array(3., dtype=float64)
+    Array(3., dtype=float64, weak_type=True)
     """
     return tree_map(stop_gradient_p.bind, x)
 

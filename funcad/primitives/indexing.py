@@ -12,7 +12,7 @@ import numpy as np
 from ..core.avals import ShapedArray, aval_of
 from ..core.sharding import NamedSharding, PartitionSpec
 from ..core.errors import ShardingTypeError
-from ..core.trace import Tracer, batch_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules
+from ..core.trace import Tracer, batch_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules, some_weak, weak_type_from_some
 from ..core.typed_sharding import broadcasting_rule, same_as_operand, spec_of, varying_shape_rule
 from ..lowering.stablehlo import (binary, compare, convert, i64_array, ints, reducer_region,
                                   scalar_aval, select)
@@ -46,6 +46,7 @@ def _dynamic_slice_impl(x, *idx, slice_sizes):
 
 
 dynamic_slice_p = new_primitive("dynamic_slice", _dynamic_slice_impl, _dynamic_slice_aval)
+weak_type_from_some[dynamic_slice_p] = some_weak
 
 
 def dynamic_slice(x, start_indices, slice_sizes):
@@ -123,7 +124,7 @@ def _dus_aval(x, u, *idx):
             or any(i.shape != () or i.dtype.kind not in "iu" for i in idx)):
         raise type_error("dynamic_update_slice", "the update must fit inside the operand, with one "
                          "scalar integer start per dimension", x, u, *idx)
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return ShapedArray(x.shape, x.dtype, all(a.weak_type for a in (x, u, *idx)))
 
 
 def _dus_impl(x, u, *idx):
@@ -213,6 +214,7 @@ def _gather_impl(x, idx):
 
 
 gather_p = new_primitive("gather", _gather_impl, _gather_aval)
+weak_type_from_some[gather_p] = some_weak
 
 
 def gather(x, indices):
@@ -237,6 +239,7 @@ def _scatter_add_impl(x, idx, u):
 
 
 scatter_add_p = new_primitive("scatter_add", _scatter_add_impl, _scatter_aval)
+weak_type_from_some[scatter_add_p] = some_weak
 
 
 def scatter_add(x, indices, updates):

@@ -12,6 +12,7 @@ from ..core.typed_sharding import axes_of, explicit_out_sharding, out_spec, spec
 from ..lowering.stablehlo import compare, convert, ints
 from . import dot_algorithm as algo
 from ._base import defjvp, defpython, is_undefined, new_primitive, shape_of, type_error
+from .elementwise import convert_element_type
 from .structural import moveaxis0, transpose
 from .sharding import out_sharded
 
@@ -20,7 +21,7 @@ def _free(nd, contract, batch):
     return [i for i in range(nd) if i not in contract and i not in batch]
 
 
-def _dot_aval(x, y, *, dimension_numbers, precision=None, out_sharding=None):
+def _dot_aval(x, y, *, dimension_numbers, precision=None, out_sharding=None, preferred_element_type=None):
     (xc, yc), (xb, yb) = dimension_numbers
     ok = (x.dtype == y.dtype and len(xc) == len(yc) and len(xb) == len(yb)
           and all(0 <= i < x.ndim for i in xc + xb) and all(0 <= i < y.ndim for i in yc + yb)
@@ -30,10 +31,15 @@ def _dot_aval(x, y, *, dimension_numbers, precision=None, out_sharding=None):
                          "contracted and batch dimensions must match in size and dtypes must agree", x, y)
     shape = ([x.shape[i] for i in xb] + [x.shape[i] for i in _free(x.ndim, xc, xb)]
              + [y.shape[i] for i in _free(y.ndim, yc, yb)])
+    if preferred_element_type is not None:
+        return ShapedArray(shape, preferred_element_type)
     return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
 
 
-def _dot_impl(x, y, *, dimension_numbers, precision=None, out_sharding=None):
+def _dot_impl(x, y, *, dimension_numbers, precision=None, out_sharding=None, preferred_element_type=None):
+    if preferred_element_type is not None:  # computed in the operands' type, then rounded (XLA's CPU)
+        out = _dot_impl(x, y, dimension_numbers=dimension_numbers, precision=precision)
+        return np.asarray(out).astype(preferred_element_type)
     (xc, yc), (xb, yb) = dimension_numbers
     if type(x) is not np.ndarray or type(y) is not np.ndarray:
         x, y = np.asarray(x), np.asarray(y)
@@ -62,17 +68,21 @@ def _dot_impl(x, y, *, dimension_numbers, precision=None, out_sharding=None):
 dot_general_p = new_primitive("dot_general", _dot_impl, _dot_aval)
 
 
-def dot_general(x, y, dimension_numbers, precision=None, out_sharding=None):
+def dot_general(x, y, dimension_numbers, precision=None, out_sharding=None, preferred_element_type=None):
     """`precision`: None, a (lhs, rhs) pair of 'DEFAULT'/'HIGH'/'HIGHEST', a
     DotAlgorithmPreset or a DotAlgorithm; `out_sharding`: the result's sharding (a
     NamedSharding, or a PartitionSpec over the context mesh), needed where the
-    contracted dimensions are split over Explicit mesh axes. Each is a param only
-    when not None."""
+    contracted dimensions are split over Explicit mesh axes; `preferred_element_type`:
+    a result type lower than the operands' one in XLA's order (the product is
+    computed in the operands' type and rounded to it; a higher one is reached by
+    converting the operands, see lax.dot_general). Each is a param only when not None."""
     (xc, yc), (xb, yb) = dimension_numbers
     dn = ((tuple(map(int, xc)), tuple(map(int, yc))), (tuple(map(int, xb)), tuple(map(int, yb))))
     params = {"dimension_numbers": dn}
     if precision is not None:
         params["precision"] = precision
+    if preferred_element_type is not None:
+        params["preferred_element_type"] = np.dtype(preferred_element_type)
     typed = explicit_out_sharding(out_sharding, "dot_general")
     if typed is not None:
         params["out_sharding"] = typed
@@ -85,14 +95,19 @@ def dot_general(x, y, dimension_numbers, precision=None, out_sharding=None):
 # As in JAX, the derivatives keep the precision (an algorithm rounds the tangents too).
 # The tangents are typed as the result (its out_sharding, on Explicit axes).
 defjvp(dot_general_p,
-       lambda t, ans, x, y, *, dimension_numbers, precision=None, out_sharding=None:
-           dot_general(t, y, dimension_numbers, precision, out_sharding),
-       lambda t, ans, x, y, *, dimension_numbers, precision=None, out_sharding=None:
-           dot_general(x, t, dimension_numbers, precision, out_sharding))
+       lambda t, ans, x, y, *, dimension_numbers, precision=None, out_sharding=None, preferred_element_type=None:
+           dot_general(t, y, dimension_numbers, precision, out_sharding, preferred_element_type),
+       lambda t, ans, x, y, *, dimension_numbers, precision=None, out_sharding=None, preferred_element_type=None:
+           dot_general(x, t, dimension_numbers, precision, out_sharding, preferred_element_type))
 
 
-def _transpose_operand(ct, other, dims, nd, other_nd, ct_first, precision=None, primal=None):
-    """Cotangent of one operand of dot_general; `ct_first` says it is the lhs."""
+def _transpose_operand(ct, other, dims, nd, other_nd, ct_first, precision=None, primal=None,
+                       preferred=None):
+    """Cotangent of one operand of dot_general; `ct_first` says it is the lhs. With a
+    `preferred` result type, as JAX's: the product of the cotangent and the other
+    operand in that type, converted to the operand's type."""
+    if preferred is not None:
+        ct, other = convert_element_type(ct, preferred), convert_element_type(other, preferred)
     (xc, yc), (xb, yb) = dims
     if not ct_first:  # view the rhs as the lhs of the swapped product
         xc, yc, xb, yb = yc, xc, yb, xb
@@ -113,17 +128,19 @@ def _transpose_operand(ct, other, dims, nd, other_nd, ct_first, precision=None, 
     res = dot_general(ct, other, ((ct_yfree, y_free), (list(range(nb)), list(yb))), precision,
                       out_sharding)
     perm = [layout.index(k) for k in range(nd)]
-    return res if perm == list(range(nd)) else transpose(res, perm)
+    res = res if perm == list(range(nd)) else transpose(res, perm)
+    return res if preferred is None else convert_element_type(res, primal.dtype)
 
 
-def _dot_transpose(ct, x, y, *, dimension_numbers, precision=None, out_sharding=None):
+def _dot_transpose(ct, x, y, *, dimension_numbers, precision=None, out_sharding=None,
+                   preferred_element_type=None):
     cx = cy = None
     if is_undefined(x):
         cx = _transpose_operand(ct, y, dimension_numbers, len(shape_of(x)), len(shape_of(y)), True,
-                                precision, x.aval)
+                                precision, x.aval, preferred_element_type)
     if is_undefined(y):
         cy = _transpose_operand(ct, x, dimension_numbers, len(shape_of(y)), len(shape_of(x)), False,
-                                precision, y.aval)
+                                precision, y.aval, preferred_element_type)
     return [cx, cy]
 
 
@@ -134,7 +151,9 @@ def _shift0(axes):
     return tuple(a + 1 for a in axes)
 
 
-def _dot_batch(vals, dims, *, axis_size, dimension_numbers, precision=None, out_sharding=None):
+def _dot_batch(vals, dims, *, axis_size, dimension_numbers, precision=None, out_sharding=None,
+               preferred_element_type=None):
+    pref = preferred_element_type
     (xc, yc), (xb, yb) = dimension_numbers
     x, y = vals
     dx, dy = dims
@@ -148,17 +167,18 @@ def _dot_batch(vals, dims, *, axis_size, dimension_numbers, precision=None, out_
     if dx is not None and dy is not None:
         x, y = moveaxis0(x, dx, axis_size), moveaxis0(y, dy, axis_size)
         dn = ((_shift0(xc), _shift0(yc)), ((0,) + _shift0(xb), (0,) + _shift0(yb)))
-        return dot_general(x, y, dn, precision, out(0)), 0
+        return dot_general(x, y, dn, precision, out(0), pref), 0
     if dx is not None:
         x = moveaxis0(x, dx, axis_size)
-        return dot_general(x, y, ((_shift0(xc), yc), (_shift0(xb), yb)), precision, out(len(xb))), len(xb)
+        return dot_general(x, y, ((_shift0(xc), yc), (_shift0(xb), yb)), precision, out(len(xb)), pref), len(xb)
     y = moveaxis0(y, dy, axis_size)
     x_free = len(shape_of(x)) - len(xc) - len(xb)
     d = len(xb) + x_free
-    return dot_general(x, y, ((xc, _shift0(yc)), (xb, _shift0(yb))), precision, out(d)), d
+    return dot_general(x, y, ((xc, _shift0(yc)), (xb, _shift0(yb))), precision, out(d), pref), d
 
 
-def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None, out_sharding=None):
+def _dot_lowering(ctx, x, y, *, dimension_numbers, precision=None, out_sharding=None,
+                  preferred_element_type=None):  # the result type is the output's, as JAX emits it
     (xc, yc), (xb, yb) = dimension_numbers
     dn = (f"#stablehlo.dot<lhs_batching_dimensions = {ints(xb)}, rhs_batching_dimensions = {ints(yb)}, "
           f"lhs_contracting_dimensions = {ints(xc)}, rhs_contracting_dimensions = {ints(yc)}>")
@@ -195,6 +215,11 @@ def _dot_lowering_precise(ctx, x, y, dn, precision):
 
 
 def _dot_source(eqn, a):
+    pref = eqn.params.get("preferred_element_type")
+    if pref is not None:
+        plain = dict(eqn.params)
+        del plain["preferred_element_type"]
+        return f"{_dot_source(eqn._replace(params=plain), a)}.astype('{pref}')"
     (xc, yc), (xb, yb) = eqn.params["dimension_numbers"]
     nx, ny = eqn.inputs[0].aval.ndim, eqn.inputs[1].aval.ndim
     prec = eqn.params.get("precision")
@@ -224,7 +249,7 @@ def _dot_source_plain(eqn, a, nx, ny, xc, yc, xb, yb):
 batch_rules[dot_general_p] = _dot_batch
 
 
-def _dot_sharding(x, y, *, dimension_numbers, precision=None, out_sharding=None):
+def _dot_sharding(x, y, *, dimension_numbers, precision=None, out_sharding=None, preferred_element_type=None):
     """JAX's rule: out_sharding if given; else batch dimensions split alike, contracted
     ones not split on both sides, and the result split as the free dimensions are."""
     (xc, yc), (xb, yb) = dimension_numbers

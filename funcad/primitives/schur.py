@@ -30,7 +30,7 @@ from ..core.trace import jvp_rules, lowering_rules, sharding_rules
 from ..core.typed_sharding import linalg_rule
 from ..lowering import lapack
 from ..lowering.stablehlo import binary
-from ._base import check_eagerly, defpython, new_primitive
+from ._base import weak_if_all_operands_weak, check_eagerly, defpython, new_primitive
 from .decompositions import _INEXACT, _NAN, _batch_rule, _lapack, _nan_if_failed, _no_derivative
 
 
@@ -72,6 +72,7 @@ def _schur_impl(x, *, compute_schur_vectors):
 
 
 schur_p = new_primitive("schur", _schur_impl, _schur_aval, multiple_results=True)
+weak_if_all_operands_weak(schur_p)  # JAX's standard weak-type rule
 sharding_rules[schur_p] = linalg_rule("schur", (2,), _schur_aval)
 
 
@@ -145,6 +146,7 @@ def _geqp3_impl(x):
 
 
 geqp3_p = new_primitive("geqp3", _geqp3_impl, _geqp3_aval, multiple_results=True)
+weak_if_all_operands_weak(geqp3_p)  # JAX's standard weak-type rule
 sharding_rules[geqp3_p] = linalg_rule("geqp3", (2,), _geqp3_aval)
 
 
@@ -210,6 +212,7 @@ def _hessenberg_impl(x):
 
 
 hessenberg_p = new_primitive("hessenberg", _hessenberg_impl, _hessenberg_aval, multiple_results=True)
+weak_if_all_operands_weak(hessenberg_p)  # JAX's standard weak-type rule
 sharding_rules[hessenberg_p] = linalg_rule("hessenberg", (2,), _hessenberg_aval)
 
 

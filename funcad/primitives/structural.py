@@ -331,7 +331,7 @@ def _pad_aval(x, v, *, padding_config):
     shape = _pad_shape(x.shape, padding_config)
     if any(s < 0 for s in shape) or any(i < 0 for _, _, i in padding_config):
         raise type_error("pad", f"padding {padding_config} gives a negative size", x)
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return ShapedArray(shape, x.dtype, x.weak_type and v.weak_type)
 
 
 def _pad_impl(x, v, *, padding_config):

@@ -18,7 +18,7 @@ from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
 from ..core.typed_sharding import linalg_rule, triangular_solve_rule
 from ..lowering import lapack
 from ..lowering.stablehlo import binary, broadcast, compare, select
-from ._base import (defpython, dtype_of, is_undefined, new_primitive, shape_of, type_error,
+from ._base import (weak_if_all_operands_weak, defpython, dtype_of, is_undefined, new_primitive, shape_of, type_error,
                     zeros_like)
 from .elementwise import add, conj, const, eq, ge, le, mul, neg, select_n, sub
 from .indexing import take_along_axis
@@ -107,6 +107,7 @@ def _cholesky_impl(x):
 
 
 cholesky_p = new_primitive("cholesky", _cholesky_impl, _cholesky_aval)
+weak_if_all_operands_weak(cholesky_p)  # JAX's standard weak-type rule
 sharding_rules[cholesky_p] = linalg_rule("cholesky", (2,), _cholesky_aval)
 
 
@@ -231,6 +232,7 @@ def _tsolve_impl(a, b, **params):
 
 
 triangular_solve_p = new_primitive("triangular_solve", _tsolve_impl, _tsolve_aval)
+weak_if_all_operands_weak(triangular_solve_p)  # JAX's standard weak-type rule
 sharding_rules[triangular_solve_p] = triangular_solve_rule
 
 
@@ -374,6 +376,7 @@ def _lu_impl(x):
 
 
 lu_p = new_primitive("lu", _lu_impl, _lu_aval, multiple_results=True)
+weak_if_all_operands_weak(lu_p)  # JAX's standard weak-type rule
 sharding_rules[lu_p] = linalg_rule("lu", (2,), _lu_aval)
 
 

@@ -22,7 +22,7 @@ from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
 from ..core.typed_sharding import linalg_rule
 from ..lowering import lapack
 from . import elementwise as E
-from ._base import check_eagerly, defpython, dtype_of, is_undefined, new_primitive, shape_of, zeros_tangent
+from ._base import weak_if_all_operands_weak, check_eagerly, defpython, dtype_of, is_undefined, new_primitive, shape_of, zeros_tangent
 from .decompositions import _INEXACT, _NAN, _lapack, _nan_if_failed
 from ._gtsv_perturbed import gtsv_perturbed
 from .callback import _lower as _lower_callback
@@ -58,6 +58,7 @@ def _impl(dl, d, du, b, *, perturb_singular=False):
 
 
 tridiagonal_solve_p = new_primitive("tridiagonal_solve", _impl, _aval)
+weak_if_all_operands_weak(tridiagonal_solve_p)  # JAX's standard weak-type rule
 sharding_rules[tridiagonal_solve_p] = linalg_rule("tridiagonal_solve", (1, 1, 1, 2), _aval)
 
 
@@ -190,6 +191,7 @@ def _trd_impl(x, *, lower):
 
 
 tridiagonal_p = new_primitive("tridiagonal", _trd_impl, _trd_aval, multiple_results=True)
+weak_if_all_operands_weak(tridiagonal_p)  # JAX's standard weak-type rule
 sharding_rules[tridiagonal_p] = linalg_rule("tridiagonal", (2,), _trd_aval)
 
 

@@ -17,7 +17,7 @@ from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer, eval_jaxpr
 from ..primitives._base import full
 from ..primitives.collectives import AxisFrame, axis_env as bind_axes
-from ..primitives.elementwise import convert_element_type
+from ..primitives.elementwise import convert_element_type, weakly
 from ..primitives._base import zeros_tangent
 from .jvp import jvp_flat
 from .linearize import linearize_flat
@@ -54,7 +54,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fa
 
     >>> import funcad, funcad.numpy as fnp
     >>> funcad.jvp(fnp.sin, (0.0,), (2.0,))
-    (Array(0., dtype=float64), Array(2., dtype=float64))
+    (Array(0., dtype=float64, weak_type=True), Array(2., dtype=float64, weak_type=True))
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise FuncadTypeError("jvp takes primals and tangents as tuples or lists, one entry per "
@@ -97,7 +97,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False, in_nzs: Any = None
     >>> import funcad, funcad.numpy as fnp
     >>> y, f_jvp = funcad.linearize(fnp.sin, 0.0)
     >>> f_jvp(3.0)
-    Array(3., dtype=float64)
+    Array(3., dtype=float64, weak_type=True)
     >>> y, f_jvp, aux = funcad.linearize(lambda x: (x * x, x + 1.0), 2.0, has_aux=True)
     >>> float(f_jvp(1.0)), float(aux)
     (4.0, 3.0)
@@ -155,7 +155,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=(), saveable
     >>> import funcad, funcad.numpy as fnp
     >>> y, pullback = funcad.vjp(lambda x: x * x, 3.0)
     >>> pullback(1.0)
-    (Array(6., dtype=float64),)
+    (Array(6., dtype=float64, weak_type=True),)
     """
     _no_reduce_axes(reduce_axes, "vjp")
     if not (saveable_args is True):
@@ -192,7 +192,8 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=(), saveable
         flat_ct = [_as_dtype(c, tangent_dtype(a.dtype)) if tangent_dtype(a.dtype) != float0 else None
                    for a, c in zip(out_avals, flat_ct)]
         cts = backward_flat(flat_ct + [None] * (len(p_out) - n))
-        cts = [zeros_tangent(a) if c is None else c for a, c in zip(in_avals, cts)]
+        # a cotangent has its primal's type, weak where the primal was (as in JAX)
+        cts = [zeros_tangent(a) if c is None else weakly(c, a.weak_type) for a, c in zip(in_avals, cts)]
         return tree_unflatten(in_tree, cts)
 
     pullback.out_nzs = tree_unflatten(out_tree, out_nzs[:n])
@@ -209,7 +210,7 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()):
     >>> import funcad, numpy as np
     >>> f_t = funcad.linear_transpose(lambda x: 2.0 * x, 1.0)
     >>> f_t(1.0)
-    (Array(2., dtype=float64),)
+    (Array(2., dtype=float64, weak_type=True),)
     """
     _no_reduce_axes(reduce_axes, "linear_transpose")
     flat_p, in_tree = tree_flatten(primals)
@@ -285,7 +286,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
 
     >>> import funcad, funcad.numpy as fnp
     >>> funcad.value_and_grad(lambda x: x ** 3)(2.0)
-    (Array(8., dtype=float64), Array(12., dtype=float64))
+    (Array(8., dtype=float64, weak_type=True), Array(12., dtype=float64, weak_type=True))
     """
     _no_reduce_axes(reduce_axes, "grad")
 
@@ -302,7 +303,9 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
         out = tree_unflatten(out_tree, p_out[:n])
         _check_scalar_output(out, holomorphic, out_tree)
         cts = backward([_ones_like(out)] + [None] * (len(p_out) - n))
-        grads = tree_unflatten(in_tree, [zeros_tangent(p) if c is None else c for p, c in zip(flat_p, cts)])
+        # a gradient has its primal's type, weak where the primal was (as in JAX)
+        grads = tree_unflatten(in_tree, [zeros_tangent(p) if c is None else weakly(c, aval_of(p).weak_type)
+                                         for p, c in zip(flat_p, cts)])
         g = grads[0] if single else grads
         return ((out, tree_unflatten(aux_tree, p_out[n:])), g) if has_aux else (out, g)
 
@@ -325,7 +328,7 @@ def _check_scalar_output(out, holomorphic, out_tree=None):
 
 def _ones_like(x):
     a = aval_of(x)
-    return full(a.shape, 1, a.dtype)
+    return weakly(full(a.shape, 1, a.dtype), a.weak_type)  # the seed is as weak as the output
 
 
 def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
@@ -335,7 +338,7 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
 
     >>> import funcad, funcad.numpy as fnp
     >>> funcad.grad(fnp.sin)(0.0)
-    Array(1., dtype=float64)
+    Array(1., dtype=float64, weak_type=True)
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 

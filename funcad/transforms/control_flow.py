@@ -30,7 +30,8 @@ from ..core.staging import partial_eval_rules, trace_to_jaxpr
 from ..core.typed_sharding import BY_SHAPE_RULE, with_dim, without_dim
 from ..core.trace import (
                           Primitive, Tracer, abstract_eval_rules, batch_rules, eval_jaxpr, sharding_rules,
-                          impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules)
+                          impl_rules, jvp_rules, lowering_rules, set_trace, transpose_rules,
+                          some_weak, weak_type_from_some)
 from ..lowering.python_source import fresh_name, nested_function, np_dtype
 from ..lowering.stablehlo import compare, constants_as_arguments, convert
 from ..primitives._base import defpython
@@ -263,6 +264,7 @@ def _cond_batch(vals, dims, *, axis_size, branches):
 
 
 impl_rules[cond_p] = _compiled_impl(cond_p, _cond_impl)
+weak_type_from_some[cond_p] = some_weak  # results typed by the body, not the operands
 abstract_eval_rules[cond_p] = _cond_abstract_eval
 sharding_rules[cond_p] = BY_SHAPE_RULE
 jvp_rules[cond_p] = _cond_jvp
@@ -483,6 +485,7 @@ def _while_batch(vals, dims, *, axis_size, cond_jaxpr, body_jaxpr, cond_nconsts,
 
 
 impl_rules[while_p] = _compiled_impl(while_p, _while_impl)
+weak_type_from_some[while_p] = some_weak  # results typed by the body, not the operands
 abstract_eval_rules[while_p] = _while_abstract_eval
 sharding_rules[while_p] = BY_SHAPE_RULE
 jvp_rules[while_p] = _while_jvp
@@ -714,6 +717,7 @@ def _scan_batch(vals, dims, *, axis_size, jaxpr, length, reverse, num_consts, nu
 
 
 impl_rules[scan_p] = _compiled_impl(scan_p, _scan_impl)
+weak_type_from_some[scan_p] = some_weak  # results typed by the body, not the operands
 abstract_eval_rules[scan_p] = _scan_abstract_eval
 sharding_rules[scan_p] = BY_SHAPE_RULE
 jvp_rules[scan_p] = _scan_jvp

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core import options as _options, refs as _refs
 from ..core.avals import ShapedArray, aval_of
+from ..core.eager import wrap_weak
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.pytree import tree_flatten, tree_map, tree_unflatten
@@ -38,28 +39,39 @@ def _types(avals) -> str:
 
 
 def _cast_weak(x, target: ShapedArray | None):
-    """A weakly typed output (a Python scalar, say) takes the expected dtype."""
+    """A weakly typed output (a Python scalar, say) takes the expected dtype (and stays
+    weak where the expected type is)."""
     if target is None:
         return x
     a = aval_of(x)
     if (a.weak_type and a.shape == target.shape and a.dtype != target.dtype
             and np.can_cast(a.dtype, target.dtype, "same_kind")):
-        return convert_element_type(x, target.dtype)
+        return convert_element_type(x, target.dtype, target.weak_type)
     return x
 
 
-def _strong(leaves):
-    """Loop carries have fixed, strong types: Python scalars become 0-d arrays."""
+def _carries(leaves):
+    """Loop carries as arrays with their types: a Python scalar becomes a weakly typed
+    0-d array, as in JAX (a weak carry the body makes strong is retyped: `_retyped`)."""
     vals, avals = [], []
     for x in leaves:
         a = aval_of(x)
-        if a.weak_type:
-            x = (convert_element_type(x, a.dtype) if isinstance(x, Tracer)
-                 else np.asarray(x, a.dtype))
-            a = ShapedArray(a.shape, a.dtype)
+        if not isinstance(x, (Tracer, np.ndarray)):
+            x = wrap_weak(np.asarray(x, a.dtype)) if a.weak_type else np.asarray(x, a.dtype)
         vals.append(x)
         avals.append(a)
     return vals, avals
+
+
+def _retyped(carries: list, avals: list, outs: list):
+    """JAX's rule for a weakly typed initial carry: where the body returns another dtype
+    or a strong value, the carry takes the body's type (and the loop is traced again).
+    Returns the new carries, or None when every carry keeps its type."""
+    retype = [a.weak_type and a.shape == o.shape and (a.dtype != o.dtype or not o.weak_type)
+              for a, o in zip(avals, outs)]
+    if not any(retype):
+        return None
+    return [convert_element_type(x, o.dtype) if r else x for x, o, r in zip(carries, outs, retype)]
 
 
 def _trace(fun: Callable, in_tree, in_avals, name: str, flatten_out: Callable, out_key=()):
@@ -335,13 +347,19 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val, *, max_steps: i
 
 def _while_loop(cond_fun, body_fun, init_val, max_steps):
     flat, in_tree = tree_flatten((init_val,))
-    flat, avals = _strong(flat)
+    flat, avals = _carries(flat)
     carry_tree = tree_flatten(init_val)[1]
-    cond_closed, cond_consts, _ = _trace(cond_fun, in_tree, avals, "while_cond", _leaves())
-    p = cond_closed.out_avals
-    if len(p) != 1 or p[0].shape != () or p[0].dtype != np.bool_:
-        raise FuncadTypeError(f"while_loop: cond_fun must return a boolean scalar, got {_types(p)}")
-    body_closed, body_consts, body_tree = _trace(body_fun, in_tree, avals, "while_body", _leaves(avals), "carry")
+    while True:
+        cond_closed, cond_consts, _ = _trace(cond_fun, in_tree, avals, "while_cond", _leaves())
+        p = cond_closed.out_avals
+        if len(p) != 1 or p[0].shape != () or p[0].dtype != np.bool_:
+            raise FuncadTypeError(f"while_loop: cond_fun must return a boolean scalar, got {_types(p)}")
+        body_closed, body_consts, body_tree = _trace(body_fun, in_tree, avals, "while_body",
+                                                     _leaves(avals), "carry")
+        new = _retyped(flat, avals, body_closed.out_avals) if body_tree == carry_tree else None
+        if new is None:
+            break
+        flat, avals = new, [aval_of(x) for x in new]
     _check_carry("while_loop: body_fun", carry_tree, avals, body_tree, body_closed.out_avals,
                  "return a value of the same structure, shapes and dtypes as init_val.")
     ncc, nbc = len(cond_consts), len(body_consts)
@@ -380,7 +398,7 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool 
 
     >>> import funcad
     >>> funcad.lax.fori_loop(0, 5, lambda i, x: x + i, 0.0)
-    Array(10., dtype=float64)
+    Array(10., dtype=float64, weak_type=True)
     """
     dtype = np.result_type(aval_of(lower).dtype, aval_of(upper).dtype)
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
@@ -474,23 +492,19 @@ def _scan(f, init, xs, length, reverse, unroll):
 def _scan_trace(f, init, xs, init_flat, xs_flat):
     """f traced on the carry; a weakly typed initial carry leaf (a Python 0) that f turns
     into another dtype takes that dtype and f is traced again, as in JAX."""
-    weak = [aval_of(x).weak_type for x in init_flat]
     while True:
         init_flat, closed, consts, trees = _scan_trace_once(f, init, xs, init_flat, xs_flat)
-        outs = closed.out_avals[:trees[2]]
         if trees[2] != len(init_flat):
             return init_flat, closed, consts, trees
-        retype = [w and a.shape == o.shape and a.dtype != o.dtype
-                  for w, a, o in zip(weak, [aval_of(x) for x in init_flat], outs)]
-        if not any(retype):
+        new = _retyped(init_flat, [aval_of(x) for x in init_flat], closed.out_avals[:trees[2]])
+        if new is None:
             return init_flat, closed, consts, trees
-        init_flat = [convert_element_type(x, o.dtype) if r else x for x, o, r in zip(init_flat, outs, retype)]
-        weak = [w and not r for w, r in zip(weak, retype)]
+        init_flat = new
 
 
 def _scan_trace_once(f, init, xs, init_flat, xs_flat):
-    init_flat, carry_avals = _strong(init_flat)
-    x_avals = [ShapedArray(aval_of(x).shape[1:], aval_of(x).dtype) for x in xs_flat]
+    init_flat, carry_avals = _carries(init_flat)
+    x_avals = [aval_of(x).update(shape=aval_of(x).shape[1:], sharding=None) for x in xs_flat]
     in_tree = tree_flatten((init, xs))[1]
 
     def flatten_out(out):

@@ -37,6 +37,7 @@ from ..primitives._base import is_undefined, zeros_tangent
 from ..primitives.elementwise import convert_element_type, stop_gradient
 from .custom_calls import _closed_over_error
 from .custom_zeros import take_zeros_info as _take_zeros_info, zeros_info as _zeros_info
+from .transpose import TRANSPOSED_ON_ZERO
 
 __all__ = ["zero_from_primal", "custom_jvp", "custom_vjp", "SymbolicZero", "CustomVJPPrimal", "custom_vjp_jvp",
            "custom_vjp_primal_tree_values"]
@@ -559,6 +560,7 @@ abstract_eval_rules[custom_lin_p] = _custom_lin_abstract_eval
 sharding_rules[custom_lin_p] = BY_SHAPE_RULE  # the primal outputs' types, shardings included
 jvp_rules[custom_lin_p] = lambda primals, tangents, **params: _forward_error(**params)
 transpose_rules[custom_lin_p] = _custom_lin_transpose
+TRANSPOSED_ON_ZERO.add(custom_lin_p)
 
 
 def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:

@@ -34,7 +34,7 @@ import numpy as np
 from ..core import eager as _eager, options as _options
 from ..core.avals import ShapedArray, aval_of
 from ..core.staging import trace_to_jaxpr
-from ..core.eager import wrap
+from ..core.eager import to_eager
 from ..core.errors import FuncadTypeError
 from ..core.pytree import tree_map
 from ..core.trace import Primitive, ctx, impl_rules, lowering_rules
@@ -154,6 +154,6 @@ def jitted_like_jax(*, static_argnames: tuple = ()):
             except FuncadTypeError:
                 # an unhashable static argument, or a value fn needs concrete: op by op
                 return fn(*args, **kwargs)
-            return tree_map(lambda o: wrap(np.asarray(o)), out)
+            return tree_map(to_eager, out)
         return run
     return decorate

@@ -23,7 +23,7 @@ from ..core.typed_sharding import with_shardings
 from ..primitives._base import UndefinedPrimal
 from ..primitives.elementwise import add
 from .jvp import jvp_flat
-from .transpose import typed_as, backward_pass
+from .transpose import TRANSPOSED_ON_ZERO, backward_pass, typed_as
 
 
 # (primitive, x64, each input's shape, dtype and weak type) -> the output type(s), for
@@ -165,6 +165,7 @@ class TapeTrace(Trace):
                 ct_env[k] = ct if prev is None else add(prev, ct)
 
         add_cts(outs, cts_out)
+        live = None
         for entry in reversed(self.tape):
             if type(entry) is _Staged:
                 cts = [pop(id(v), None) for v in entry.outs]
@@ -175,7 +176,12 @@ class TapeTrace(Trace):
             if prim.multiple_results:
                 cts = [pop(id(v), None) for v in out]
                 if all(c is None for c in cts):
-                    continue
+                    if prim not in TRANSPOSED_ON_ZERO:
+                        continue
+                    if live is None:
+                        live = self._live(outs, cts_out)
+                    if not any(id(v) in live for v in out):
+                        continue  # dead code (JAX removes it before transposing)
             else:
                 cts = pop(id(out), None)
                 if cts is None:
@@ -186,6 +192,20 @@ class TapeTrace(Trace):
                                                          "transpose (reverse-mode differentiation)")
             add_cts(args, rule(cts, *targs, **params))
         return [typed_as(v._aval, get(id(v))) for v in ins]
+
+
+    def _live(self, outs, cts_out) -> set:
+        """Ids of the tangents that the outputs with a cotangent depend on, through the
+        tape (as transpose.py's _live_vars for a jaxpr)."""
+        live = {id(v) for v, ct in zip(outs, cts_out) if self._is_own(v) and ct is not None}
+        for entry in reversed(self.tape):
+            if type(entry) is _Staged:
+                e_ins, e_outs = entry.ins, entry.outs
+            else:
+                e_ins, e_outs = entry[1], entry[3] if entry[0].multiple_results else [entry[3]]
+            if any(id(v) in live for v in e_outs):
+                live.update(id(a) for a in e_ins if self._is_own(a))
+        return live
 
 
 def vjp_flat(fun, primals, in_nzs=None, out_nzs=None):

@@ -10,6 +10,12 @@ from ..primitives.elementwise import add
 from ..primitives.sharding import sharding_constraint_p
 
 
+# Primitives transposed even when all their output cotangents are zero: a custom_vjp's
+# bwd may return cotangents of its own (flax's fp8 rules return the new scales and
+# amax histories as the "gradients" of those inputs), as JAX calls it.
+TRANSPOSED_ON_ZERO: set = set()
+
+
 def backward_pass(jaxpr, consts, cts_out) -> list:
     """Cotangents of a linear jaxpr's inputs, given cotangents of its outputs.
 
@@ -50,11 +56,17 @@ def backward_pass(jaxpr, consts, cts_out) -> list:
         add_ct(v, ct)
 
     pop = ct_env.pop
+    live = None
     for eqn in reversed(linear_eqns):
         if eqn.prim.multiple_results:
             cts = [pop(id(v), None) for v in eqn.outvars]
             if all(c is None for c in cts):
-                continue
+                if eqn.prim not in TRANSPOSED_ON_ZERO:
+                    continue
+                if live is None:
+                    live = _live_vars(jaxpr, linear_eqns, cts_out)
+                if not any(id(v) in live for v in eqn.outvars):
+                    continue  # dead code (JAX removes it before transposing)
         else:
             cts = pop(id(eqn.outvars[0]), None)
             if cts is None:
@@ -72,6 +84,16 @@ def backward_pass(jaxpr, consts, cts_out) -> list:
         for a, ct in zip(eqn.inputs, rule(cts, *args, **eqn.params)):
             add_ct(a, ct)
     return [typed_as(v.aval, ct_env.get(id(v))) for v in jaxpr.invars]
+
+
+def _live_vars(jaxpr, eqns, cts_out) -> set:
+    """Ids of the variables that the outputs with a cotangent depend on, through `eqns`
+    (an output without one, has_aux's say, is not differentiated in JAX)."""
+    live = {id(v) for v, ct in zip(jaxpr.outvars, cts_out) if type(v) is Var and ct is not None}
+    for eqn in reversed(eqns):
+        if any(id(v) in live for v in eqn.outvars):
+            live.update(id(a) for a in eqn.inputs if type(a) is Var)
+    return live
 
 
 def typed_as(aval, ct):

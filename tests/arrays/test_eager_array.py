@@ -41,11 +41,11 @@ def test_results_are_eager_arrays(make):
 
 
 def test_zero_d_results_and_scalar_arithmetic():
-    y = 10 + fnp.array(3)
-    assert type(y) is EagerArray and y.shape == () and y.dtype == np.int64
+    y = 10 + fnp.array(3)  # weakly typed, as in JAX: both operands are
+    assert isinstance(y, EagerArray) and y.weak_type and y.shape == () and y.dtype == np.int64
     assert y.block_until_ready() is y and int(y) == 13
     s = fnp.sin(0.5)  # a Python float in, a 0-d array out (not numpy.float64)
-    assert type(s) is EagerArray and s.shape == () and float(s) == np.sin(0.5)
+    assert isinstance(s, EagerArray) and s.weak_type and s.shape == () and float(s) == np.sin(0.5)
     assert type(fnp.sum(fnp.ones(3))) is EagerArray
 
 

@@ -65,11 +65,12 @@ def test_aval_of_non_array_names_the_type(value, name):
 
 @pytest.mark.parametrize("avals,dtype,weak", [
     ([ShapedArray((), F32), ShapedArray((), F64, True)], F32, False),
-    ([ShapedArray((), np.int32), ShapedArray((), F64, True)], F64, False),
+    # a weak scalar lifting strong integers or bools to its kind stays weak (JAX's lattice)
+    ([ShapedArray((), np.int32), ShapedArray((), F64, True)], F64, True),
     ([ShapedArray((), np.int32), ShapedArray((), np.int64, True)], np.int32, False),
     ([ShapedArray((), np.int64, True), ShapedArray((), F64, True)], F64, True),
     ([ShapedArray((), np.int32), ShapedArray((), F32)], F64, False),
-    ([ShapedArray((), np.bool_), ShapedArray((), np.int64, True)], np.int64, False),
+    ([ShapedArray((), np.bool_), ShapedArray((), np.int64, True)], np.int64, True),
     ([ShapedArray((), np.uint8), ShapedArray((), np.int64, True)], np.uint8, False),
     ([ShapedArray((), F32), ShapedArray((), np.complex128, True)], np.complex64, False)],
     ids=["f32_weakf", "i32_weakf", "i32_weaki", "all_weak", "i32_f32", "bool_weaki", "u8_weaki", "f32_weakc"])

@@ -43,20 +43,7 @@ def _run(args: list[str]) -> subprocess.CompletedProcess:
                           timeout=900, cwd=PROGRAMS)
 
 
-# Programs funcad runs whose printed numbers still differ from JAX's: name -> why. Their
-# eager steps are JAX's bits under the drop-in (eager_backend="xla"), but XLA fuses
-# funcad's jitted NUTS step otherwise than JAX's, which moves single roundings, and a
-# NUTS chain turns one ulp into another trajectory (docs/ecosystem/blackjax.md). Not
-# strict: they count again once they match.
-DIFFERS: dict[str, str] = {
-    name: "XLA fuses funcad's jitted NUTS step otherwise than JAX's: a one-ulp rounding "
-          "sends the chain another way"
-    for name in ("numpyro_nuts", "blackjax_nuts")
-}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=DIFFERS[n], strict=False))
-                                  if n in DIFFERS else n for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_program_prints_what_jax_prints(name):
     library = name.split("_")[0]
     if importlib.util.find_spec(library) is None:
