@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import narrow as _narrow, options as _options
-from .eager import EagerArray
+from .eager import EagerArray, WeakEagerArray
 from .errors import FuncadTypeError, TypePromotionError
 from .sharding import AbstractMesh, NamedSharding, PartitionSpec
 
@@ -171,6 +171,8 @@ def aval_of(x) -> ShapedArray:
     t = type(x)
     if (t is np.ndarray or t is EagerArray) and x.dtype.kind not in "OSUV":  # the eager fast path
         return ShapedArray(x.shape, x.dtype)
+    if t is WeakEagerArray:  # as hot under derivatives of Python scalars: always weak
+        return ShapedArray(x.shape, x.dtype, True)
     if t in _PY_SCALARS:
         # Python bools are not weak in NumPy 2 or JAX; other scalars are.
         return ShapedArray((), _PY_SCALARS[t], t is not bool)

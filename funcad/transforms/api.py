@@ -22,6 +22,7 @@ from ..primitives._base import zeros_tangent
 from .jvp import jvp_flat
 from .linearize import linearize_flat
 from .passes import optimize as optimize_jaxpr
+from .tape import vjp_flat
 from .transpose import backward_pass
 
 
@@ -167,7 +168,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=(), saveable
     nz_flags = None if in_nzs is None else _bool_flags(in_nzs, primals, "in_nzs")
     flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
     out_nzs: list = []
-    p_out, linear = linearize_flat(flat_fun, flat_p, nz_flags, out_nzs)
+    p_out, backward_flat = vjp_flat(flat_fun, flat_p, nz_flags, out_nzs)
     out_tree, aux_tree, n = store[0]
     out_avals = [aval_of(p) for p in p_out[:n]]
 
@@ -190,16 +191,12 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=(), saveable
                     f"pass a cotangent of dtype {want.name} (e.g. ct.astype({want.name}))")
         flat_ct = [_as_dtype(c, tangent_dtype(a.dtype)) if tangent_dtype(a.dtype) != float0 else None
                    for a, c in zip(out_avals, flat_ct)]
-        return backward(flat_ct)
-
-    def backward(flat_ct):  # flat cotangents, checked and cast
-        cts = backward_pass(linear.jaxpr, linear.consts, flat_ct + [None] * (len(p_out) - n))
+        cts = backward_flat(flat_ct + [None] * (len(p_out) - n))
         # a cotangent has its primal's type, weak where the primal was (as in JAX)
         cts = [zeros_tangent(a) if c is None else weakly(c, a.weak_type) for a, c in zip(in_avals, cts)]
         return tree_unflatten(in_tree, cts)
 
     pullback.out_nzs = tree_unflatten(out_tree, out_nzs[:n])
-    pullback._backward = backward  # for grad, whose cotangent (ones) needs no checks
     y = tree_unflatten(out_tree, p_out[:n])
     if has_aux:
         return y, pullback, tree_unflatten(aux_tree, p_out[n:])
@@ -296,20 +293,27 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
     @wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
         single, dyn, partial_fun = argnums_partial(fun, argnums, args, kwargs, "grad")
-        _check_diff_inputs(tree_flatten(dyn)[0], "grad", holomorphic, allow_int)
-
-        res = vjp(partial_fun, *dyn, has_aux=has_aux)
-        out, pullback = res[0], res[1]
-        _check_scalar_output(out, holomorphic)
-        grads = pullback._backward([_ones_like(out)])
+        flat_p, in_tree = tree_flatten(dyn)
+        _check_diff_inputs(flat_p, "grad", holomorphic, allow_int)
+        # vjp's steps without its pullback: grad's cotangent (ones) needs no checks
+        flat_fun, store = _flatten_fun(partial_fun, in_tree, has_aux)
+        flat_p = _x64.canonicalize_all(flat_p)
+        p_out, backward = vjp_flat(flat_fun, flat_p)
+        out_tree, aux_tree, n = store[0]
+        out = tree_unflatten(out_tree, p_out[:n])
+        _check_scalar_output(out, holomorphic, out_tree)
+        cts = backward([_ones_like(out)] + [None] * (len(p_out) - n))
+        # a gradient has its primal's type, weak where the primal was (as in JAX)
+        grads = tree_unflatten(in_tree, [zeros_tangent(p) if c is None else weakly(c, aval_of(p).weak_type)
+                                         for p, c in zip(flat_p, cts)])
         g = grads[0] if single else grads
-        return ((out, res[2]), g) if has_aux else (out, g)
+        return ((out, tree_unflatten(aux_tree, p_out[n:])), g) if has_aux else (out, g)
 
     return value_and_grad_fun
 
 
-def _check_scalar_output(out, holomorphic):
-    if isinstance(out, Tracer) or not tree_structure(out).kind:
+def _check_scalar_output(out, holomorphic, out_tree=None):
+    if isinstance(out, Tracer) or not (out_tree or tree_structure(out)).kind:
         a = aval_of(out)
     else:
         raise FuncadTypeError(f"grad needs a function that returns a scalar, but it returned a "

@@ -10,16 +10,21 @@ from .custom import custom_vjp_jvp
 
 
 class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent")
+    __slots__ = ("primal", "tangent", "_aval")
 
     def __init__(self, trace, primal, tangent):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
+        self._aval = None
 
     @property
     def aval(self):
-        return aval_of(self.primal)
+        # the primal never changes: its type is found once (rules ask for shapes often)
+        a = self._aval
+        if a is None:
+            a = self._aval = aval_of(self.primal)
+        return a
 
     def canonical32(self):
         # jvp takes a NumPy input as given (as JAX's); with x64 off it may be 64-bit

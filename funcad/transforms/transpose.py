@@ -77,7 +77,7 @@ def backward_pass(jaxpr, consts, cts_out) -> list:
                                                           "transpose (reverse-mode differentiation)")
         for a, ct in zip(eqn.inputs, rule(cts, *args, **eqn.params)):
             add_ct(a, ct)
-    return [_typed_as(v.aval, ct_env.get(id(v))) for v in jaxpr.invars]
+    return [typed_as(v.aval, ct_env.get(id(v))) for v in jaxpr.invars]
 
 
 def _live_vars(jaxpr, eqns, cts_out) -> set:
@@ -90,7 +90,7 @@ def _live_vars(jaxpr, eqns, cts_out) -> set:
     return live
 
 
-def _typed_as(aval, ct):
+def typed_as(aval, ct):
     """A cotangent split as its primal is (sharding in types, JAX's rule): a sum's
     broadcast cotangent, say, is resharded to its operand's sharding."""
     s = aval._sharding

@@ -1,0 +1,238 @@
+"""Reverse mode on a tape: vjp as jvp whose tangent operations are recorded as they run,
+then walked backwards with the transpose rules.
+
+It computes what linearize-then-transpose computes (the same primitives on the same
+values, in the same order), without the linear jaxpr in between: no variables, no
+equations and no constants to name, and no pass to find the linear equations, since
+everything on the tape is linear. Under nested eager derivatives every operation is
+recorded once per level, so this bookkeeping was most of their time.
+
+An operation that needs the partial evaluator (a primitive with a partial eval rule:
+jit, checkpoint and the other calls, cond, scan, while, shard_map; or a custom_jvp or
+custom_vjp function applied to tangents) is partially evaluated on its own, and the
+tape holds its small linear jaxpr, transposed by `backward_pass` in its turn.
+"""
+from __future__ import annotations
+
+from ..core import x64 as _x64
+from ..core.avals import ShapedArray, aval_of, float0, tangent_aval, tangent_dtype
+from ..core.staging import StagingTrace, partial_eval_rules
+from ..core.trace import (Trace, Tracer, abstract_eval_rules, bind_below, bind_custom_jvp, bind_custom_vjp,
+                          check_alive, ctx, rule_for, set_trace, transpose_rules)
+from ..core.typed_sharding import with_shardings
+from ..primitives._base import UndefinedPrimal
+from ..primitives.elementwise import add
+from .jvp import jvp_flat
+from .transpose import TRANSPOSED_ON_ZERO, backward_pass, typed_as
+
+
+# (primitive, x64, each input's shape, dtype and weak type) -> the output type(s), for
+# parameterless primitives on unsharded types (their shape rules read nothing else)
+_out_types: dict = {}
+
+
+class TapeTracer(Tracer):
+    """A tangent on the tape: only its type is known until the backward walk."""
+
+    __slots__ = ("_aval",)
+
+    def __init__(self, trace, aval):
+        self._trace = trace
+        self._aval = aval
+
+    @property
+    def aval(self):
+        return self._aval
+
+
+class _Staged:
+    """A tape entry partially evaluated on its own: `closed` maps the tangents `ins` to
+    the tangents `outs`."""
+
+    __slots__ = ("closed", "ins", "outs")
+
+    def __init__(self, closed, ins, outs):
+        self.closed, self.ins, self.outs = closed, ins, outs
+
+
+class TapeTrace(Trace):
+    """The trace beneath jvp during vjp: primal operations go on to the parent trace at
+    once; tangent operations are recorded on `tape` as (prim, args, params, outputs)."""
+
+    name = "linearize"  # its tracers are linearize's tangents, in errors too
+
+    def __init__(self, parent):
+        super().__init__(parent)
+        self.tape: list = []
+
+    def process_primitive(self, prim, args, params):
+        for x in args:
+            if type(x) is TapeTracer and x._trace is self:
+                break
+        else:  # no tangent: run now on the parent trace
+            return bind_below(self.parent, prim, args, params)
+        if prim in partial_eval_rules:
+            return self._staged(lambda *xs: prim.bind(*xs, **params), args)
+        in_avals, key = [], [prim, _x64.enabled]
+        for x in args:
+            if type(x) is TapeTracer and x._trace is self:
+                a = x._aval
+            else:
+                check_alive(x)
+                a = aval_of(x)
+            in_avals.append(a)
+            if key is not None:
+                if type(a) is ShapedArray and a._sharding is None:
+                    key += (a.shape, a.dtype, a.weak_type)
+                else:
+                    key = None
+        if params or key is None:
+            out_avals = self._shape_rule(prim, in_avals, params)
+        else:  # most tangent operations are parameterless and of a few types: their shape rule runs once
+            key = tuple(key)
+            out_avals = _out_types.get(key)
+            if out_avals is None:
+                if len(_out_types) > 4096:
+                    _out_types.clear()
+                out_avals = _out_types[key] = self._shape_rule(prim, in_avals, params)
+        if prim.multiple_results:
+            outs = [TapeTracer(self, a) for a in out_avals]
+        else:
+            outs = TapeTracer(self, out_avals)
+        self.tape.append((prim, args, params, outs))
+        return outs
+
+    @staticmethod
+    def _shape_rule(prim, in_avals, params):
+        rule = abstract_eval_rules.get(prim) or rule_for(abstract_eval_rules, prim, "shape inference")
+        out_avals = rule(*in_avals, **params)
+        # sharding in types, as the staging trace does: only when an operand has one
+        if any(a._sharding is not None for a in in_avals) or params.get("out_sharding") is not None:
+            out_avals = with_shardings(prim, in_avals, out_avals, params)
+        return out_avals
+
+    def process_custom_jvp(self, fun, jvp, args, symbolic_zeros):
+        if not any(self._is_own(x) for x in args):
+            with set_trace(self.parent):
+                return bind_custom_jvp(fun, jvp, args, symbolic_zeros)
+        return self._staged(lambda *xs: bind_custom_jvp(fun, jvp, list(xs), symbolic_zeros), args)
+
+    def process_custom_vjp(self, fun, fwd, bwd, args):
+        if not any(self._is_own(x) for x in args):
+            with set_trace(self.parent):
+                return bind_custom_vjp(fun, fwd, bwd, args)
+        return self._staged(lambda *xs: bind_custom_vjp(fun, fwd, bwd, list(xs)), args)
+
+    def _is_own(self, x) -> bool:
+        return type(x) is TapeTracer and x._trace is self
+
+    def _staged(self, apply, args):
+        """`apply(*args)` partially evaluated on a staging trace of its own; the tape holds
+        the linear jaxpr of its tangent outputs."""
+        pe = StagingTrace(self.parent, known_passthrough=True, name="linearize")
+        ins, subs = [], {}
+        for x in args:
+            if self._is_own(x) and id(x) not in subs:
+                subs[id(x)] = pe.new_arg(x._aval)
+                ins.append(x)
+        try:
+            with set_trace(pe):
+                outs = apply(*[subs[id(x)] if self._is_own(x) else x for x in args])
+            many = isinstance(outs, (list, tuple))
+            flat = list(outs) if many else [outs]
+            staged = [o for o in flat if pe.is_own(o)]
+            closed = pe.to_jaxpr(staged)
+        finally:
+            pe.finish()
+        new = {id(o): TapeTracer(self, o.aval) for o in staged}
+        self.tape.append(_Staged(closed, ins, [new[id(o)] for o in staged]))
+        flat = [new.get(id(o), o) for o in flat]
+        return flat if many else flat[0]
+
+    def backward(self, outs, cts_out, ins) -> list:
+        """Cotangents of the tangents `ins` given those of the tangents `outs` (None: a
+        symbolic zero, in and out), walking the tape backwards; as backward_pass does for
+        a linear jaxpr, and in the same order."""
+        ct_env: dict = {}
+        get, pop = ct_env.get, ct_env.pop
+
+        def add_cts(vs, cts):  # the hot loop of reverse mode, kept to plain dict operations
+            for v, ct in zip(vs, cts):
+                if ct is None or type(v) is not TapeTracer or v._trace is not self or v._aval.dtype == float0:
+                    continue
+                k = id(v)
+                prev = get(k)
+                ct_env[k] = ct if prev is None else add(prev, ct)
+
+        add_cts(outs, cts_out)
+        live = None
+        for entry in reversed(self.tape):
+            if type(entry) is _Staged:
+                cts = [pop(id(v), None) for v in entry.outs]
+                if any(c is not None for c in cts):
+                    add_cts(entry.ins, backward_pass(entry.closed.jaxpr, entry.closed.consts, cts))
+                continue
+            prim, args, params, out = entry
+            if prim.multiple_results:
+                cts = [pop(id(v), None) for v in out]
+                if all(c is None for c in cts):
+                    if prim not in TRANSPOSED_ON_ZERO:
+                        continue
+                    if live is None:
+                        live = self._live(outs, cts_out)
+                    if not any(id(v) in live for v in out):
+                        continue  # dead code (JAX removes it before transposing)
+            else:
+                cts = pop(id(out), None)
+                if cts is None:
+                    continue
+            targs = [UndefinedPrimal(x._aval) if type(x) is TapeTracer and x._trace is self else x
+                     for x in args]
+            rule = transpose_rules.get(prim) or rule_for(transpose_rules, prim,
+                                                         "transpose (reverse-mode differentiation)")
+            add_cts(args, rule(cts, *targs, **params))
+        return [typed_as(v._aval, get(id(v))) for v in ins]
+
+
+    def _live(self, outs, cts_out) -> set:
+        """Ids of the tangents that the outputs with a cotangent depend on, through the
+        tape (as transpose.py's _live_vars for a jaxpr)."""
+        live = {id(v) for v, ct in zip(outs, cts_out) if self._is_own(v) and ct is not None}
+        for entry in reversed(self.tape):
+            if type(entry) is _Staged:
+                e_ins, e_outs = entry.ins, entry.outs
+            else:
+                e_ins, e_outs = entry[1], entry[3] if entry[0].multiple_results else [entry[3]]
+            if any(id(v) in live for v in e_outs):
+                live.update(id(a) for a in e_ins if self._is_own(a))
+        return live
+
+
+def vjp_flat(fun, primals, in_nzs=None, out_nzs=None):
+    """Run `fun` (flat lists in and out) at `primals`, recording its tangent operations.
+    Returns (primals_out, backward) where backward(cts_out) gives the input cotangents
+    (None: a symbolic zero, in and out).
+
+    Integer inputs, and those `in_nzs` marks False, get no tangent; `out_nzs`, a list
+    if given, receives whether each output's tangent may be nonzero.
+    """
+    trace = TapeTrace(ctx.trace)
+    ins, tangent_in = [], []
+    for i, p in enumerate(primals):
+        a = aval_of(p)
+        t = TapeTracer(trace, tangent_aval(a))
+        ins.append(t)
+        nz = tangent_dtype(a.dtype) != float0 and (in_nzs is None or in_nzs[i])
+        tangent_in.append(t if nz else None)
+    try:
+        with set_trace(trace):
+            p_out, t_out = jvp_flat(fun, primals, tangent_in, instantiate=False)
+    finally:
+        trace.finish()
+    if out_nzs is not None:
+        out_nzs.extend(t is not None for t in t_out)
+
+    def backward(cts_out):
+        return trace.backward(t_out, cts_out, ins)
+
+    return p_out, backward
