@@ -20,7 +20,7 @@ from .avals import ShapedArray, aval_of
 from .eager import EagerArray, WeakEagerArray, plain_args, wrap, wrap_many, wrap_weak
 from .errors import FuncadError
 
-_ndarray, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
+_ndarray, _view, _setflags, _asarray = np.ndarray, np.ndarray.view, np.ndarray.setflags, np.asarray
 from .errors import (ConcretizationError, MissingRuleError, TracerArrayConversionError,
                      JaxprTypeError, TracerBoolConversionError, TracerIntegerConversionError,
                      TracerLeakError)
@@ -130,7 +130,7 @@ class Primitive:
     def bind(self, *args, **params):
         trace = ctx.trace
         if trace is None:
-            weak = None  # the operands' types when all are weak
+            weak = None  # the operands, when the result may be weakly typed
             rule = impl_rules.get(self)
             if rule is None:
                 raise MissingRuleError(f"primitive `{self.name}` has no NumPy implementation"
@@ -143,12 +143,12 @@ class Primitive:
                 if type(a) is EagerArray:
                     may_be_weak = weak_type_from_some.get(self)
                     if may_be_weak is not None and may_be_weak(args, params):
-                        weak = [aval_of(a) for a in args]
+                        weak = args
                     args = plain_args(args)
                     break
             else:
                 if _some_weak(args):  # then the result may be weak: the shape rule says
-                    weak = [aval_of(a) for a in args]
+                    weak = args
                     args = plain_args(args)
             # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
             if _warnings.filters is not _ieee.installed or \
@@ -181,16 +181,37 @@ def _some_weak(args) -> bool:
     return False
 
 
-def _weak_result(prim: Primitive, avals: list, params: dict, out):
-    """The eager result of `prim` on weakly typed operands only (Python scalars,
-    WeakEagerArrays), weak where the shape rule says so, as under a trace (JAX's rule:
-    weak only where every operand is)."""
-    shape_rule = abstract_eval_rules.get(prim)
-    out_avals = shape_rule(*avals, **params) if shape_rule is not None else None
+# Whether each result of a parameterless primitive is weak, by its operands' Python types
+# (a type says whether an operand is weak: WeakEagerArray and Python numbers are; weak
+# rules look at nothing else): eager code on Python scalars (a gradient at 0.3) would
+# otherwise run a shape rule per operation.
+_weak_types: dict = {}
+
+
+def _weak_result(prim: Primitive, operands, params: dict, out):
+    """The eager result of `prim` where some operands are weakly typed (Python scalars,
+    WeakEagerArrays): weak where the shape rule says so, as under a trace (JAX's rule:
+    weak only where every operand is, for most primitives)."""
+    key = (prim, *map(type, operands)) if not params else None
+    weak = _weak_types.get(key) if key is not None else None
+    if weak is None:
+        shape_rule = abstract_eval_rules.get(prim)
+        out_avals = shape_rule(*[aval_of(a) for a in operands], **params) if shape_rule is not None else None
+        weak = tuple(getattr(a, "weak_type", False) for a in out_avals) if prim.multiple_results \
+            and out_avals is not None else getattr(out_avals, "weak_type", False)
+        if key is not None:
+            if len(_weak_types) > 4096:
+                _weak_types.clear()
+            _weak_types[key] = weak
     if not prim.multiple_results:
-        return wrap_weak(out) if getattr(out_avals, "weak_type", False) else wrap(out)
-    return type(out)(wrap_weak(o) if getattr(a, "weak_type", False) else wrap(o)
-                     for o, a in zip(out, out_avals or [None] * len(out)))
+        if weak is not True:
+            return wrap(out)
+        out = _view(out if type(out) is _ndarray else _asarray(out), WeakEagerArray)
+        _setflags(out, False)
+        return out
+    if weak is False:
+        weak = (False,) * len(out)
+    return type(out)(wrap_weak(o) if w else wrap(o) for o, w in zip(out, weak))
 
 
 def bind_below(trace, prim: Primitive, args: tuple, params: dict):
