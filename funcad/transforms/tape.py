@@ -65,6 +65,12 @@ class TapeTrace(Trace):
         super().__init__(parent)
         self.tape: list = []
 
+    def finish(self):
+        # Not remembered for check_tracer_leaks: the tape holds its tracers on purpose (a
+        # vjp's pullback keeps it), and a tangent reaches user code only inside a
+        # JVPTracer, whose own trace's check reports the leak.
+        self.alive = False
+
     def process_primitive(self, prim, args, params):
         for x in args:
             if type(x) is TapeTracer and x._trace is self:
