@@ -11,8 +11,19 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 CHILD = os.environ.get("FUNCAD_SHARDING_CHILD") == "1"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The two halves of a multi-device file: its 8-device tests run only in the child
+# process, its suite test (which starts that child) and one-device tests only in the
+# main test process.
+on_eight_devices = pytest.mark.skipif(
+    not CHILD, reason="needs 8 simulated CPU devices: runs in the child process that this "
+                      "file's suite test starts (tests/multidevice.py)")
+on_one_device = pytest.mark.skipif(
+    CHILD, reason="runs in the main test process, not in the 8-device child process")
 
 
 def run_in_child(path: str, n: int = 8) -> None:

@@ -17,12 +17,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 import funcad  # noqa: E402
 import funcad.numpy as fnp  # noqa: E402
 from funcad.core.errors import TransferGuardError  # noqa: E402
-from tests.multidevice import CHILD, run_in_child  # noqa: E402
+from tests.multidevice import on_eight_devices, on_one_device, run_in_child  # noqa: E402
 
 # funcad writes JAX 0.12's texts; older JAX words some messages differently
 JAX_TEXTS = tuple(int(p) for p in jax.__version__.split(".")[:2]) >= (0, 12)
-child = pytest.mark.skipif(not CHILD, reason="runs in test_multidevice_suite's subprocess")
-main = pytest.mark.skipif(CHILD, reason="one-device tests run in the main process")
 
 _OPTIONS = ["default_device", "explain_cache_misses", "numpy_dtype_promotion", "transfer_guard",
         "transfer_guard_host_to_device", "transfer_guard_device_to_device",
@@ -30,14 +28,14 @@ _OPTIONS = ["default_device", "explain_cache_misses", "numpy_dtype_promotion", "
 _VALUES = {"explain_cache_misses": True, "numpy_dtype_promotion": "strict", "default_device": "cpu"}
 
 
-@main
+@on_one_device
 def test_multidevice_suite():
     run_in_child(__file__)
 
 
 # ------------------------------------------------------------ the names ----
 
-@main
+@on_one_device
 @pytest.mark.parametrize("name", _OPTIONS)
 def test_scopes_config_names_and_validation(name):
     assert hasattr(jax, name) and name in funcad.__all__ and name in dir(funcad)
@@ -58,7 +56,7 @@ def test_scopes_config_names_and_validation(name):
     assert name in funcad.config.describe()
 
 
-@main
+@on_one_device
 def test_transfer_guard_sets_each_direction_and_restores_each():
     with funcad.transfer_guard_device_to_host("log"):
         with funcad.transfer_guard("disallow"):
@@ -82,7 +80,7 @@ def _jax_error(fn) -> str:
     return str(info.value)
 
 
-@main
+@on_one_device
 def test_host_to_device_guard_matches_jax():
     x = np.ones(3, np.float32)
     with jax.transfer_guard("disallow"):
@@ -109,7 +107,7 @@ def test_host_to_device_guard_matches_jax():
         np.testing.assert_array_equal(funcad.device_get(y), x)  # CPU: no transfer
 
 
-@main
+@on_one_device
 def test_python_scalar_argument_is_a_weak_transfer_as_in_jax():
     # both libraries in 32-bit mode (other test files turn JAX's x64 on for the process)
     jax_x32 = jax.enable_x64(False) if hasattr(jax, "enable_x64") else jax.experimental.disable_x64()
@@ -123,7 +121,7 @@ def test_python_scalar_argument_is_a_weak_transfer_as_in_jax():
             assert str(info.value) == want
 
 
-@main
+@on_one_device
 @pytest.mark.parametrize("level,implicit,explicit", [("log", True, False), ("log_explicit", True, True)])
 def test_log_levels(caplog, level, implicit, explicit):
     x = np.ones(3, np.float32)
@@ -147,7 +145,7 @@ class _FakeGpu:
         return "CudaDevice(id=0)"
 
 
-@main
+@on_one_device
 def test_device_to_host_guard_implicit_and_explicit():
     from funcad.lowering.array import Array
     x = np.arange(3.0, dtype=np.float32)
@@ -174,7 +172,7 @@ def test_device_to_host_guard_implicit_and_explicit():
 
 # ---------------------------------------------------------- default_device ----
 
-@main
+@on_one_device
 def test_default_device_on_one_device_and_validation():
     cpu = funcad.devices("cpu")[0]
     g = funcad.jit(lambda a: a * 2)
@@ -190,7 +188,7 @@ def test_default_device_on_one_device_and_validation():
         funcad.config.update("default_device", "tpu7")
 
 
-@child
+@on_eight_devices
 def test_default_device_places_jit_results_and_device_put():
     devs = funcad.devices()
     assert len(devs) == 8
@@ -214,7 +212,7 @@ def test_default_device_places_jit_results_and_device_put():
         assert jax.device_put(x).devices() == {jax.devices()[3]}
 
 
-@child
+@on_eight_devices
 def test_device_to_device_guard_matches_jax():
     devs, jdevs = funcad.devices(), jax.devices()
     x = np.ones(3, np.float32)

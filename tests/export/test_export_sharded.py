@@ -16,10 +16,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 import funcad  # noqa: E402
 from funcad import export as fe  # noqa: E402
 from funcad.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
-from tests.multidevice import CHILD, run_in_child  # noqa: E402
+from tests.multidevice import on_eight_devices, on_one_device, run_in_child  # noqa: E402
 
-child = pytest.mark.skipif(not CHILD, reason="runs in test_multidevice_suite's subprocess")
-main = pytest.mark.skipif(CHILD, reason="one-device tests run in the main process")
 
 A = np.arange(32, dtype=np.float32).reshape(8, 4)
 B = np.linspace(-1, 1, 32, dtype=np.float32).reshape(8, 4)
@@ -31,12 +29,12 @@ def f(a, b):
 
 
 @pytest.mark.slow
-@main
+@on_one_device
 def test_multidevice_suite():
     run_in_child(__file__)
 
 
-@main
+@on_one_device
 def test_one_device_export_records_no_shardings():  # the cheap sibling of the suite
     exp = fe.export(funcad.jit(f))(A, B)
     jexp = je.export(jax.jit(f))(A, B)
@@ -70,7 +68,7 @@ def _placement(x):
     return sorted((s.device.id, str(s.index)) for s in x.addressable_shards)
 
 
-@child
+@on_eight_devices
 def test_sharded_export_fields_and_module_as_jax():
     exp, jexp, fmesh, jmesh = _pair()
     assert exp.nr_devices == jexp.nr_devices == 8
@@ -87,7 +85,7 @@ def test_sharded_export_fields_and_module_as_jax():
         assert piece in text and piece in jtext, piece
 
 
-@child
+@on_eight_devices
 def test_funcad_export_round_trips_and_runs_in_jax():
     exp, jexp, fmesh, jmesh = _pair()
     blob = exp.serialize()
@@ -107,7 +105,7 @@ def test_funcad_export_round_trips_and_runs_in_jax():
         assert tuple(g.sharding.spec) == tuple(w.sharding.spec) and _placement(g) == _placement(w)
 
 
-@child
+@on_eight_devices
 def test_jax_export_runs_in_funcad_on_8_devices():
     _, jexp, fmesh, jmesh = _pair()
     exp = fe.deserialize(jexp.serialize())
@@ -124,7 +122,7 @@ def test_jax_export_runs_in_funcad_on_8_devices():
     np.testing.assert_allclose(np.asarray(got[1]), np.asarray(want[1]), rtol=1e-6)
 
 
-@child
+@on_eight_devices
 def test_call_on_another_number_of_devices_raises_jaxs_error():
     from funcad.sharding import AxisType
     from jax.sharding import AxisType as JAxisType
@@ -148,7 +146,7 @@ def test_call_on_another_number_of_devices_raises_jaxs_error():
     np.testing.assert_array_equal(np.asarray(got), 2 * A)
 
 
-@child
+@on_eight_devices
 def test_grad_through_sharded_export_as_jax():
     fmesh, jmesh = funcad.make_mesh((4, 2), ("x", "y")), jax.make_mesh((4, 2), ("x", "y"))
     g = lambda a: (a * a * a).sum(1)  # noqa: E731
@@ -166,7 +164,7 @@ def test_grad_through_sharded_export_as_jax():
     assert tuple(got.sharding.spec) == tuple(want.sharding.spec) and _placement(got) == _placement(want)
 
 
-@child
+@on_eight_devices
 def test_sharded_export_for_another_platform_raises_naming_the_fix():
     fmesh = funcad.make_mesh((8,), ("x",))
     fjit = funcad.jit(lambda a: a + 1, in_shardings=NamedSharding(fmesh, P("x")))
@@ -184,7 +182,7 @@ def test_sharded_export_for_another_platform_raises_naming_the_fix():
     assert _specs(exp._out_named_shardings) == _specs(jexp._out_named_shardings)
 
 
-@child
+@on_eight_devices
 def test_sharded_export_under_gspmd_round_trips():
     fmesh = funcad.make_mesh((4, 2), ("x", "y"))
     funcad.config.update("jax_use_shardy_partitioner", False)

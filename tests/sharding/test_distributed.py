@@ -23,7 +23,7 @@ import funcad
 import funcad.numpy as fnp
 from funcad.sharding import NamedSharding, PartitionSpec as P
 
-from tests.multidevice import CHILD, run_in_child  # noqa: E402
+from tests.multidevice import on_eight_devices, on_one_device, run_in_child  # noqa: E402
 HERE = os.path.abspath(__file__)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
@@ -72,7 +72,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.slow  # two processes start, connect and compile: about 15 s on 2 shared cores
-@pytest.mark.skipif(CHILD, reason="runs in the main process")
+@on_one_device
 def test_two_processes_data_parallel_step(tmp_path):
     port = _free_port()
     env = dict(os.environ, FUNCAD_BACKEND="cpu", JAX_PLATFORMS="cpu",
@@ -111,7 +111,7 @@ def test_two_processes_data_parallel_step(tmp_path):
                                        rtol=2e-5, atol=2e-7)
 
 
-@pytest.mark.skipif(CHILD, reason="runs in the main process")
+@on_one_device
 def test_initialize_errors():
     assert not funcad.distributed.is_initialized()
     funcad.distributed.shutdown()  # a no-op when not initialized
@@ -131,12 +131,10 @@ def test_initialize_errors():
 
 # ------------------------------------------------------ sharding pictures ----
 
-@pytest.mark.skipif(CHILD, reason="this is the child process")
+@on_one_device
 def test_sharding_pictures_suite():
     run_in_child(__file__)
 
-
-child = pytest.mark.skipif(not CHILD, reason="runs in test_sharding_pictures_suite's subprocess")
 
 GRID_4x2 = """\
 ┌──────────┬──────────┐
@@ -159,7 +157,7 @@ ROW_1D = """\
 """
 
 
-@child
+@on_eight_devices
 def test_visualize_sharding_pictures(capsys):
     mesh = funcad.make_mesh((4, 2), ("x", "y"))
     funcad.debug.visualize_sharding((8, 8), NamedSharding(mesh, P("x", "y")), use_color=False)
@@ -176,7 +174,7 @@ def test_visualize_sharding_pictures(capsys):
     assert "CPU 0,1,2,3,4,5,6,7" in capsys.readouterr().out
 
 
-@child
+@on_eight_devices
 def test_visualize_and_inspect_array_sharding(capsys):
     mesh = funcad.make_mesh((4, 2), ("x", "y"))
     a = funcad.device_put(np.ones((8, 8), np.float32), NamedSharding(mesh, P("x", "y")))

@@ -16,19 +16,15 @@ import funcad.numpy as fnp
 from funcad.core.errors import UnsupportedError
 from funcad.sharding import AxisType, NamedSharding, PartitionSpec as P
 
-from tests.multidevice import CHILD, run_in_child
+from tests.multidevice import on_eight_devices, on_one_device, run_in_child
 
 lax = funcad.lax
 
 
+@on_one_device
 def test_mesh_suite():
-    if CHILD:
-        pytest.skip("this is the child process")
     run_in_child(__file__)
 
-
-child = pytest.mark.skipif(not CHILD, reason="runs in test_mesh_suite's subprocess")
-main = pytest.mark.skipif(CHILD, reason="one-device tests run in the main process")
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -57,7 +53,7 @@ def spec_of(sharding):
 
 # ------------------------------------------------------- names (one device) ----
 
-@main
+@on_one_device
 def test_top_level_and_sharding_names_match_jax():
     assert funcad.NamedSharding is funcad.sharding.NamedSharding
     assert funcad.P is funcad.sharding.PartitionSpec
@@ -71,7 +67,7 @@ def test_top_level_and_sharding_names_match_jax():
     assert [t.name for t in AxisType] == ["Auto", "Explicit", "Manual"]
 
 
-@main
+@on_one_device
 def test_mesh_context_one_device():
     assert funcad.get_mesh().empty and funcad.get_abstract_mesh().empty
     mesh = funcad.make_mesh((1, 1), ("a", "b"), devices=funcad.devices()[:1])
@@ -92,7 +88,7 @@ def test_mesh_context_one_device():
     assert funcad.get_mesh().empty
 
 
-@main
+@on_one_device
 def test_explicit_and_manual_axes_are_meshes_as_in_jax():
     from jax.sharding import AxisType as JT
     for t in (AxisType.Explicit, AxisType.Manual):
@@ -109,7 +105,7 @@ def test_explicit_and_manual_axes_are_meshes_as_in_jax():
         funcad.make_mesh((1, 1), ("x", "y"), ("Auto",), devices=funcad.devices()[:1])
 
 
-@main
+@on_one_device
 def test_partition_specs_need_a_mesh():
     with pytest.raises(ValueError, match="set_mesh"):
         funcad.device_put(np.ones(2), P())
@@ -125,7 +121,7 @@ def test_partition_specs_need_a_mesh():
 
 # -------------------------------------------------- mesh context (8 devices) ----
 
-@child
+@on_eight_devices
 def test_set_mesh_resolves_specs_like_jax():
     fm, jm = meshes((4, 2), ("a", "b"))
     x = np.arange(32.0).reshape(8, 4)
@@ -153,7 +149,7 @@ def test_set_mesh_resolves_specs_like_jax():
     assert funcad.get_mesh().empty
 
 
-@child
+@on_eight_devices
 def test_jit_recompiles_for_another_context_mesh():
     m1, _ = meshes((8,), ("a",))
     m2 = funcad.make_mesh((2, 4), ("a", "b"))
@@ -168,7 +164,7 @@ def test_jit_recompiles_for_another_context_mesh():
     np.testing.assert_array_equal(np.asarray(y1), np.asarray(y2))
 
 
-@child
+@on_eight_devices
 def test_reshard_with_auto_axes_as_jax():
     fm, jm = meshes((8,), ("a",))
     x = funcad.device_put(np.arange(8.0), NamedSharding(fm, P("a")))
@@ -184,7 +180,7 @@ def test_reshard_with_auto_axes_as_jax():
             jax.sharding.reshard(jx, JP("a"))
 
 
-@child
+@on_eight_devices
 def test_make_array_from_callback_and_pieces_match_jax():
     fm, jm = meshes((4, 2), ("a", "b"))
     data = np.arange(48.0).reshape(8, 6)
@@ -234,7 +230,7 @@ GROUP_CASES = {
 }
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("groups", [GROUPS, GROUPS2], ids=["pairs", "strided"])
 @pytest.mark.parametrize("case", sorted(GROUP_CASES))
 def test_axis_index_groups_under_pmap_match_jax(case, groups):
@@ -245,7 +241,7 @@ def test_axis_index_groups_under_pmap_match_jax(case, groups):
     np.testing.assert_allclose(np.asarray(out), np.asarray(ref), rtol=1e-12)
 
 
-@child
+@on_eight_devices
 def test_axis_index_groups_psum_scatter_untiled_and_grads_match_jax():
     x = np.arange(16.0).reshape(8, 2)
     f = lambda lib: lib.pmap(lambda v: lib.lax.psum_scatter(v, "i", axis_index_groups=GROUPS),  # noqa: E731
@@ -261,7 +257,7 @@ def test_axis_index_groups_psum_scatter_untiled_and_grads_match_jax():
                                np.asarray(jax.grad(lambda v: loss(jax, v))(x)), rtol=1e-12)
 
 
-@child
+@on_eight_devices
 def test_axis_index_groups_lower_to_replica_groups():
     fm, jm = meshes((8,), ("i",))
     f = funcad.shard_map(lambda v: lax.psum(v, "i", axis_index_groups=GROUPS2), mesh=fm,
@@ -282,7 +278,7 @@ def test_axis_index_groups_lower_to_replica_groups():
     np.testing.assert_allclose(np.asarray(g(np.arange(8.0))), np.asarray(jg(np.arange(8.0))))
 
 
-@child
+@on_eight_devices
 def test_axis_index_groups_errors_where_jax_raises():
     fm, _ = meshes((8,), ("i",))
     with pytest.raises(UnsupportedError, match="check_vma"):
@@ -296,7 +292,7 @@ def test_axis_index_groups_errors_where_jax_raises():
                     axis_name="i")(np.arange(8.0))
 
 
-@main
+@on_one_device
 def test_axis_index_groups_under_vmap_raise_as_jax():
     for fn in (lambda v: lax.psum(v, "i", axis_index_groups=[[0, 1], [2, 3]]),
                lambda v: lax.all_gather(v, "i", axis_index_groups=[[0, 1], [2, 3]])):
@@ -312,7 +308,7 @@ def test_axis_index_groups_under_vmap_raise_as_jax():
 
 # --------------------------------------------------------- spmd_axis_name ----
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("names", ["a", ("a", "b")], ids=["one", "two"])
 def test_vmap_spmd_axis_name_shards_the_batch_like_jax(names):
     fm, jm = meshes((4, 2), ("a", "b"))
@@ -337,7 +333,7 @@ def test_vmap_spmd_axis_name_shards_the_batch_like_jax(names):
     np.testing.assert_allclose(np.asarray(g), 2.0 * np.cos(x), rtol=1e-14)
 
 
-@main
+@on_one_device
 def test_vmap_spmd_axis_name_errors():
     mesh = funcad.make_mesh((1,), ("a",), devices=funcad.devices()[:1])
     s = NamedSharding(mesh, P("a"))

@@ -24,17 +24,15 @@ import funcad.numpy as fnp
 from funcad.experimental import mesh_utils as mu, multihost_utils as mh
 from funcad.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-from tests.multidevice import CHILD, run_in_child
+from tests.multidevice import on_eight_devices, on_one_device, run_in_child
 
 HERE = os.path.abspath(__file__)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-main = pytest.mark.skipif(CHILD, reason="runs in the main process")
-child = pytest.mark.skipif(not CHILD, reason="runs in test_multidevice_suite's subprocess")
 
 
 # ------------------------------------------------------------ one process ----
 
-@main
+@on_one_device
 def test_one_process_values_and_errors():
     x = np.arange(6.0).reshape(2, 3)
     np.testing.assert_array_equal(mh.process_allgather(x), x[None])
@@ -77,7 +75,7 @@ def test_one_process_values_and_errors():
 
 # ------------------------------------------------------- 8 CPU devices ----
 
-@main
+@on_one_device
 def test_multidevice_suite():
     run_in_child(__file__)
 
@@ -86,7 +84,7 @@ def _ids(a) -> list:
     return np.vectorize(lambda d: d.id, otypes=[int])(np.asarray(a, dtype=object)).tolist()
 
 
-@child
+@on_eight_devices
 def test_device_meshes_match_jax():
     import jax
     from jax.experimental import mesh_utils as jmu
@@ -108,7 +106,7 @@ def test_device_meshes_match_jax():
     assert mesh.local_mesh == mesh and not mesh.is_multi_process
 
 
-@child
+@on_eight_devices
 def test_conversions_and_gathers_match_jax():
     import jax
     from jax.experimental import multihost_utils as jmh
@@ -188,7 +186,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@main
+@on_one_device
 def test_two_processes(tmp_path):
     port = _free_port()
     env = dict(os.environ, FUNCAD_BACKEND="cpu", JAX_PLATFORMS="cpu",

@@ -14,19 +14,15 @@ import funcad
 import funcad.numpy as fnp
 from funcad.sharding import PartitionSpec as P
 
-from tests.multidevice import CHILD, run_in_child  # noqa: E402
+from tests.multidevice import CHILD, on_eight_devices, on_one_device, run_in_child  # noqa: E402
 N = 8
 lax = funcad.lax
 
 
+@on_one_device
 def test_shard_map_suite():
-    if CHILD:
-        pytest.skip("this is the child process")
     run_in_child(__file__)
 
-
-child = pytest.mark.skipif(not CHILD, reason="runs in test_shard_map_suite's subprocess")
-main = pytest.mark.skipif(CHILD, reason="one-device tests run in the main process")
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -72,7 +68,7 @@ VMAP_CASES = {
 }
 
 
-@main
+@on_one_device
 @pytest.mark.parametrize("name", sorted(VMAP_CASES))
 def test_vmap_axis_name_matches_jax_and_jit(name):
     f, jf = VMAP_CASES[name]
@@ -86,7 +82,7 @@ def test_vmap_axis_name_matches_jax_and_jit(name):
     np.testing.assert_allclose(np.asarray(out2), ref, rtol=1e-12)
 
 
-@main
+@on_one_device
 def test_vmap_axis_name_against_a_loop_and_nested():
     x = np.random.default_rng(0).standard_normal((5, 3))
     f = lambda a: fnp.tanh(a) * lax.pmean(a, "i") - lax.ppermute(a, "i", [(k, (k + 1) % 5)
@@ -111,7 +107,7 @@ def test_vmap_axis_name_against_a_loop_and_nested():
                                            axis_name="i")(np.ones(3)), [3.0] * 3)
 
 
-@main
+@on_one_device
 def test_vmap_axis_name_derivatives_match_jax():
     x = np.linspace(-1.0, 1.0, 4)
     f = lambda a: fnp.sum(lax.pmean(fnp.sin(a), "i") * a) + lax.pmax(a, "i")
@@ -133,7 +129,7 @@ def test_vmap_axis_name_derivatives_match_jax():
     np.testing.assert_allclose(g, gj, rtol=1e-12)
 
 
-@main
+@on_one_device
 def test_unbound_axis_names_are_name_errors():
     with pytest.raises(NameError, match="unbound axis name: 'i'"):
         lax.psum(np.ones(2), "i")
@@ -147,7 +143,7 @@ def test_unbound_axis_names_are_name_errors():
         funcad.vmap(lambda a: lax.all_to_all(a, "i", 0, 0), axis_name="i")(np.ones((2, 3)))
 
 
-@main
+@on_one_device
 def test_shard_map_errors_on_one_device():
     mesh = funcad.make_mesh((1,), ("i",))
     x = np.ones((3, 2))
@@ -223,7 +219,7 @@ COLLECTIVES = {
 }
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("shape", list(MESHES) if CHILD else [(8,)], ids=str)
 @pytest.mark.parametrize("name", sorted(COLLECTIVES))
 def test_collective_in_shard_map_matches_jax(name, shape):
@@ -234,7 +230,7 @@ def test_collective_in_shard_map_matches_jax(name, shape):
     np.testing.assert_allclose(np.asarray(got), np.asarray(ref), rtol=1e-12)
 
 
-@child
+@on_eight_devices
 def test_collectives_over_two_axes_and_the_second_axis():
     x = np.arange(64.0).reshape(8, 8)
     for axes, o in ((("x", "y"), P()), ("y", P("x"))):
@@ -259,7 +255,7 @@ def test_collectives_over_two_axes_and_the_second_axis():
     np.testing.assert_allclose(np.asarray(f(x)), x.reshape(4, 2, 8).sum(0))
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("check_vma", [True, False])
 def test_grad_through_psum_matches_jax(check_vma):
     rng = np.random.default_rng(0)
@@ -282,7 +278,7 @@ def test_grad_through_psum_matches_jax(check_vma):
     np.testing.assert_allclose(np.asarray(g), np.full(6, 2.0))
 
 
-@child
+@on_eight_devices
 def test_grad_through_all_gather_ppermute_and_scatter_matches_jax():
     x = np.random.default_rng(1).standard_normal((8, 3))
     perm = [(i, (i + 1) % 8) for i in range(8)]
@@ -310,7 +306,7 @@ def test_grad_through_all_gather_ppermute_and_scatter_matches_jax():
     np.testing.assert_allclose(np.asarray(tg), np.asarray(tr), rtol=1e-12)
 
 
-@child
+@on_eight_devices
 def test_data_parallel_training_step_with_pmean_of_grads():
     rng = np.random.default_rng(2)
     f32 = np.float32
@@ -359,7 +355,7 @@ def test_data_parallel_training_step_with_pmean_of_grads():
     assert float(v2) < float(v)
 
 
-@child
+@on_eight_devices
 def test_vmap_and_jvp_of_shard_map_and_the_lowered_program():
     m, jm = _meshes((4, 2))
     f = funcad.shard_map(lambda a: lax.psum(fnp.sin(a), "y") * lax.axis_index("x"), mesh=m,
@@ -401,7 +397,7 @@ def test_vmap_and_jvp_of_shard_map_and_the_lowered_program():
     assert out.sharding.spec == P("x") and out.shape == (8, 2)
 
 
-@child
+@on_eight_devices
 def test_shard_map_errors():
     m, _ = _meshes((4, 2))
     x = np.ones((6, 4))
@@ -423,7 +419,7 @@ def test_shard_map_errors():
     np.testing.assert_allclose(np.asarray(out), np.full(8, 2.0))
 
 
-@child
+@on_eight_devices
 def test_pmap_matches_jax():
     x = np.arange(8 * 3 * 2.0).reshape(8, 3, 2)
     f = lambda a: fnp.sum(lax.pmean(fnp.sin(a), "i") ** 2) + lax.axis_index("i")
@@ -457,7 +453,7 @@ def test_pmap_matches_jax():
         funcad.pmap(lambda a: a)(np.ones(9))
 
 
-@main
+@on_one_device
 def test_pmap_maps_keyword_arguments_and_jit_of_it_keeps_the_signature():
     import inspect
     def foo(x, y, flag=True):
@@ -471,7 +467,7 @@ def test_pmap_maps_keyword_arguments_and_jit_of_it_keeps_the_signature():
     assert sig == inspect.signature(jax.jit(foo), follow_wrapped=False)
 
 
-@main
+@on_one_device
 def test_pmap_of_a_scalar_mapped_argument_raises_value_error():
     f = lambda x, k: x * k
     with pytest.raises(ValueError):

@@ -18,18 +18,15 @@ import funcad.numpy as fnp
 from funcad.core.errors import FuncadValueError
 from funcad.sharding import PartitionSpec as P
 
-from tests.multidevice import CHILD, run_in_child  # noqa: E402
+from tests.multidevice import on_eight_devices, on_one_device, run_in_child  # noqa: E402
 N = 8
 lax = funcad.lax
 
 
+@on_one_device
 def test_shard_map_vma_suite():
-    if CHILD:
-        pytest.skip("this is the child process")
     run_in_child(__file__)
 
-
-child = pytest.mark.skipif(not CHILD, reason="runs in test_shard_map_vma_suite's subprocess")
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -95,7 +92,7 @@ def _local_grads(w, x, n):
     return np.stack(out)
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("shape", sorted(MESHES))
 @pytest.mark.parametrize("check_vma", [True, False])
 def test_grad_inside_body_of_a_replicated_input(shape, check_vma):
@@ -113,7 +110,7 @@ def test_grad_inside_body_of_a_replicated_input(shape, check_vma):
     _close(got, ref, expect)
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("check_vma", [True, False])
 def test_partly_varying_input_sums_over_the_missing_axes(check_vma):
     # w varies over "x" only, the data over ("x", "y"): w's cotangent is summed over "y"
@@ -130,7 +127,7 @@ def test_partly_varying_input_sums_over_the_missing_axes(check_vma):
     _close(got, ref, local)
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("shape", [(8,), (2, 2, 2)])
 def test_value_and_grad_through_psum_inside_body(shape):
     rng = np.random.default_rng(2)
@@ -148,7 +145,7 @@ def test_value_and_grad_through_psum_inside_body(shape):
     _close(got, ref, expect)
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("check_vma", [True, False])
 def test_second_order_jit_and_vmap_inside_body(check_vma):
     rng = np.random.default_rng(3)
@@ -179,7 +176,7 @@ def test_second_order_jit_and_vmap_inside_body(check_vma):
     _close(got, None, (g2, gj, per), rtol=1e-10)
 
 
-@child
+@on_eight_devices
 def test_data_parallel_step_with_grad_inside_body_matches_jax():
     # A JAX user's data-parallel step: the grad taken inside the body is already the
     # sum over the devices (check_vma=True), so the mean needs only a division.
@@ -205,7 +202,7 @@ def test_data_parallel_step_with_grad_inside_body_matches_jax():
                                    rtol=2e-5, atol=1e-6)
 
 
-@child
+@on_eight_devices
 def test_the_body_holds_pvary_and_its_transpose_psum():
     m, _ = _meshes((4, 2))
     f = funcad.shard_map(lambda w, x: funcad.grad(lambda w: fnp.sum(w * x))(w), mesh=m,

@@ -12,17 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.multidevice import CHILD, run_in_child  # noqa: E402
+from tests.multidevice import CHILD, on_eight_devices, on_one_device, run_in_child  # noqa: E402
 N = 8
 
 
+@on_one_device
 def test_sharding_suite():
-    if CHILD:
-        pytest.skip("this is the child process")
     run_in_child(__file__)
-
-
-child = pytest.mark.skipif(not CHILD, reason="runs in test_sharding_suite's subprocess")
 
 
 # ---------------------------------------- one device (the main test process) ----
@@ -70,7 +66,7 @@ if CHILD:
 
 # ------------------------------------------------------------------ devices ----
 
-@child
+@on_eight_devices
 def test_device_queries_report_every_device():
     assert funcad.device_count() == N
     assert len(funcad.devices()) == N and len(funcad.local_devices()) == N
@@ -78,7 +74,7 @@ def test_device_queries_report_every_device():
     assert [d.id for d in funcad.devices()] == list(range(N))
 
 
-@child
+@on_eight_devices
 def test_mesh_and_spec_basics():
     mesh = make_mesh((4, 2), ("data", "model"))
     assert mesh.shape == {"data": 4, "model": 2} and mesh.size == 8
@@ -98,7 +94,7 @@ def test_mesh_and_spec_basics():
 
 # ------------------------------------------------------------- device_put ----
 
-@child
+@on_eight_devices
 def test_device_put_named_sharding_spreads_and_gathers():
     mesh = make_mesh((4, 2), ("data", "model"))
     x = np.arange(48, dtype=np.float32).reshape(8, 6)
@@ -125,7 +121,7 @@ def test_device_put_named_sharding_spreads_and_gathers():
     assert float(fnp.sum(a + 1.0)) == float(x.sum() + 48)
 
 
-@child
+@on_eight_devices
 def test_device_put_replicated_single_device_and_pytrees():
     mesh = make_mesh((8,), ("data",))
     x = np.arange(8.0)
@@ -142,7 +138,7 @@ def test_device_put_replicated_single_device_and_pytrees():
     assert r.dtype == np.float64 and np.asarray(r).dtype == np.float64  # float64 kept
 
 
-@child
+@on_eight_devices
 def test_device_put_errors():
     mesh = make_mesh((4, 2), ("data", "model"))
     with pytest.raises(ValueError, match="not divisible by 4"):
@@ -169,7 +165,7 @@ def _mlp_data(rng, batch=64, d=16, hidden=32, k=4):
     return params, rng.standard_normal((batch, d)).astype(f32), rng.standard_normal((batch, k)).astype(f32)
 
 
-@child
+@on_eight_devices
 def test_data_parallel_mlp_step_matches_single_device_and_jax():
     params, x, y = _mlp_data(np.random.default_rng(0))
     mesh = make_mesh((N,), ("data",))
@@ -195,7 +191,7 @@ def test_data_parallel_mlp_step_matches_single_device_and_jax():
     assert float(v2) < float(v)
 
 
-@child
+@on_eight_devices
 def test_model_sharded_matmul_matches_single_device_and_jax():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((16, 24)).astype(np.float32)
@@ -221,7 +217,7 @@ def test_model_sharded_matmul_matches_single_device_and_jax():
     assert _rel(out3, ref) < 1e-6
 
 
-@child
+@on_eight_devices
 def test_sharded_args_infer_program_and_reshard():
     mesh = make_mesh((4, 2), ("data", "model"))
     x = np.arange(32.0).reshape(8, 4)
@@ -241,7 +237,7 @@ def test_sharded_args_infer_program_and_reshard():
     assert type(f(x)) is funcad.Array
 
 
-@child
+@on_eight_devices
 def test_different_device_lists_are_an_error():
     devs = funcad.devices()
     m1 = Mesh(np.array(devs[:4]), ("a",))
@@ -254,7 +250,7 @@ def test_different_device_lists_are_an_error():
 
 # ------------------------------------------------------ sharding constraint ----
 
-@child
+@on_eight_devices
 def test_with_sharding_constraint_under_jit_grad_and_vmap():
     mesh = make_mesh((4, 2), ("data", "model"))
     s = NamedSharding(mesh, P("data", None))
@@ -320,7 +316,7 @@ def test_with_sharding_constraint_under_jit_grad_and_vmap():
     np.testing.assert_allclose(np.asarray(mm.lower(x, w).compile()(x, w)), x @ w, rtol=1e-5)
 
 
-@child
+@on_eight_devices
 def test_with_sharding_constraint_pytree_and_errors():
     mesh = make_mesh((8,), ("d",))
     s = NamedSharding(mesh, P("d"))

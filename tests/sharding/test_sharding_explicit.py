@@ -11,18 +11,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.multidevice import CHILD, run_in_child
+from tests.multidevice import CHILD, on_eight_devices, on_one_device, run_in_child
 
 N = 8
 
 
+@on_one_device
 def test_explicit_sharding_suite():
-    if CHILD:
-        pytest.skip("this is the child process")
     run_in_child(__file__)
 
-
-child = pytest.mark.skipif(not CHILD, reason="runs in test_explicit_sharding_suite's subprocess")
 
 if CHILD:
     import jax
@@ -117,7 +114,7 @@ ERRORS = {
 }
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_types_and_values_match_jax_under_jit(name):
     f = CASES[name]
@@ -130,7 +127,7 @@ def test_types_and_values_match_jax_under_jit(name):
         _spec(got, funcad) == _spec(want, jax)
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_ambiguous_shardings_raise_jaxs_error(name):
     f, msg = ERRORS[name]
@@ -141,7 +138,7 @@ def test_ambiguous_shardings_raise_jaxs_error(name):
         funcad.jit(lambda: f(_NS(False)))()
 
 
-@child
+@on_eight_devices
 def test_typeof_eager_and_in_jaxprs():
     x = funcad.device_put(A, NamedSharding(MESH, P("X", "Y")))
     jx = jax.device_put(A, jax.sharding.NamedSharding(JMESH, jax.sharding.PartitionSpec("X", "Y")))
@@ -156,7 +153,7 @@ def test_typeof_eager_and_in_jaxprs():
     assert y.sharding == NamedSharding(MESH, P("Y")) and funcad.typeof(y).str_short() == "f32[4@Y]"
 
 
-@child
+@on_eight_devices
 def test_a_mesh_with_auto_axes_types_only_its_explicit_ones():
     m = funcad.make_mesh((2, 4), ("X", "Y"), axis_types=(AxisType.Explicit, AxisType.Auto))
     x = funcad.device_put(A, NamedSharding(m, P("X", "Y")))
@@ -165,7 +162,7 @@ def test_a_mesh_with_auto_axes_types_only_its_explicit_ones():
     assert funcad.typeof(funcad.device_put(A, NamedSharding(auto, P("X", "Y")))).str_short() == "f32[8,4]"
 
 
-@child
+@on_eight_devices
 def test_grad_cotangents_carry_their_primals_shardings():
     def loss(w, x):
         return ((x @ w) ** 2).sum()
@@ -177,7 +174,7 @@ def test_grad_cotangents_carry_their_primals_shardings():
         assert _spec(g, funcad) == _spec(j, jax)
 
 
-@child
+@on_eight_devices
 def test_reshard_changes_the_type_eagerly_and_under_jit():
     from funcad.sharding import reshard, set_mesh
     x = funcad.device_put(A, NamedSharding(MESH, P("X", None)))
@@ -193,7 +190,7 @@ def test_reshard_changes_the_type_eagerly_and_under_jit():
         assert z.sharding == NamedSharding(MESH, P("Y", "X"))
 
 
-@child
+@on_eight_devices
 def test_auto_axes_and_explicit_axes():
     from funcad.sharding import auto_axes, explicit_axes, set_mesh
     x = funcad.device_put(A, NamedSharding(MESH, P("X", "Y")))
@@ -215,7 +212,7 @@ def test_auto_axes_and_explicit_axes():
         assert _spec(y, funcad) == _spec(jy, jax)
 
 
-@child
+@on_eight_devices
 def test_out_sharding_of_creation_and_samplers_types_the_result():
     from funcad.sharding import set_mesh
     JP = jax.sharding.PartitionSpec
@@ -237,7 +234,7 @@ def test_out_sharding_of_creation_and_samplers_types_the_result():
                 assert _spec(got, funcad) == _spec(want, jax)
 
 
-@child
+@on_eight_devices
 def test_shard_map_and_smap_infer_their_specs_from_the_types():
     from funcad.sharding import set_mesh
     m = funcad.make_mesh((8,), ("i",))
@@ -258,7 +255,7 @@ def test_shard_map_and_smap_infer_their_specs_from_the_types():
         assert _spec(y, funcad) == _spec(jy, jax)
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("name", ["sum", "sum0_squared", "reshape_sum"])
 def test_cotangents_of_reductions_and_reshapes_keep_the_primals_shardings(name):
     from funcad.sharding import set_mesh
@@ -273,7 +270,7 @@ def test_cotangents_of_reductions_and_reshapes_keep_the_primals_shardings(name):
             assert _spec(got, funcad) == _spec(want, jax) == ("X", "Y")
 
 
-@child
+@on_eight_devices
 def test_eager_ops_with_out_sharding():
     # eagerly a typed operation with out_sharding= runs its one-op program on the host
     # values and places the result as its type says (the tutorial's eager jnp.dot)

@@ -15,7 +15,7 @@ import pytest
 
 import funcad
 from funcad.core.errors import ShardingTypeError
-from tests.multidevice import CHILD, run_in_child
+from tests.multidevice import on_eight_devices, on_one_device, run_in_child
 from tests.sharding.typed_cases import eval_shape, run, specs
 
 A = np.arange(128.0, dtype=np.float32).reshape(16, 8)
@@ -99,13 +99,10 @@ def test_updates_split_otherwise_raise_jaxs_value_error():
 # ------------------------------------------ 8 simulated CPU devices (slow) ----
 
 @pytest.mark.slow
+@on_one_device
 def test_indexing_on_eight_devices():
-    if CHILD:
-        pytest.skip("this is the child process")
     run_in_child(__file__)
 
-
-child = pytest.mark.skipif(not CHILD, reason="runs in test_indexing_on_eight_devices' subprocess")
 
 OUT_SHARDING = {  # JAX honours these by running the gather or scatter on Auto axes
     "get_split_rows": lambda lib, x: x.at[ROWS].get(out_sharding=lib.s(None, "Y")),
@@ -114,7 +111,7 @@ OUT_SHARDING = {  # JAX honours these by running the gather or scatter on Auto a
 }
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_values_types_and_layouts_match_jax(name):
     f, operands = CASES[name]
@@ -124,7 +121,7 @@ def test_values_types_and_layouts_match_jax(name):
         assert specs([funcad.typeof(g)]) == specs([jax.typeof(w)]), name
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("name", sorted(OUT_SHARDING))
 def test_out_sharding_of_gathers_and_scatters(name):
     f = OUT_SHARDING[name]

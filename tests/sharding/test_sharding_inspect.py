@@ -18,19 +18,15 @@ import funcad
 import funcad.numpy as fnp
 from funcad.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
 
-from tests.multidevice import CHILD, run_in_child
+from tests.multidevice import on_eight_devices, on_one_device, run_in_child
 
 lax = funcad.lax
 
 
+@on_one_device
 def test_sharding_inspect_suite():
-    if CHILD:
-        pytest.skip("this is the child process")
     run_in_child(__file__)
 
-
-child = pytest.mark.skipif(not CHILD, reason="runs in test_sharding_inspect_suite's subprocess")
-main = pytest.mark.skipif(CHILD, reason="one-device tests run in the main process")
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -97,7 +93,7 @@ def inspected(lib, fn, *args, **jit_kw):
 # ---------------------------------------------------------- one device ----
 
 
-@main
+@on_one_device
 def test_inspect_in_one_device_jit_reports_the_device_once():
     seen, counts, out = inspected(funcad, lambda lib, y: y.sum(0), np.ones((4, 3)))
     dev = funcad.devices()[0]
@@ -110,7 +106,7 @@ def test_inspect_in_one_device_jit_reports_the_device_once():
     assert all(s.is_fully_replicated and s.num_devices == 1 for s in jseen)
 
 
-@main
+@on_one_device
 def test_inspect_under_grad_vmap_and_eagerly_as_jax():
     for lib in (funcad, jax):
         seen = []
@@ -136,7 +132,7 @@ def test_inspect_under_grad_vmap_and_eagerly_as_jax():
     assert seen == [SingleDeviceSharding(funcad.devices()[0])] * 2
 
 
-@main
+@on_one_device
 def test_inspect_keeps_the_program_and_its_values():
     f = lambda v: funcad.debug.inspect_array_sharding(v * 3.0, callback=lambda s: None) or v + 1.0  # noqa: E731
     jaxpr = funcad.make_jaxpr(f)(np.ones(2))
@@ -146,7 +142,7 @@ def test_inspect_keeps_the_program_and_its_values():
     assert "InspectSharding" not in funcad.jit(f).lower(np.ones(2)).as_text()
 
 
-@main
+@on_one_device
 def test_visualize_array_sharding_inside_jit(capsys):
     f = funcad.jit(lambda v: funcad.debug.visualize_array_sharding(v * 2.0, use_color=False) or v)
     f(np.ones(4))
@@ -155,7 +151,7 @@ def test_visualize_array_sharding_inside_jit(capsys):
     assert capsys.readouterr().out == ""
 
 
-@main
+@on_one_device
 def test_inspect_errors():
     with pytest.raises(TypeError, match="expects arrays"):
         funcad.debug.inspect_array_sharding(["x"], callback=print)
@@ -169,7 +165,7 @@ def _entry_params(text: str) -> list:
     return re.findall(r"[a-z0-9]+\[[0-9,]*\]", head)
 
 
-@main
+@on_one_device
 def test_compiled_as_text_is_optimized_hlo_as_jax():
     def f(lib, x, w):
         return lib.numpy.tanh(x @ w).sum(axis=1) * 2.0 + 1.0
@@ -200,7 +196,7 @@ INTERMEDIATES = {
 }
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("case", sorted(INTERMEDIATES))
 @pytest.mark.parametrize("spec", [("a", "b"), ("a",), ("b", "a"), ()], ids=str)
 def test_inspect_reports_the_partitioners_layout_like_jax(case, spec):
@@ -218,7 +214,7 @@ def test_inspect_reports_the_partitioners_layout_like_jax(case, spec):
     assert seen[0] == NamedSharding(fm, P(*spec))
 
 
-@child
+@on_eight_devices
 def test_inspect_under_set_mesh_vmap_grad_and_shard_map_like_jax():
     fm, jm = meshes((4, 2), ("a", "b"))
     x = np.arange(64.0).reshape(8, 2, 4)
@@ -252,7 +248,7 @@ def test_inspect_under_set_mesh_vmap_grad_and_shard_map_like_jax():
     assert all(s.mesh == fm for s in seen)
 
 
-@child
+@on_eight_devices
 def test_visualize_array_sharding_inside_sharded_jit(capsys):
     fm, _ = meshes((4, 2), ("a", "b"))
     s = NamedSharding(fm, P("b", "a"))
@@ -264,7 +260,7 @@ def test_visualize_array_sharding_inside_sharded_jit(capsys):
     assert capsys.readouterr().out == expected and "CPU" in expected
 
 
-@child
+@on_eight_devices
 def test_compiled_as_text_of_an_spmd_program_is_partitioned_like_jax():
     fm, jm = meshes((4, 2), ("a", "b"))
     x = np.arange(64.0).reshape(8, 8)
@@ -305,7 +301,7 @@ SMAP_CASES = {
 }
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("case", sorted(SMAP_CASES))
 def test_shard_map_under_vmap_spmd_axis_name_splits_the_batch_like_jax(case):
     names, body, in_spec, out_spec = SMAP_CASES[case]
@@ -331,7 +327,7 @@ def test_shard_map_under_vmap_spmd_axis_name_splits_the_batch_like_jax(case):
     assert f"f64[{rows},{cols}]" in f.lower(x).compile().as_text()
 
 
-@child
+@on_eight_devices
 def test_grad_of_vmapped_shard_map_with_spmd_axis_name_matches_jax():
     fm, jm = meshes((4, 2), ("a", "b"))
     x = np.linspace(-1.0, 1.0, 64).reshape(8, 8)
@@ -347,7 +343,7 @@ def test_grad_of_vmapped_shard_map_with_spmd_axis_name_matches_jax():
     np.testing.assert_allclose(np.asarray(g), np.asarray(jg), rtol=1e-12)
 
 
-@child
+@on_eight_devices
 def test_shard_map_under_vmap_spmd_axis_name_errors_as_jax():
     fm, jm = meshes((4, 2), ("a", "b"))
     x = np.ones((8, 8))

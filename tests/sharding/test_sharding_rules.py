@@ -17,7 +17,7 @@ import pytest
 
 import funcad
 from funcad.core.errors import ShardingTypeError
-from tests.multidevice import CHILD, run_in_child
+from tests.multidevice import on_eight_devices, on_one_device, run_in_child
 from tests.sharding.typed_cases import Lib, eval_shape, meshes, run, specs
 
 rng = np.random.default_rng(0)
@@ -198,16 +198,12 @@ def test_custom_vjp_cotangents_keep_their_types():
 # ------------------------------------------ 8 simulated CPU devices (slow) ----
 
 @pytest.mark.slow
+@on_one_device
 def test_sharding_rules_on_eight_devices():
-    if CHILD:
-        pytest.skip("this is the child process")
     run_in_child(__file__)
 
 
-child = pytest.mark.skipif(not CHILD, reason="runs in test_sharding_rules_on_eight_devices' subprocess")
-
-
-@child
+@on_eight_devices
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_values_types_and_layouts_match_jax(name):
     f, operands = CASES[name]
@@ -221,7 +217,7 @@ def test_values_types_and_layouts_match_jax(name):
         assert tuple(g.sharding.spec) == tuple(w.sharding.spec), name
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("name", GRADS)
 def test_cotangents_keep_their_primals_types(name):
     f, operands = CASES[name]
@@ -231,7 +227,7 @@ def test_cotangents_keep_their_primals_types(name):
         assert specs([funcad.typeof(g)]) == specs([jax.typeof(w)]), name
 
 
-@child
+@on_eight_devices
 def test_exported_calls_take_typed_operands():
     from funcad import export as fexport
     exp = fexport.export(funcad.jit(lambda a: a * 2 + 1))(funcad.ShapeDtypeStruct((8, 8), np.float32))
@@ -284,7 +280,7 @@ def test_collectives_in_a_partial_shard_map_type_as_jaxs(name):
     assert got == want and any("@Y" in t for t in got), (got, want)
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("name", sorted(COLLECTIVES))
 def test_collectives_in_a_partial_shard_map_match_jax(name):
     got, want = _types_in_partial_manual(name, (2, 4))
@@ -298,7 +294,7 @@ def test_collectives_in_a_partial_shard_map_match_jax(name):
     assert specs([funcad.typeof(results[0])]) == specs([jax.typeof(results[1])])
 
 
-@child
+@on_eight_devices
 def test_partial_shard_map_bodies_typed_under_gspmd_too():
     # GSPMD (the oldest jaxlibs' partitioner) takes no layout over the free axes inside a
     # manual region: the types stay, the constraints are left out
@@ -313,7 +309,7 @@ def test_partial_shard_map_bodies_typed_under_gspmd_too():
     assert specs([funcad.typeof(got)]) == [(None, "Y")]
 
 
-@child
+@on_eight_devices
 @pytest.mark.parametrize("name", ["global_array_to_host_local_array", "host_local_array_to_global_array"])
 def test_host_local_conversions_take_typed_operands(name):
     from funcad.experimental import multihost_utils as fmu

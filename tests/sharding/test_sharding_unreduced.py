@@ -19,7 +19,7 @@ import pytest
 import funcad
 from funcad.core.errors import ShardingTypeError, UnsupportedError
 from funcad.sharding import AbstractMesh, AxisType, PartitionSpec as P, UnreducedKind
-from tests.multidevice import CHILD, run_in_child
+from tests.multidevice import on_eight_devices, on_one_device, run_in_child
 from tests.sharding.typed_cases import eval_shape, run, specs
 
 JP = jax.sharding.PartitionSpec
@@ -163,16 +163,12 @@ def test_use_abstract_mesh_errors_as_jaxs():
 # ------------------------------------------ 8 simulated CPU devices (slow) ----
 
 @pytest.mark.slow
+@on_one_device
 def test_unreduced_on_eight_devices():
-    if CHILD:
-        pytest.skip("this is the child process")
     run_in_child(__file__)
 
 
-child = pytest.mark.skipif(not CHILD, reason="runs in test_unreduced_on_eight_devices' subprocess")
-
-
-@child
+@on_eight_devices
 @pytest.mark.parametrize("name", ["reduced_by_reshard"])
 def test_partial_sums_reduce_as_jaxs(name):
     f, operands = CASES[name]
@@ -182,7 +178,7 @@ def test_partial_sums_reduce_as_jaxs(name):
     assert specs([funcad.typeof(got)]) == specs([jax.typeof(want)]) == [("X", None)]
 
 
-@child
+@on_eight_devices
 def test_sums_of_partial_sums_reduce_once():
     f = lambda lib, a, b: lib.top.sharding.reshard(DOT(lib, a, b) + DOT(lib, a, b), lib.s("X", None))  # noqa: E731
     got, want = run(False, f, SPLIT), run(True, f, SPLIT)

@@ -21,24 +21,19 @@ import pytest
 import funcad
 from funcad.lowering import partitioning
 
-from tests.multidevice import CHILD, ROOT, run_in_child  # noqa: E402
+from tests.multidevice import CHILD, ROOT, on_eight_devices, on_one_device, run_in_child  # noqa: E402
 
 # JAX's lowered text is compared with funcad's as JAX 0.12 writes it; the oldest JAX of
 # the range (0.6) writes some annotations otherwise (results and collectives still agree)
 NEW_JAX = tuple(int(v) for v in __import__("jax").__version__.split(".")[:2]) >= (0, 7)
 
 
+@on_one_device
 def test_shardy_suite():
-    if CHILD:
-        pytest.skip("this is the child process")
     run_in_child(__file__)
 
 
-child = pytest.mark.skipif(not CHILD, reason="runs in test_shardy_suite's subprocess")
-main = pytest.mark.skipif(CHILD, reason="one-device tests run in the main process")
-
-
-@main
+@on_one_device
 def test_option_defaults_and_reads_as_jax():
     import jax
     assert funcad.config.read("jax_use_shardy_partitioner") is True
@@ -50,7 +45,7 @@ def test_option_defaults_and_reads_as_jax():
     assert partitioning.use_shardy() == partitioning.shardy_available()
 
 
-@main
+@on_one_device
 def test_one_device_programs_carry_no_annotations():
     text = funcad.jit(lambda x: x * 2.0).lower(np.ones(3)).as_text()
     assert "sdy." not in text and "mhlo.sharding" not in text
@@ -147,7 +142,7 @@ if CHILD:
 
 # --------------------------------------------------------------- jit ----
 
-@child
+@on_eight_devices
 def test_jit_in_out_shardings_match_jax():
     fm, jm = meshes((4, 2), ("data", "model"))
     spec_in, spec_w, spec_out = P("data", "model"), P("model", None), P("data", None)
@@ -162,7 +157,7 @@ def test_jit_in_out_shardings_match_jax():
     assert out.sharding == NamedSharding(fm, spec_out)
 
 
-@child
+@on_eight_devices
 def test_reductions_and_unspecified_outputs_match_jax():
     fm, jm = meshes((8,), ("d",))
     f = funcad.jit(lambda x: (fnp.sum(x, 0), x * 2.0), in_shardings=NamedSharding(fm, P("d")))
@@ -175,7 +170,7 @@ def test_reductions_and_unspecified_outputs_match_jax():
 # --------------------------------------------------- sharding constraint ----
 
 @pytest.mark.parametrize("to", [(), ("model", "data"), (None, "data"), (("data", "model"),)])
-@child
+@on_eight_devices
 def test_with_sharding_constraint_matches_jax(to):
     fm, jm = meshes((4, 2), ("data", "model"))
 
@@ -189,7 +184,7 @@ def test_with_sharding_constraint_matches_jax(to):
     assert "sdy.sharding_constraint" in text
 
 
-@child
+@on_eight_devices
 def test_grad_through_jit_and_constraints_matches_jax():
     fm, jm = meshes((4, 2), ("data", "model"))
     y = RNG.standard_normal((16, 12)).astype(np.float32)
@@ -232,7 +227,7 @@ def _shmap(lib, mesh, p, case):
 
 
 @pytest.mark.parametrize("case", sorted(SHMAP_CASES))
-@child
+@on_eight_devices
 def test_shard_map_collectives_match_jax(case):
     fm, jm = meshes((4, 2), ("x", "y"))
     text, jtext, found = same_program(_shmap(funcad, fm, P, case), _shmap(jax, jm, JP, case), X)
@@ -245,7 +240,7 @@ def test_shard_map_collectives_match_jax(case):
 
 
 @pytest.mark.parametrize("case", ["psum", "ppermute", "all_gather"])
-@child
+@on_eight_devices
 def test_grad_through_shard_map_matches_jax(case):
     fm, jm = meshes((4, 2), ("x", "y"))
 
@@ -255,7 +250,7 @@ def test_grad_through_shard_map_matches_jax(case):
     same_program(make(funcad, fm, P), make(jax, jm, JP), X)
 
 
-@child
+@on_eight_devices
 def test_partial_manual_shard_map_matches_jax():
     fm, jm = meshes((4, 2), ("x", "y"))
 
@@ -270,7 +265,7 @@ def test_partial_manual_shard_map_matches_jax():
     assert head[head.index("in_shardings"):head.index(" (")] in jtext or not NEW_JAX
 
 
-@child
+@on_eight_devices
 def test_shard_map_body_constants_enter_the_region():
     fm, jm = meshes((4, 2), ("x", "y"))
     c = RNG.standard_normal((4, 8)).astype(np.float32)  # hoisted: an argument of @main
@@ -290,7 +285,7 @@ def test_shard_map_body_constants_enter_the_region():
     assert passed_in + written_inside == 2, (head, region)
 
 
-@child
+@on_eight_devices
 def test_single_device_shardings_in_a_multi_device_program():
     fm, _ = meshes((8,), ("d",))
     dev = funcad.devices()[3]
@@ -303,7 +298,7 @@ def test_single_device_shardings_in_a_multi_device_program():
     assert s.devices() == {dev}
 
 
-@child
+@on_eight_devices
 def test_gspmd_fallback_gives_the_same_numbers():
     fm, jm = meshes((4, 2), ("x", "y"))
     with funcad.config.override(jax_use_shardy_partitioner=False):
@@ -314,7 +309,7 @@ def test_gspmd_fallback_gives_the_same_numbers():
                                        rtol=1e-6)
 
 
-@child
+@on_eight_devices
 def test_pure_callback_in_sharded_programs_matches_jax():
     fm, jm = meshes((4, 2), ("x", "y"))
 
@@ -339,7 +334,7 @@ def test_pure_callback_in_sharded_programs_matches_jax():
         partial_manual(X)
 
 
-@child
+@on_eight_devices
 def test_lowered_hlo_text_of_a_shardy_program():
     fm, _ = meshes((4, 2), ("x", "y"))
     lo = funcad.jit(lambda a: a * 2.0, in_shardings=NamedSharding(fm, P("x"))).lower(X)
@@ -347,7 +342,7 @@ def test_lowered_hlo_text_of_a_shardy_program():
     assert hlo.startswith("HloModule") and "sharding={devices=[4,1,2]" in hlo
 
 
-@child
+@on_eight_devices
 @pytest.mark.skipif(not NEW_JAX, reason="JAX 0.6's shard_map inside shard_map needs its mesh")
 def test_shard_map_inside_shard_map_matches_jax():
     fm, jm = meshes((4, 2), ("x", "y"))
@@ -368,7 +363,7 @@ def test_shard_map_inside_shard_map_matches_jax():
 _DEPRECATED = "GSPMD sharding propagation is going to be deprecated"
 
 
-@child
+@on_eight_devices
 def test_no_gspmd_deprecation_warning():
     # XLA prints it from C++ while compiling, so a fresh process compiles and its stderr is read:
     # first under Shardy, then (to show the check sees it) under GSPMD

@@ -14,19 +14,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 import funcad  # noqa: E402
 import funcad.numpy as fnp  # noqa: E402
 from funcad.core.errors import FuncadTypeError, FuncadValueError  # noqa: E402
-from tests.multidevice import CHILD, run_in_child  # noqa: E402
+from tests.multidevice import on_eight_devices, on_one_device, run_in_child  # noqa: E402
 
-child = pytest.mark.skipif(not CHILD, reason="runs in test_multidevice_suite's subprocess")
-main = pytest.mark.skipif(CHILD, reason="one-device tests run in the main process")
 HAS_SMAP = hasattr(jax, "smap")
 
 
-@main
+@on_one_device
 def test_multidevice_suite():
     run_in_child(__file__)
 
 
-@main
+@on_one_device
 def test_one_device_and_errors():
     mesh = funcad.make_mesh((1,), ("i",))
     with funcad.set_mesh(mesh):
@@ -58,7 +56,7 @@ def _both(build, *args):
     return got, want
 
 
-@child
+@on_eight_devices
 @pytest.mark.skipif(not HAS_SMAP, reason="the installed jax has no smap")
 @pytest.mark.parametrize("case", ["psum", "axis1", "none_in", "out1", "nested_jit", "grad"])
 def test_matches_jax_smap(case):
