@@ -349,6 +349,12 @@ class Mesh(_MeshAxes):
         return (f"Mesh(axis_sizes={self.axis_sizes!r}, axis_names={self.axis_names!r}, "
                 f"axis_types={self.axis_types!r})")
 
+    def __str__(self):  # print(mesh), as JAX's: Mesh('x': 4, 'y': 2, axis_types=(...))
+        if not self.axis_names:
+            return "Mesh()"
+        sizes = ", ".join(f"{name!r}: {size}" for name, size in zip(self.axis_names, self.axis_sizes))
+        return f"Mesh({sizes}, axis_types={self.axis_types!r})"
+
 
 # The last concrete Mesh made for each abstract one: where a type's sharding (which
 # names an AbstractMesh) is laid out on devices when no argument or context mesh says.
@@ -540,7 +546,7 @@ class NamedSharding(Sharding):
 
     def __repr__(self):
         kind = "" if isinstance(self.mesh, AbstractMesh) else f", memory_kind={self.memory_kind}"
-        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}{kind})"
+        return f"NamedSharding(mesh={self.mesh!s}, spec={self.spec!r}{kind})"  # the mesh as print shows it, as JAX
 
 
 def _trimmed(spec) -> tuple:

@@ -76,6 +76,8 @@ def _compile(prim: Primitive, args, params):
     closed = trace_to_jaxpr(lambda *xs: [prim.bind(*xs, **params)] if not prim.multiple_results
                             else list(prim.bind(*xs, **params)), avals, name=prim.name)
     exe = executable_for(closed, prim.name, None)
+    if not hasattr(exe, "fast_call"):  # an SPMD program (an out_sharding= over a mesh): NumPy's rule
+        return None
     run = exe.fast_call()
     if prim.multiple_results:
         return lambda xs: [o._value(False) for o in run(xs)]
@@ -90,12 +92,12 @@ def _xla_impl(prim: Primitive, numpy_impl):
             return numpy_impl(*args, **params)
         try:
             key = (prim, tuple(map(_operand_key, args)), tuple(params.items()))
-            run = _compiled.get(key)
+            run = _compiled.get(key, _compile)
         except TypeError:  # a param that is no hashable value (an array): NumPy's rule
             return numpy_impl(*args, **params)
-        if run is None:
+        if run is _compile:
             run = _compiled[key] = _compile(prim, args, params)
-        return run(args)
+        return numpy_impl(*args, **params) if run is None else run(args)
     impl.numpy_impl = numpy_impl
     impl.leave_to_xla = True  # jit's constant folding leaves it to XLA's (passes/fold.py)
     return impl
