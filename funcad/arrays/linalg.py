@@ -103,7 +103,6 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     return dot_general(a, b, (((na - 1,), (nb - 2,)), ((), ())), p, out_sharding, lower)
 
 
-
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """The dot product of the flattened arrays, conjugating a (as numpy.vdot)."""
     return dot(conj(ravel(a)), ravel(b), precision=precision, preferred_element_type=preferred_element_type)

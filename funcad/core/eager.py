@@ -226,7 +226,7 @@ def wrap(x, _ndarray=np.ndarray, _generic=np.generic, _asarray=np.asarray):
 
 def wrap_weak(x) -> WeakEagerArray:
     """`x` (a NumPy array or scalar, or an EagerArray) as a read-only WeakEagerArray."""
-    v = _view(np.asarray(x), WeakEagerArray)
+    v = _view(x if type(x) is np.ndarray else np.asarray(x), WeakEagerArray)
     _setflags(v, False)
     return v
 

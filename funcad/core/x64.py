@@ -161,10 +161,8 @@ def _param32(v):
 
 def _bind32(self, *args, **params):
     if ctx.trace is None and args and all(type(a) in _SCALARS for a in args):
-        # Only Python scalars: NumPy would compute in 64 bits; JAX computes in 32, and the
-        # result is weakly typed (Python bools are strong).
-        args = [np.asarray(a, _avals._PY_SCALARS[type(a)])[()] if type(a) is bool
-                else _eager.wrap_weak(np.asarray(a, _avals._PY_SCALARS[type(a)])) for a in args]
+        # Only Python scalars: NumPy would compute in 64 bits; JAX computes in 32.
+        args = [_scalar32(a) for a in args]
     else:
         args = [_value32(a) for a in args]
     if params:
@@ -175,6 +173,12 @@ def _bind32(self, *args, **params):
     if self.multiple_results:
         return type(out)(_result32(o) for o in out) if isinstance(out, (list, tuple)) else out
     return _result32(out)
+
+
+def _scalar32(a):
+    """A Python scalar in its 32-bit dtype, weakly typed as in JAX (a bool is strong)."""
+    v = np.asarray(a, _avals._PY_SCALARS[type(a)])
+    return v[()] if type(a) is bool else _eager.wrap_weak(v)
 
 
 def _result32(x):

@@ -191,16 +191,19 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=(), saveable
                     f"pass a cotangent of dtype {want.name} (e.g. ct.astype({want.name}))")
         flat_ct = [_as_dtype(c, tangent_dtype(a.dtype)) if tangent_dtype(a.dtype) != float0 else None
                    for a, c in zip(out_avals, flat_ct)]
-        cts = backward_flat(flat_ct + [None] * (len(p_out) - n))
-        # a cotangent has its primal's type, weak where the primal was (as in JAX)
-        cts = [zeros_tangent(a) if c is None else weakly(c, a.weak_type) for a, c in zip(in_avals, cts)]
-        return tree_unflatten(in_tree, cts)
+        return tree_unflatten(in_tree, _input_cts(in_avals, backward_flat(flat_ct + [None] * (len(p_out) - n))))
 
     pullback.out_nzs = tree_unflatten(out_tree, out_nzs[:n])
     y = tree_unflatten(out_tree, p_out[:n])
     if has_aux:
         return y, pullback, tree_unflatten(aux_tree, p_out[n:])
     return y, pullback
+
+
+def _input_cts(in_avals, cts) -> list:
+    """The inputs' cotangents from a backward pass (None: zero): each of its primal's type,
+    weak where the primal was (as in JAX)."""
+    return [zeros_tangent(a) if c is None else weakly(c, a.weak_type) for a, c in zip(in_avals, cts)]
 
 
 def linear_transpose(fun: Callable, *primals, reduce_axes=()):
@@ -303,9 +306,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
         out = tree_unflatten(out_tree, p_out[:n])
         _check_scalar_output(out, holomorphic, out_tree)
         cts = backward([_ones_like(out)] + [None] * (len(p_out) - n))
-        # a gradient has its primal's type, weak where the primal was (as in JAX)
-        grads = tree_unflatten(in_tree, [zeros_tangent(p) if c is None else weakly(c, aval_of(p).weak_type)
-                                         for p, c in zip(flat_p, cts)])
+        grads = tree_unflatten(in_tree, _input_cts([aval_of(p) for p in flat_p], cts))
         g = grads[0] if single else grads
         return ((out, tree_unflatten(aux_tree, p_out[n:])), g) if has_aux else (out, g)
 

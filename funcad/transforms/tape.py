@@ -17,13 +17,13 @@ from __future__ import annotations
 from ..core import x64 as _x64
 from ..core.avals import ShapedArray, aval_of, float0, tangent_aval, tangent_dtype
 from ..core.staging import StagingTrace, partial_eval_rules
-from ..core.trace import (Trace, Tracer, abstract_eval_rules, bind_below, bind_custom_jvp, bind_custom_vjp,
-                          check_alive, ctx, rule_for, set_trace, transpose_rules)
+from ..core.trace import (TRANSPOSED_ON_ZERO, Trace, Tracer, abstract_eval_rules, bind_below, bind_custom_jvp,
+                          bind_custom_vjp, check_alive, ctx, rule_for, set_trace, transpose_rules)
 from ..core.typed_sharding import with_shardings
 from ..primitives._base import UndefinedPrimal
 from ..primitives.elementwise import add
 from .jvp import jvp_flat
-from .transpose import TRANSPOSED_ON_ZERO, backward_pass, typed_as
+from .transpose import backward_pass, live_ids, typed_as
 
 
 # (primitive, x64, each input's shape, dtype and weak type) -> the output type(s), for
@@ -185,7 +185,9 @@ class TapeTrace(Trace):
                     if prim not in TRANSPOSED_ON_ZERO:
                         continue
                     if live is None:
-                        live = self._live(outs, cts_out)
+                        live = live_ids(outs, cts_out, [
+                            (e.ins, e.outs) if type(e) is _Staged else
+                            (e[1], e[3] if e[0].multiple_results else [e[3]]) for e in self.tape])
                     if not any(id(v) in live for v in out):
                         continue  # dead code (JAX removes it before transposing)
             else:
@@ -198,20 +200,6 @@ class TapeTrace(Trace):
                                                          "transpose (reverse-mode differentiation)")
             add_cts(args, rule(cts, *targs, **params))
         return [typed_as(v._aval, get(id(v))) for v in ins]
-
-
-    def _live(self, outs, cts_out) -> set:
-        """Ids of the tangents that the outputs with a cotangent depend on, through the
-        tape (as transpose.py's _live_vars for a jaxpr)."""
-        live = {id(v) for v, ct in zip(outs, cts_out) if self._is_own(v) and ct is not None}
-        for entry in reversed(self.tape):
-            if type(entry) is _Staged:
-                e_ins, e_outs = entry.ins, entry.outs
-            else:
-                e_ins, e_outs = entry[1], entry[3] if entry[0].multiple_results else [entry[3]]
-            if any(id(v) in live for v in e_outs):
-                live.update(id(a) for a in e_ins if self._is_own(a))
-        return live
 
 
 def vjp_flat(fun, primals, in_nzs=None, out_nzs=None):

@@ -58,7 +58,7 @@ def backward_pass(jaxpr, consts, cts_out) -> list:
                 if eqn.prim not in TRANSPOSED_ON_ZERO:
                     continue
                 if live is None:
-                    live = _live_vars(jaxpr, linear_eqns, cts_out)
+                    live = live_ids(jaxpr.outvars, cts_out, [(e.inputs, e.outvars) for e in linear_eqns])
                 if not any(id(v) in live for v in eqn.outvars):
                     continue  # dead code (JAX removes it before transposing)
         else:
@@ -80,13 +80,14 @@ def backward_pass(jaxpr, consts, cts_out) -> list:
     return [typed_as(v.aval, ct_env.get(id(v))) for v in jaxpr.invars]
 
 
-def _live_vars(jaxpr, eqns, cts_out) -> set:
-    """Ids of the variables that the outputs with a cotangent depend on, through `eqns`
-    (an output without one, has_aux's say, is not differentiated in JAX)."""
-    live = {id(v) for v, ct in zip(jaxpr.outvars, cts_out) if type(v) is Var and ct is not None}
-    for eqn in reversed(eqns):
-        if any(id(v) in live for v in eqn.outvars):
-            live.update(id(a) for a in eqn.inputs if type(a) is Var)
+def live_ids(outs, cts_out, steps) -> set:
+    """Ids of what the outputs with a cotangent depend on through `steps`, (inputs,
+    outputs) pairs in program order: what JAX's dead-code removal keeps before it
+    transposes (an output without a cotangent, has_aux's say, is not differentiated)."""
+    live = {id(v) for v, ct in zip(outs, cts_out) if ct is not None}
+    for ins, step_outs in reversed(steps):
+        if any(id(v) in live for v in step_outs):
+            live.update(map(id, ins))
     return live
 
 
