@@ -18,6 +18,7 @@ from ..core.trace import batch_rules, jvp_rules, lowering_rules, transpose_rules
 from ..core.typed_sharding import linalg_rule, triangular_solve_rule
 from ..lowering import lapack
 from ..lowering.stablehlo import binary, broadcast, compare, select
+from ._numpy_blas import trsm as numpy_trsm
 from ._base import (weak_if_all_operands_weak, defpython, dtype_of, is_undefined, new_primitive, shape_of, type_error,
                     zeros_like)
 from .elementwise import add, conj, const, eq, ge, le, mul, neg, select_n, sub
@@ -212,8 +213,12 @@ def _tsolve_aval(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diago
 
 def _solve_one(a, b, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
     # BLAS trsm, not LAPACK trtrs: a zero on the diagonal gives infs/NaNs, as
-    # in XLA, instead of an exception. (scipy.linalg loads on first use: ~0.15 s.)
-    from scipy.linalg.blas import get_blas_funcs
+    # in XLA, instead of an exception. NumPy's own OpenBLAS where it can (one
+    # thread pool for eager code, see _numpy_blas), else SciPy's.
+    out = numpy_trsm(a, b, left_side, lower, transpose_a, conjugate_a, unit_diagonal)
+    if out is not None:
+        return out
+    from scipy.linalg.blas import get_blas_funcs  # loads on first use: ~0.15 s
     trsm, = get_blas_funcs(("trsm",), (a, b))
     if conjugate_a and not transpose_a:
         a = np.conj(a)
