@@ -20,7 +20,7 @@ from .avals import ShapedArray, aval_of
 from .eager import EagerArray, WeakEagerArray, plain_args, wrap, wrap_many, wrap_weak
 from .errors import FuncadError
 
-_ndarray, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
+_ndarray, _view, _setflags, _asarray = np.ndarray, np.ndarray.view, np.ndarray.setflags, np.asarray
 from .errors import (ConcretizationError, MissingRuleError, TracerArrayConversionError,
                      JaxprTypeError, TracerBoolConversionError, TracerIntegerConversionError,
                      TracerLeakError)
@@ -132,26 +132,26 @@ class Primitive:
     def bind(self, *args, **params):
         trace = ctx.trace
         if trace is None:
-            weak = None  # the operands, when the result may be weakly typed
             rule = impl_rules.get(self)
             if rule is None:
                 raise MissingRuleError(f"primitive `{self.name}` has no NumPy implementation"
                                        + (f"; register one with {self.rule_hint(impl_rules)}"
                                           if self.rule_hint(impl_rules) else ""))
-            for a in args:  # an operand laid out over several devices (ShardedArray)
-                if type(a) in hooks.typed_types and self not in hooks.on_device_impls:
-                    return hooks.typed_eager(self, args, params)
-            for a in args:  # impl rules run on plain ndarrays (no subclass dispatch in NumPy)
-                if type(a) is EagerArray:
-                    may_be_weak = weak_type_from_some.get(self)
-                    if may_be_weak is not None and may_be_weak(args, params):
-                        weak = args
-                    args = plain_args(args)
-                    break
-            else:
-                if _some_weak(args):  # then the result may be weak: the shape rule says
-                    weak = args
-                    args = plain_args(args)
+            weak = None  # the operands, when the result may be weakly typed
+            eager = False
+            for a in args:  # one pass: funcad's arrays, weak operands, arrays over several devices
+                t = type(a)
+                if t is EagerArray:
+                    eager = True
+                elif t is WeakEagerArray or t is float or t is int or t is complex:
+                    weak = args  # then the result may be weak: the shape rule says
+                elif t in hooks.typed_types and self not in hooks.on_device_impls:
+                    return hooks.typed_eager(self, args, params)  # a ShardedArray
+            if eager:  # a strong operand: weak only where the primitive's rule ignores it
+                may_be_weak = weak_type_from_some.get(self)
+                weak = args if may_be_weak is not None and may_be_weak(args, params) else None
+            if eager or weak is not None:  # impl rules run on plain ndarrays (no subclass dispatch)
+                args = plain_args(args)
             # a new catch_warnings list, or a filter put before funcad's (NumPy's IEEE warnings stay hidden)
             if _warnings.filters is not _ieee.installed or \
                     (_ieee.installed or _ieee.NONE)[0] is not _ieee.first:
@@ -194,7 +194,12 @@ def _weak_result(prim: Primitive, operands, params: dict, out):
     """The eager result of `prim` where some operands are weakly typed (Python scalars,
     WeakEagerArrays): weak where the shape rule says so, as under a trace (JAX's rule:
     weak only where every operand is, for most primitives)."""
-    key = (prim, *map(type, operands)) if not params else None
+    if params:
+        key = None
+    elif len(operands) == 2:  # the common case, without map and unpacking
+        key = (prim, type(operands[0]), type(operands[1]))
+    else:
+        key = (prim, *map(type, operands))
     weak = _weak_types.get(key) if key is not None else None
     if weak is None:
         shape_rule = abstract_eval_rules.get(prim)
@@ -206,7 +211,11 @@ def _weak_result(prim: Primitive, operands, params: dict, out):
                 _weak_types.clear()
             _weak_types[key] = weak
     if not prim.multiple_results:
-        return wrap_weak(out) if weak is True else wrap(out)
+        if weak is not True:
+            return wrap(out)
+        out = _view(out if type(out) is _ndarray else _asarray(out), WeakEagerArray)
+        _setflags(out, False)
+        return out
     if weak is False:
         weak = (False,) * len(out)
     return type(out)(wrap_weak(o) if w else wrap(o) for o, w in zip(out, weak))

@@ -15,6 +15,7 @@ tape holds its small linear jaxpr, transposed by `backward_pass` in its turn.
 from __future__ import annotations
 
 from ..core import x64 as _x64
+from ..core.eager import EagerArray, WeakEagerArray
 from ..core.avals import ShapedArray, aval_of, float0, tangent_aval, tangent_dtype
 from ..core.staging import StagingTrace, partial_eval_rules
 from ..core.trace import (TRANSPOSED_ON_ZERO, Trace, Tracer, abstract_eval_rules, bind_below, bind_custom_jvp,
@@ -79,28 +80,47 @@ class TapeTrace(Trace):
             return bind_below(self.parent, prim, args, params)
         if prim in partial_eval_rules:
             return self._staged(lambda *xs: prim.bind(*xs, **params), args)
-        in_avals, key = [], [prim, _x64.enabled]
+        if params:
+            return self._record(prim, args, params, self._shape_rule(prim, self._avals(args), params))
+        # Most tangent operations are parameterless and of a few types: their shape rule
+        # runs once per (primitive, x64, each operand's shape, dtype and weak type). The key
+        # is read off the operands; their types are built only when it is new.
+        key = [prim, _x64.enabled]
         for x in args:
-            if type(x) is TapeTracer and x._trace is self:
+            t = type(x)
+            if t is EagerArray or t is WeakEagerArray:
+                key += (x.shape, x.dtype, t is WeakEagerArray)
+                continue
+            if t is TapeTracer and x._trace is self:
                 a = x._aval
             else:
                 check_alive(x)
                 a = aval_of(x)
-            in_avals.append(a)
-            if key is not None:
-                if type(a) is ShapedArray and a._sharding is None:
-                    key += (a.shape, a.dtype, a.weak_type)
-                else:
-                    key = None
-        if params or key is None:
-            out_avals = self._shape_rule(prim, in_avals, params)
-        else:  # most tangent operations are parameterless and of a few types: their shape rule runs once
-            key = tuple(key)
-            out_avals = _out_types.get(key)
-            if out_avals is None:
-                if len(_out_types) > 4096:
-                    _out_types.clear()
-                out_avals = _out_types[key] = self._shape_rule(prim, in_avals, params)
+            if type(a) is not ShapedArray or a._sharding is not None:
+                key = None
+                break
+            key += (a.shape, a.dtype, a.weak_type)
+        if key is None:
+            return self._record(prim, args, params, self._shape_rule(prim, self._avals(args), params))
+        key = tuple(key)
+        out_avals = _out_types.get(key)
+        if out_avals is None:
+            if len(_out_types) > 4096:
+                _out_types.clear()
+            out_avals = _out_types[key] = self._shape_rule(prim, self._avals(args), params)
+        return self._record(prim, args, params, out_avals)
+
+    def _avals(self, args) -> list:
+        avals = []
+        for x in args:
+            if type(x) is TapeTracer and x._trace is self:
+                avals.append(x._aval)
+            else:
+                check_alive(x)
+                avals.append(aval_of(x))
+        return avals
+
+    def _record(self, prim, args, params, out_avals):
         if prim.multiple_results:
             outs = [TapeTracer(self, a) for a in out_avals]
         else:
