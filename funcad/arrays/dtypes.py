@@ -13,7 +13,7 @@ from ..core.narrow import KINDS as _NARROW, kind as _kind
 from ..core import ieee_warnings as _ieee
 from ..core import options as _options
 from ..core import x64 as _x64
-from ..core.avals import ShapedArray, aval_of, result_type
+from ..core.avals import _PROMOTED, ShapedArray, aval_of, result_type
 from ..core.eager import EagerArray, WeakEagerArray, wrap, wrap_weak
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.refs import Ref
@@ -139,6 +139,13 @@ def _promote_typed(xs):
     if all(type(x) is np.ndarray or type(x) is EagerArray for x in xs) and all(x.dtype == xs[0].dtype for x in xs):
         return xs
     avals = [aval_of(x) for x in xs]
+    d0, w0 = avals[0].dtype, avals[0].weak_type
+    for a in avals:  # one dtype and weak type (tracers of a differentiated program): nothing to do
+        if a.dtype != d0 or a.weak_type != w0:
+            break
+    else:
+        if _options.numpy_dtype_promotion != "strict" and d0 not in _PROMOTED:
+            return xs
     dtype, weak = result_type(*avals)
     return [cast(x, dtype, weak) for x in xs]
 

@@ -1,6 +1,8 @@
 """dot_general: batched tensor contraction, the one matrix-product primitive."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core.avals import ShapedArray, aval_of
@@ -53,15 +55,20 @@ def _dot_impl(x, y, *, dimension_numbers, precision=None, out_sharding=None, pre
         wide = np.float32 if NARROW_KINDS[x.dtype] == "f" else np.int64
         return _dot_impl(x.astype(wide), y.astype(wide),
                          dimension_numbers=dimension_numbers).astype(x.dtype)
-    if not xb and len(xc) == 1 and x.ndim <= 2 and y.ndim <= 2 and xc[0] == x.ndim - 1 and yc[0] == 0:
-        return np.dot(x, y)  # the common matrix case: BLAS directly
+    if not xb and len(xc) == 1 and x.ndim <= 2 and y.ndim <= 2:
+        # matrix products (the derivatives' transposed ones too): BLAS directly, which
+        # reads a transposed operand in place
+        if xc[0] == x.ndim - 1 and yc[0] == 0:
+            return np.dot(x, y)
+        if x.ndim == 2 and y.ndim == 2:
+            return np.dot(x if xc[0] == 1 else x.T, y if yc[0] == 0 else y.T)
     xf, yf = _free(x.ndim, xc, xb), _free(y.ndim, yc, yb)
     b = [x.shape[i] for i in xb]
     m = [x.shape[i] for i in xf]
     n = [y.shape[i] for i in yf]
-    k = int(np.prod([x.shape[i] for i in xc], dtype=np.int64))
-    xt = np.transpose(x, list(xb) + xf + list(xc)).reshape(b + [int(np.prod(m, dtype=np.int64)), k])
-    yt = np.transpose(y, list(yb) + list(yc) + yf).reshape(b + [k, int(np.prod(n, dtype=np.int64))])
+    k = math.prod([x.shape[i] for i in xc])
+    xt = np.transpose(x, list(xb) + xf + list(xc)).reshape(b + [math.prod(m), k])
+    yt = np.transpose(y, list(yb) + list(yc) + yf).reshape(b + [k, math.prod(n)])
     return np.matmul(xt, yt).reshape(b + m + n)
 
 

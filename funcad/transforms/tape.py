@@ -14,6 +14,8 @@ tape holds its small linear jaxpr, transposed by `backward_pass` in its turn.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..core import x64 as _x64
 from ..core.eager import EagerArray, WeakEagerArray
 from ..core.avals import ShapedArray, aval_of, float0, tangent_aval, tangent_dtype
@@ -30,6 +32,23 @@ from .transpose import backward_pass, live_ids, typed_as
 # (primitive, x64, each input's shape, dtype and weak type) -> the output type(s), for
 # parameterless primitives on unsharded types (their shape rules read nothing else)
 _out_types: dict = {}
+
+
+_PLAIN = frozenset((int, bool, str, float, type(None)))
+
+
+def _plain(v) -> bool:
+    """Whether a parameter is a value that its hash and equality stand for (ints, dtypes,
+    tuples of them): unlike an object hashed by identity, it can key a cache."""
+    t = type(v)
+    if t in _PLAIN or isinstance(v, np.dtype):
+        return True
+    if t is tuple:
+        for e in v:
+            if type(e) not in _PLAIN and not _plain(e):
+                return False
+        return True
+    return False
 
 
 class TapeTracer(Tracer):
@@ -80,12 +99,15 @@ class TapeTrace(Trace):
             return bind_below(self.parent, prim, args, params)
         if prim in partial_eval_rules:
             return self._staged(lambda *xs: prim.bind(*xs, **params), args)
-        if params:
-            return self._record(prim, args, params, self._shape_rule(prim, self._avals(args), params))
-        # Most tangent operations are parameterless and of a few types: their shape rule
-        # runs once per (primitive, x64, each operand's shape, dtype and weak type). The key
-        # is read off the operands; their types are built only when it is new.
+        # A tangent operation's shape rule runs once per (primitive, x64, plain params, each
+        # operand's shape, dtype and weak type). The key is read off the operands; their
+        # types are built only when it is new.
         key = [prim, _x64.enabled]
+        if params:
+            for v in params.values():
+                if not _plain(v):  # a jaxpr, a function, a sharding: no key
+                    return self._record(prim, args, params, self._shape_rule(prim, self._avals(args), params))
+            key.append(tuple(params.items()))
         for x in args:
             t = type(x)
             if t is EagerArray or t is WeakEagerArray:
