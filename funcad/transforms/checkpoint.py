@@ -35,7 +35,7 @@ from ..core.pytree import flatten_fun, tree_flatten, tree_map, tree_unflatten
 from ..core.avals import aval_of
 from ..core import refs as _refs
 from ..core import x64 as _x64
-from ..core.staging import StagingTrace, lift_traced_consts, trace_to_jaxpr
+from ..core.staging import StagingTrace, lift_traced_consts, partial_eval_rules, trace_to_jaxpr
 from ..core.trace import (Primitive, abstract_eval_rules, batch_rules, ctx, eval_jaxpr, impl_rules,
                           jvp_rules, python_rules, set_trace, transpose_rules)
 from ..lowering.stablehlo import lowering_rules
@@ -202,7 +202,17 @@ def _transpose(cts, *args, jaxpr, prevent_cse, policy=None):
     known = [a for a in args if not is_undefined(a)]
     if prevent_cse and known:
         known = optimization_barrier_p.bind(*known)
-    cts_in = iter(backward(jaxpr, undefined, known, cts))
+    if any(e.prim in partial_eval_rules for e in jaxpr.jaxpr.eqns):
+        # A call in the body (an inner jit's jvp) may return recomputed primal values
+        # beside tangents: split the recomputation off first, as JAX's remat transpose
+        # does, so that only the linear part is transposed.
+        k, u, out_uk, nres = partial_eval_jaxpr(jaxpr, undefined)
+        k_out = eval_jaxpr(k.jaxpr, k.consts, *known)
+        n_lin = len(u.jaxpr.invars) - nres
+        cts_in = iter(backward(u, [False] * nres + [True] * n_lin, k_out[len(k_out) - nres:],
+                               [ct for ct, uk in zip(cts, out_uk) if uk]))
+    else:
+        cts_in = iter(backward(jaxpr, undefined, known, cts))
     return [next(cts_in) if u else None for u in undefined]
 
 
