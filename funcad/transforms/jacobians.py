@@ -9,7 +9,7 @@ import numpy as np
 from ..core.avals import aval_of
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..primitives._base import full, zeros_tangent
-from ..primitives.elementwise import convert_element_type, eq
+from ..primitives.elementwise import convert_element_type, eq, real
 from ..primitives.structural import iota, reshape, slice as lax_slice, transpose
 from ..core.arguments import argnums_partial
 from .api import _check_diff_inputs, _check_diff_outputs, _flatten_fun
@@ -45,6 +45,18 @@ def _split_last(y, avals, lead_shape):
         out.append(reshape(lax_slice(y, lo, hi), tuple(lead_shape) + a.shape))
         start += a.size
     return out
+
+
+def _like(block, example):
+    """A Jacobian block in the dtype and weak type of `example`'s aval (JAX's: jacfwd's
+    blocks follow their output, jacrev's their input; a complex block of a real one is
+    its real part)."""
+    a = aval_of(block)
+    if a.dtype.kind == "c" and example.dtype.kind != "c":
+        block, a = real(block), aval_of(real(block))
+    if a.dtype == example.dtype and a.weak_type == example.weak_type:
+        return block
+    return convert_element_type(block, example.dtype, example.weak_type)
 
 
 def _prepare(fun, argnums, args, kwargs, name, holomorphic=False, allow_int=False):
@@ -93,7 +105,8 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
             y_shape = aval_of(y).shape
             nd = len(y_shape)
             t = transpose(t, tuple(range(1, nd + 1)) + (0,))  # (N, *y) -> (*y, N)
-            blocks.append(_split_last(t, in_avals, y_shape))
+            y_aval = aval_of(y)
+            blocks.append([_like(b, y_aval) for b in _split_last(t, in_avals, y_shape)])
         res = _assemble(out_tree, in_tree, single, blocks)
         if has_aux:
             return res, tree_unflatten(aux_tree, [_primal_of(a) for a in primals[n:]])
@@ -149,7 +162,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
             start = 0
             for i, oa in enumerate(out_avals):
                 piece = lax_slice(r, (start, 0), (start + oa.size, a.size))
-                blocks[i][j] = reshape(piece, oa.shape + a.shape)
+                blocks[i][j] = _like(reshape(piece, oa.shape + a.shape), a)
                 start += oa.size
         res = _assemble(out_tree, in_tree, single, blocks)
         if has_aux:

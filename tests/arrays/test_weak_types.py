@@ -93,6 +93,12 @@ CASES = {
     "jit(constant)": lambda L, lax, T: T.jit(lambda: L.asarray(0.5))(),
     "vmap(weak)": lambda L, lax, T: T.vmap(lambda x: x * 2.0)(L.full(3, 1.0)),
     "cond(weak)": lambda L, lax, T: lax.cond(True, lambda: L.asarray(1.5), lambda: L.asarray(2.5)),
+    "jacfwd(float)": lambda L, lax, T: T.jacfwd(L.sin)(2.0),
+    "jacrev(float)": lambda L, lax, T: T.jacrev(L.sin)(2.0),
+    "hessian(float)": lambda L, lax, T: T.hessian(lambda x: x ** 3)(2.0),
+    "jacrev(float -> strong vector)": lambda L, lax, T: T.jacrev(lambda s: L.ones(2) * s)(2.0),
+    "jacfwd(float -> strong vector)": lambda L, lax, T: T.jacfwd(lambda s: L.ones(2) * s)(2.0),
+    "jacfwd(strong vector)": lambda L, lax, T: T.jacfwd(lambda v: v * 2.0)(L.ones(2)),
 }
 
 
