@@ -11,6 +11,8 @@ are CPU time of this process; everything else is wall time. The eager Gaussian-p
 row is measured twice: with OpenBLAS's threads as they come and with one thread
 (NumPy and SciPy each bring their own OpenBLAS with its own thread pool; on 2 busy cores
 the pools' spinning threads slow both libraries' LAPACK calls by 5-20x, erratically).
+The eager MLP row is measured twice too: as malloc comes, and with glibc's malloc keeping
+large arrays in its heap (autograd's time otherwise depends on page faults, see there).
 """
 from __future__ import annotations
 
@@ -75,6 +77,15 @@ def gp_times(quick):
     return _pair([lambda: gp_f(p, x, y), lambda: gp_a(p, x, y)], quick)
 
 
+def mlp_times(quick):
+    """Seconds per eager `grad` of the 784-512-512-10 MLP at batch 128: funcad, autograd."""
+    import autograd
+    import autograd.numpy as anp
+    params, xb, yb = mlp_data()
+    m_f, m_a = funcad.grad(mlp_loss(fnp)), autograd.grad(mlp_loss(anp))
+    return _pair([lambda: m_f(params, xb, yb), lambda: m_a(params, xb, yb)], quick)
+
+
 def eager_ad(quick):
     """(label, funcad ms, autograd ms, goal) for the eager derivatives."""
     import autograd
@@ -93,10 +104,16 @@ def eager_ad(quick):
         t_f, t_a = map(float, subprocess.run([sys.executable, "-c", code], env=env, check=True,
                                              capture_output=True, text=True).stdout.split()[-2:])
         rows.append(("`grad` Gaussian-process NLL, n = 200, one OpenBLAS thread", t_f, t_a, 1.0))
-    params, xb, yb = mlp_data()
-    m_f, m_a = funcad.grad(mlp_loss(fnp)), autograd.grad(mlp_loss(anp))
-    t_f, t_a = _pair([lambda: m_f(params, xb, yb), lambda: m_a(params, xb, yb)], quick)
-    rows.append(("`grad` MLP 784-512-512-10, batch 128, f32", t_f, t_a, 0.5))
+    rows.append(("`grad` MLP 784-512-512-10, batch 128, f32", *mlp_times(quick), 0.5))
+    # The same with glibc's malloc taking large arrays from its heap, not from fresh mmap'd
+    # pages: autograd sums gradients into new np.zeros in place, and each first touch of a
+    # fresh page faults, so its time swings 2-3x with malloc's adaptive mmap threshold.
+    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="4294967295", MALLOC_TRIM_THRESHOLD_="4294967295")
+    code = (f"import sys; sys.path[:0] = [{str(ROOT / 'bench')!r}]; import bench_speed; "
+            f"print(*bench_speed.mlp_times({quick}))")
+    t_f, t_a = map(float, subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                                         capture_output=True, text=True).stdout.split()[-2:])
+    rows.append(("`grad` MLP, as above, large arrays from malloc's heap (no page faults)", t_f, t_a, 0.5))
     return [(label, f * 1e3, a * 1e3, f"≤ {goal}× autograd", f / a <= goal) for label, f, a, goal in rows]
 
 
