@@ -77,6 +77,14 @@ def gp_times(quick):
     return _pair([lambda: gp_f(p, x, y), lambda: gp_a(p, x, y)], quick)
 
 
+def _at_depth(depth: int, fn):
+    """fn() called `depth` Python frames deeper. CPython (3.11+) keeps frames in 16 KB
+    chunks and frees a chunk as soon as the stack leaves it, so code whose calls go back
+    and forth across a chunk's end runs several times slower: how fast deeply nested
+    code runs depends on the depth it is called from."""
+    return fn() if depth == 0 else _at_depth(depth - 1, fn)
+
+
 def mlp_times(quick):
     """Seconds per eager `grad` of the 784-512-512-10 MLP at batch 128: funcad, autograd."""
     import autograd
@@ -94,8 +102,12 @@ def eager_ad(quick):
     rows = []
     d5_f, d5_a = nth(funcad.grad, fnp.tanh, 5), nth(autograd.grad, anp.tanh, 5)
     assert abs(d5_f(0.3) - d5_a(0.3)) < 1e-9 * abs(d5_a(0.3))
-    t_f, t_a = _pair([lambda: d5_f(0.3), lambda: d5_a(0.3)], quick)
-    rows.append(("5th derivative of `tanh` at a scalar", t_f, t_a, 0.5))
+    depths = range(0, 16, 5 if quick else 1)
+    times = [_at_depth(d, lambda: _pair([lambda: d5_f(0.3), lambda: d5_a(0.3)], True)) for d in depths]
+    ratios = [f / a for f, a in times]
+    rows.append((f"5th derivative of `tanh` at a scalar, median over caller stack depths "
+                 f"{depths[0]}–{depths[-1]} (ratio {min(ratios):.2f}–{max(ratios):.2f})",
+                 statistics.median(f for f, _ in times), statistics.median(a for _, a in times), 0.5))
     rows.append(("`grad` Gaussian-process NLL, n = 200, OpenBLAS threads as they come", *gp_times(quick), 1.0))
     if os.environ.get("OPENBLAS_NUM_THREADS") != "1":  # the same in a process with one thread
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
