@@ -107,7 +107,7 @@ class TapeTrace(Trace):
             for v in params.values():
                 if not _plain(v):  # a jaxpr, a function, a sharding: no key
                     return self._record(prim, args, params, self._shape_rule(prim, self._avals(args), params))
-            key.append(tuple(params.items()))
+            key += (tuple(params.items()), tuple(map(type, params.values())))  # 1, 1.0 and True differ
         for x in args:
             t = type(x)
             if t is EagerArray or t is WeakEagerArray:
