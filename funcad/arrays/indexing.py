@@ -407,7 +407,7 @@ class _IndexUpdateRef:
                           else _bcast(fill, aval_of(pos).shape), getitem(flat, safe))
 
     # -- updates ------------------------------------------------------------------
-    def _update(self, values, how, mode, method, wrap_negative_indices, out_sharding=None):
+    def _update(self, values, how, mode, method, wrap_negative_indices, out_sharding=None, row_op=None):
         x = asarray_or_tracer(self.x)
         typed = aval_of(x)._sharding
         if out_sharding is not None or (typed is not None and any(p is not None for p in typed.spec)):
@@ -417,12 +417,13 @@ class _IndexUpdateRef:
             ref = _IndexUpdateRef(on_auto_axes(x), self.idx)
             if out_sharding is None:
                 _check_typed_update(x, self.idx, values)
-                return typed_as(ref._update(auto, how, mode, method, wrap_negative_indices), typed)
-            return out_sharded(ref._update(auto, how, mode, method, wrap_negative_indices), out_sharding)
+                return typed_as(ref._update(auto, how, mode, method, wrap_negative_indices, row_op=row_op), typed)
+            return out_sharded(ref._update(auto, how, mode, method, wrap_negative_indices, row_op=row_op),
+                               out_sharding)
         kind = _mode_kind(mode, _UPDATE_MODES, method)
-        rows = _traced_row_index(x, self.idx) if how is _scatter_set else None
+        rows = _traced_row_index(x, self.idx) if how is _scatter_set or row_op is not None else None
         if rows is not None:
-            return _set_rows(x, rows, values, kind, wrap_negative_indices)
+            return _set_rows(x, rows, values, kind, wrap_negative_indices, row_op)
         x, pos = self._positions(kind, wrap_negative_indices)
         shape, dtype = aval_of(x).shape, aval_of(x).dtype
         if values is None:
@@ -446,13 +447,13 @@ class _IndexUpdateRef:
             raise FuncadTypeError("x.at[...].add: booleans cannot be added (as in JAX); use .max for "
                                   "a logical or, or cast x to an integer dtype first")
         return self._update(values, _scatter_sum, mode, "add", wrap_negative_indices,
-                            out_sharding)
+                            out_sharding, E.add)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
         """`x[idx] *= values`, every repeated index multiplying."""
         return self._update(values, _combining(E.mul), mode, "multiply", wrap_negative_indices,
-                            out_sharding)
+                            out_sharding, E.mul)
 
     mul = multiply
 
@@ -474,13 +475,13 @@ class _IndexUpdateRef:
             out_sharding=None, wrap_negative_indices=True):
         """`x[idx] = minimum(x[idx], values)`, over all repeated indices."""
         return self._update(values, _combining(minimum), mode, "min", wrap_negative_indices,
-                            out_sharding)
+                            out_sharding, minimum)
 
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
         """`x[idx] = maximum(x[idx], values)`, over all repeated indices."""
         return self._update(values, _combining(maximum), mode, "max", wrap_negative_indices,
-                            out_sharding)
+                            out_sharding, maximum)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
@@ -535,13 +536,15 @@ def _traced_row_index(x, idx):
     return entries[:k]
 
 
-def _set_rows(x, ints, values, kind, wrap_negative):
+def _set_rows(x, ints, values, kind, wrap_negative, combine=None):
     """`x.at[i, j].set(values)` with traced integers as JAX's program has it once XLA has
     simplified its one-index scatter: a dynamic_update_slice whose update is the old row
     where the index is out of bounds (mode "drop"); dynamic_update_slice clamps the start
     itself (mode "clip"). The sort-based general scatter would keep a while loop that
     holds it from being compiled as one kernel as JAX's is, and XLA contracts the
-    arithmetic of such a kernel into fused multiply-adds: JAX's numbers need JAX's form."""
+    arithmetic of such a kernel into fused multiply-adds: JAX's numbers need JAX's form.
+    With `combine` (add, mul, min, max) the new row is combine(old row, values): one index
+    names one row, so the scatter combines each entry once."""
     shape, dtype = aval_of(x).shape, aval_of(x).dtype
     k = len(ints)
     window = (1,) * k + tuple(shape[k:])
@@ -562,8 +565,12 @@ def _set_rows(x, ints, values, kind, wrap_negative):
             ok = inside if ok is None else E.bitwise_and(ok, inside)
         starts.append(i)
     starts += [np.int64(0)] * (len(shape) - k)
-    if ok is not None:
-        update = E.select_n(_bcast(ok, window), I.dynamic_slice(x, starts, window), update)
+    if combine is not None or ok is not None:
+        old = I.dynamic_slice(x, starts, window)
+        if combine is not None:
+            update = cast(combine(old, update), dtype)
+        if ok is not None:
+            update = E.select_n(_bcast(ok, window), old, update)
     return weakly(I.dynamic_update_slice(x, update, starts), is_weak(x))
 
 
