@@ -27,7 +27,7 @@ _TYPES = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
 
 def _library():
     """NumPy's bundled OpenBLAS and its symbol prefix/suffix, or None."""
-    blas = np.__config__.CONFIG.get("Build Dependencies", {}).get("blas", {})
+    blas = getattr(np.__config__, "CONFIG", {}).get("Build Dependencies", {}).get("blas", {})
     if blas.get("name") != "scipy-openblas":
         return None
     root = os.path.dirname(np.__file__)
