@@ -124,13 +124,12 @@ def promote(*xs):
                         not any(type(x) not in _SCALARS and x.dtype in _NARROW for x in xs):
                     dtype = np.result_type(*xs)
                     for x in xs:  # a kind-lifting Python scalar (int array + 1.5) is weak: below
-                        if type(x) is not float and type(x) is not int and type(x) is not complex \
-                                and type(x) is not bool and x.dtype.kind == dtype.kind:
+                        if type(x) not in _SCALARS and x.dtype.kind == dtype.kind:
                             break
                     else:
                         return _promote_typed(xs)
-                    return [x if type(x) is not float and type(x) is not int and type(x) is not complex
-                            and type(x) is not bool and x.dtype == dtype else np.asarray(x, dtype) for x in xs]
+                    return [x if type(x) not in _SCALARS and x.dtype == dtype else np.asarray(x, dtype)
+                            for x in xs]
     return _promote_typed(xs)
 
 

@@ -20,7 +20,7 @@ from .avals import ShapedArray, aval_of
 from .eager import EagerArray, WeakEagerArray, plain_args, wrap, wrap_many, wrap_weak
 from .errors import FuncadError
 
-_ndarray, _view, _setflags, _asarray = np.ndarray, np.ndarray.view, np.ndarray.setflags, np.asarray
+_ndarray, _view, _setflags = np.ndarray, np.ndarray.view, np.ndarray.setflags
 from .errors import (ConcretizationError, MissingRuleError, TracerArrayConversionError,
                      JaxprTypeError, TracerBoolConversionError, TracerIntegerConversionError,
                      TracerLeakError)
@@ -211,11 +211,7 @@ def _weak_result(prim: Primitive, operands, params: dict, out):
                 _weak_types.clear()
             _weak_types[key] = weak
     if not prim.multiple_results:
-        if weak is not True:
-            return wrap(out)
-        out = _view(out if type(out) is _ndarray else _asarray(out), WeakEagerArray)
-        _setflags(out, False)
-        return out
+        return wrap_weak(out) if weak is True else wrap(out)
     if weak is False:
         weak = (False,) * len(out)
     return type(out)(wrap_weak(o) if w else wrap(o) for o, w in zip(out, weak))

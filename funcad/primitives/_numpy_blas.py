@@ -25,6 +25,7 @@ _TYPES = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
           np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}
 
 
+@functools.cache
 def _library():
     """NumPy's bundled OpenBLAS and its symbol prefix/suffix, or None."""
     blas = getattr(np.__config__, "CONFIG", {}).get("Build Dependencies", {}).get("blas", {})

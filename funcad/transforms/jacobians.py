@@ -53,7 +53,8 @@ def _like(block, example):
     its real part)."""
     a = aval_of(block)
     if a.dtype.kind == "c" and example.dtype.kind != "c":
-        block, a = real(block), aval_of(real(block))
+        block = real(block)
+        a = aval_of(block)
     if a.dtype == example.dtype and a.weak_type == example.weak_type:
         return block
     return convert_element_type(block, example.dtype, example.weak_type)
