@@ -24,7 +24,8 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 _KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
-__all__ = ["argnums_partial", "int_tuple", "merge_static", "resolve_static_args", "split_static"]
+__all__ = ["argnums_partial", "argnums_positions", "int_tuple", "merge_static", "resolve_static_args",
+           "split_static", "with_args"]
 
 
 def split_static(args: tuple, static_argnums) -> tuple[set, list]:
@@ -45,6 +46,30 @@ def merge_static(args: tuple, static_pos: set, dyn) -> list:
     return [args[i] if i in static_pos else next(it) for i in range(len(args))]
 
 
+def argnums_positions(argnums, nargs: int, name: str) -> tuple[bool, tuple]:
+    """(whether argnums is a single int, its positions counted from the start) for a
+    call with `nargs` positional arguments; an argnum outside them raises.
+
+    >>> argnums_positions(-1, 3, "grad")
+    (True, (2,))
+    """
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise FuncadTypeError(f"{name}: argnums={argnums} but the function was called with "
+                                  f"{nargs} positional argument{'s' if nargs != 1 else ''}")
+    return single, tuple(i % nargs for i in nums)
+
+
+def with_args(args: tuple, nums: tuple, dyn) -> list:
+    """The call's arguments with those at positions `nums` replaced by `dyn`."""
+    full = list(args)
+    for i, x in zip(nums, dyn):
+        full[i] = x
+    return full
+
+
 def argnums_partial(fun: Callable, argnums, args: tuple, kwargs: dict, name: str):
     """(single, the arguments at argnums, fun of those only with the rest fixed).
 
@@ -52,20 +77,10 @@ def argnums_partial(fun: Callable, argnums, args: tuple, kwargs: dict, name: str
     >>> single, dyn, g(1.0)
     (True, (2.0,), 4.0)
     """
-    nargs = len(args)
-    single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
-    for i in nums:
-        if not -nargs <= i < nargs:
-            raise FuncadTypeError(f"{name}: argnums={argnums} but the function was called with "
-                                  f"{nargs} positional argument{'s' if nargs != 1 else ''}")
-    nums = tuple(i % nargs for i in nums)
+    single, nums = argnums_positions(argnums, len(args), name)
 
     def partial_fun(*d):
-        full = list(args)
-        for i, x in zip(nums, d):
-            full[i] = x
-        return fun(*full, **kwargs)
+        return fun(*with_args(args, nums, d), **kwargs)
 
     return single, tuple(args[i] for i in nums), partial_fun
 

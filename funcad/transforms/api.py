@@ -7,10 +7,9 @@ from typing import Any, Callable, Sequence
 from ..core.avals import aval_of, float0, tangent_dtype
 from ..core.narrow import kind as _kind
 from ..core.errors import FuncadTypeError, FuncadValueError
-from ..core.arguments import argnums_partial
+from ..core.arguments import argnums_positions, with_args
 from ..core.refs import Ref
-from ..core.ir import ClosedJaxpr
-from ..core.pytree import flatten_up_to, tree_flatten, tree_map, tree_structure, tree_unflatten
+from ..core.pytree import flatten_up_to, tree_flatten, tree_structure, tree_unflatten
 from ..core import staging
 from ..core import x64 as _x64
 from ..core.staging import trace_to_jaxpr
@@ -22,7 +21,7 @@ from ..primitives._base import zeros_tangent
 from .jvp import jvp_flat
 from .linearize import linearize_flat
 from .passes import optimize as optimize_jaxpr
-from .tape import vjp_flat
+from .tape import Recording, vjp_flat
 from .transpose import backward_pass
 
 
@@ -35,18 +34,24 @@ def _flatten_fun(fun, in_tree, has_aux=False):
     store = []
 
     def flat_fun(*flat):
-        out = fun(*tree_unflatten(in_tree, flat))
-        aux = None
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise FuncadTypeError("with has_aux=True the function must return a pair (output, aux)")
-            out, aux = out
-        out_flat, out_tree = tree_flatten(out)
-        aux_flat, aux_tree = tree_flatten(aux)
-        store.append((out_tree, aux_tree, len(out_flat)))
-        return out_flat + aux_flat
+        out_flat, trees = _flat_output(fun(*tree_unflatten(in_tree, flat)), has_aux)
+        store.append(trees)
+        return out_flat
 
     return flat_fun, store
+
+
+def _flat_output(out, has_aux):
+    """(the leaves of fun's output then of its aux, (output tree, aux tree, how many
+    leaves the output has))."""
+    aux = None
+    if has_aux:
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise FuncadTypeError("with has_aux=True the function must return a pair (output, aux)")
+        out, aux = out
+    out_flat, out_tree = tree_flatten(out)
+    aux_flat, aux_tree = tree_flatten(aux)
+    return out_flat + aux_flat, (out_tree, aux_tree, len(out_flat))
 
 
 def jvp(fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
@@ -292,25 +297,34 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
     (Array(8., dtype=float64, weak_type=True), Array(12., dtype=float64, weak_type=True))
     """
     _no_reduce_axes(reduce_axes, "grad")
+    return _gradient_function(fun, argnums, has_aux, holomorphic, allow_int, True)
+
+
+def _gradient_function(fun, argnums, has_aux, holomorphic, allow_int, with_value):
+    """grad's function (value_and_grad's `with_value`). It runs vjp's steps itself and
+    calls `fun` directly: one frame per level of a nested derivative (see Recording)."""
 
     @wraps(fun)
-    def value_and_grad_fun(*args, **kwargs):
-        single, dyn, partial_fun = argnums_partial(fun, argnums, args, kwargs, "grad")
-        flat_p, in_tree = tree_flatten(dyn)
+    def gradient_fun(*args, **kwargs):
+        single, nums = argnums_positions(argnums, len(args), "grad")
+        flat_p, in_tree = tree_flatten(tuple(args[i] for i in nums))
         _check_diff_inputs(flat_p, "grad", holomorphic, allow_int)
-        # vjp's steps without its pullback: grad's cotangent (ones) needs no checks
-        flat_fun, store = _flatten_fun(partial_fun, in_tree, has_aux)
-        flat_p = _x64.canonicalize_all(flat_p)
-        p_out, backward = vjp_flat(flat_fun, flat_p)
-        out_tree, aux_tree, n = store[0]
+        rec = Recording(_x64.canonicalize_all(flat_p))
+        with rec:
+            out_flat, (out_tree, aux_tree, n) = _flat_output(
+                fun(*with_args(args, nums, tree_unflatten(in_tree, rec.ins)), **kwargs), has_aux)
+            p_out, backward = rec.outputs(out_flat)
         out = tree_unflatten(out_tree, p_out[:n])
         _check_scalar_output(out, holomorphic, out_tree)
+        # grad's cotangent (ones) needs none of vjp's checks
         cts = backward([_ones_like(out)] + [None] * (len(p_out) - n))
         grads = tree_unflatten(in_tree, _input_cts([aval_of(p) for p in flat_p], cts))
         g = grads[0] if single else grads
-        return ((out, tree_unflatten(aux_tree, p_out[n:])), g) if has_aux else (out, g)
+        if with_value:
+            return ((out, tree_unflatten(aux_tree, p_out[n:])), g) if has_aux else (out, g)
+        return (g, tree_unflatten(aux_tree, p_out[n:])) if has_aux else g
 
-    return value_and_grad_fun
+    return gradient_fun
 
 
 def _check_scalar_output(out, holomorphic, out_tree=None):
@@ -341,14 +355,8 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
     >>> funcad.grad(fnp.sin)(0.0)
     Array(1., dtype=float64, weak_type=True)
     """
-    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
-
-    @wraps(fun)
-    def grad_fun(*args, **kwargs):
-        (_, aux), g = vg(*args, **kwargs) if has_aux else (( None, None), vg(*args, **kwargs)[1])
-        return (g, aux) if has_aux else g
-
-    return grad_fun
+    _no_reduce_axes(reduce_axes, "grad")
+    return _gradient_function(fun, argnums, has_aux, holomorphic, allow_int, False)
 
 
 def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False,

@@ -37,7 +37,7 @@ class JVPTracer(Tracer):
         return p.concrete() if isinstance(p, Tracer) else p
 
 
-def _with_tangent(trace, primal, tangent):
+def with_tangent(trace, primal, tangent):
     """`primal` carrying `tangent`; a zero (None) or float0 tangent carries nothing, as
     in JAX, so no rule ever sees an integer value's float0 tangent as a nonzero one."""
     if tangent is None or getattr(tangent, "dtype", None) == float0:
@@ -79,8 +79,8 @@ class JVPTrace(Trace):
         finally:
             ctx.trace = prev
         if prim.multiple_results:
-            return [_with_tangent(self, o, t) for o, t in zip(out, t_out)]
-        return _with_tangent(self, out, t_out)
+            return [with_tangent(self, o, t) for o, t in zip(out, t_out)]
+        return with_tangent(self, out, t_out)
 
     def process_custom_jvp(self, fun, jvp, args, symbolic_zeros):
         primals, tangents = zip(*[self.unpack(x) for x in args]) if args else ((), ())
@@ -92,7 +92,7 @@ class JVPTrace(Trace):
             if not symbolic_zeros:
                 tangents = [zeros_tangent(p) if t is None else t for p, t in zip(primals, tangents)]
             outs, t_outs = jvp(list(primals), list(tangents))
-        return [_with_tangent(self, o, t) for o, t in zip(outs, t_outs)]
+        return [with_tangent(self, o, t) for o, t in zip(outs, t_outs)]
 
     def process_custom_vjp(self, fun, fwd, bwd, args):
         primals, tangents = zip(*[self.unpack(x) for x in args]) if args else ((), ())
@@ -100,7 +100,7 @@ class JVPTrace(Trace):
             if all(t is None for t in tangents):
                 return bind_custom_vjp(fun, fwd, bwd, list(primals))
             outs, t_outs = custom_vjp_jvp(fun, fwd, bwd, list(primals), list(tangents))
-        return [_with_tangent(self, o, t) for o, t in zip(outs, t_outs)]
+        return [with_tangent(self, o, t) for o, t in zip(outs, t_outs)]
 
 
 def jvp_flat(fun, primals, tangents, instantiate: bool = True):
@@ -110,7 +110,7 @@ def jvp_flat(fun, primals, tangents, instantiate: bool = True):
     with `instantiate`, zero output tangents are materialised.
     """
     trace = JVPTrace(ctx.trace)
-    ins = [_with_tangent(trace, p, t) for p, t in zip(primals, tangents)]
+    ins = [with_tangent(trace, p, t) for p, t in zip(primals, tangents)]
     try:
         with set_trace(trace):
             outs = fun(*ins)

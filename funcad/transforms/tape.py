@@ -25,7 +25,7 @@ from ..core.trace import (TRANSPOSED_ON_ZERO, Trace, Tracer, abstract_eval_rules
 from ..core.typed_sharding import with_shardings
 from ..primitives._base import UndefinedPrimal
 from ..primitives.elementwise import add
-from .jvp import jvp_flat
+from .jvp import JVPTrace, with_tangent
 from .transpose import backward_pass, live_ids, typed_as
 
 
@@ -244,6 +244,63 @@ class TapeTrace(Trace):
         return [typed_as(v._aval, get(id(v))) for v in ins]
 
 
+class Recording:
+    """vjp_flat's steps for a caller that calls the function itself, inside `with`:
+
+        rec = Recording(primals)
+        with rec:
+            p_out, backward = rec.outputs(fun(*rec.ins))
+
+    `grad` calls the user's function this way, with no wrapper frames in between:
+    under a nested eager derivative every level's frames stay on CPython's stack for
+    each operation of the levels inside it, and a deeper stack spans more of the
+    interpreter's 16 KB frame chunks (each new one an mmap).
+
+    Integer inputs, and those `in_nzs` marks False, get no tangent.
+    """
+
+    __slots__ = ("tape", "jvp", "ins", "tangent_in", "prev")
+
+    def __init__(self, primals, in_nzs=None):
+        tape = self.tape = TapeTrace(ctx.trace)
+        self.jvp = jvp = JVPTrace(tape)
+        self.ins, self.tangent_in = ins, tangent_in = [], []
+        for i, p in enumerate(primals):
+            a = aval_of(p)
+            t = TapeTracer(tape, tangent_aval(a))
+            tangent_in.append(t)
+            nz = tangent_dtype(a.dtype) != float0 and (in_nzs is None or in_nzs[i])
+            ins.append(with_tangent(jvp, p, t if nz else None))
+
+    def __enter__(self):
+        self.prev = ctx.trace
+        ctx.trace = self.jvp
+
+    def __exit__(self, *exc):
+        ctx.trace = self.prev
+        self.jvp.finish()
+        self.tape.finish()
+
+    def outputs(self, outs, out_nzs=None):
+        """(primals_out, backward) for the function's flat outputs, where backward(cts_out)
+        gives the input cotangents (None: a symbolic zero, in and out); `out_nzs`, a list
+        if given, receives whether each output's tangent may be nonzero."""
+        unpack = self.jvp.unpack
+        p_out, t_out = [], []
+        for o in outs:
+            p, t = unpack(o)
+            p_out.append(p)
+            t_out.append(t)
+        if out_nzs is not None:
+            out_nzs.extend(t is not None for t in t_out)
+        tape, ins = self.tape, self.tangent_in
+
+        def backward(cts_out):
+            return tape.backward(t_out, cts_out, ins)
+
+        return p_out, backward
+
+
 def vjp_flat(fun, primals, in_nzs=None, out_nzs=None):
     """Run `fun` (flat lists in and out) at `primals`, recording its tangent operations.
     Returns (primals_out, backward) where backward(cts_out) gives the input cotangents
@@ -252,23 +309,6 @@ def vjp_flat(fun, primals, in_nzs=None, out_nzs=None):
     Integer inputs, and those `in_nzs` marks False, get no tangent; `out_nzs`, a list
     if given, receives whether each output's tangent may be nonzero.
     """
-    trace = TapeTrace(ctx.trace)
-    ins, tangent_in = [], []
-    for i, p in enumerate(primals):
-        a = aval_of(p)
-        t = TapeTracer(trace, tangent_aval(a))
-        ins.append(t)
-        nz = tangent_dtype(a.dtype) != float0 and (in_nzs is None or in_nzs[i])
-        tangent_in.append(t if nz else None)
-    try:
-        with set_trace(trace):
-            p_out, t_out = jvp_flat(fun, primals, tangent_in, instantiate=False)
-    finally:
-        trace.finish()
-    if out_nzs is not None:
-        out_nzs.extend(t is not None for t in t_out)
-
-    def backward(cts_out):
-        return trace.backward(t_out, cts_out, ins)
-
-    return p_out, backward
+    rec = Recording(primals, in_nzs)
+    with rec:
+        return rec.outputs(fun(*rec.ins), out_nzs)
