@@ -9,8 +9,8 @@ so `x.at[i].set(v)`, `x[traced_i]` and `x + tracer` work as on a `jax.Array`.
 Impl rules never see an `EagerArray`: `Primitive.bind` hands them plain views, so NumPy's
 subclass machinery stays out of funcad's eager path. NumPy's own functions called on an
 `EagerArray` likewise run on plain views and return plain NumPy values, as they do for a
-`jax.Array`; NumPy's ufuncs (`np.sin(x)`, and `np.float64(2) * x`, which calls one) return
-EagerArrays.
+`jax.Array`; NumPy's ufuncs (`np.sin(x)`) return EagerArrays, and a NumPy scalar's
+operator (`np.float32(2) * x`, which calls a ufunc) is x's reflected operator, as in JAX.
 
 >>> import funcad.numpy as fnp
 >>> x = fnp.zeros(3).at[1].set(2.0)
@@ -119,6 +119,11 @@ class EagerArray(np.ndarray):
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if not _only_numpy(inputs):
             return NotImplemented  # a tracer or device array among them answers instead
+        if len(inputs) == 2 and inputs[1] is self and isinstance(inputs[0], np.generic) \
+                and method == "__call__" and not kwargs:
+            reflected = _REFLECTED.get(ufunc)
+            if reflected is not None:  # `np.float32(2) * x`: the operator's types are funcad's
+                return getattr(self, reflected)(inputs[0])
         out = kwargs.get("out")
         if out is not None:
             if any(isinstance(o, EagerArray) for o in (out if isinstance(out, tuple) else (out,))):
@@ -133,6 +138,21 @@ class EagerArray(np.ndarray):
             if not issubclass(t, np.ndarray):
                 return NotImplemented
         return func._implementation(*plain_tree(args), **plain_tree(kwargs))
+
+
+# A NumPy scalar left of an operator (`np.float32(2) * x`, `np.float64(1) < x`) calls the
+# ufunc rather than x's reflected method. JAX's arrays make NumPy's scalars defer
+# (`__array_priority__`), so the operator follows JAX's promotion (a weak x gives way,
+# x64-off canonicalises the scalar); an ndarray subclass cannot defer, so its ufunc
+# hook sends these calls to the reflected operator.
+_REFLECTED = {
+    np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__", np.true_divide: "__rtruediv__",
+    np.floor_divide: "__rfloordiv__", np.remainder: "__rmod__", np.divmod: "__rdivmod__",
+    np.power: "__rpow__", np.matmul: "__rmatmul__", np.bitwise_and: "__rand__", np.bitwise_or: "__ror__",
+    np.bitwise_xor: "__rxor__", np.left_shift: "__rlshift__", np.right_shift: "__rrshift__",
+    np.equal: "__eq__", np.not_equal: "__ne__", np.less: "__gt__", np.less_equal: "__ge__",
+    np.greater: "__lt__", np.greater_equal: "__le__",
+}
 
 
 def _only_numpy(xs) -> bool:

@@ -12,7 +12,7 @@ from ..core.narrow import kind as _kind
 import builtins
 
 from ..core.avals import ShapedArray
-from ..core.eager import WeakEagerArray, wrap_weak
+from ..core.eager import EagerArray, WeakEagerArray, wrap_weak
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import tree_map
 from ..core.trace import Tracer, batch_rules, impl_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules, some_weak, weak_type_from_some
@@ -988,7 +988,9 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
                 "rules protocol. Keep such values in their physical dtype (e.g. float32)") from None
         raise FuncadTypeError(f"convert_element_type: {new_dtype!r} is not a dtype; pass e.g. "
                               "numpy.float32 or 'float32'") from None
-    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    # an eager bind types its result by funcad operands; from a NumPy one it comes back strong
+    return wrap_weak(out) if weak_type and type(out) is EagerArray else out
 
 
 def weakly(x, weak: bool):

@@ -80,6 +80,16 @@ CASES = {
     "c64 + weak": lambda L, lax, T: L.ones(2, L.complex64) + L.asarray(1.5),
     "optax add_scale (bf16)": lambda L, lax, T: (
         L.ones(2, L.bfloat16) + L.asarray(0.08) * L.full(2, 3.0, L.bfloat16)),
+    # a NumPy scalar left of an operator calls a ufunc, which funcad's arrays send to their
+    # reflected operator: JAX's promotion (JAX's arrays make NumPy's scalars defer)
+    "f32 scalar * weak": lambda L, lax, T: np.float32(2) * L.asarray(1.5),
+    "f64 scalar - weak": lambda L, lax, T: np.float64(2) - L.asarray(1.5),
+    "f64 scalar ** f32": lambda L, lax, T: np.float64(2) ** L.ones(2, L.float32),
+    "f16 scalar < f32": lambda L, lax, T: np.float16(1) < L.ones(2, L.float32),
+    "f32 scalar / grad(float)": lambda L, lax, T: np.float32(2) / T.grad(lambda x: x * x)(1.5),
+    "i8 scalar + weak": lambda L, lax, T: np.int8(2) + L.asarray(1.5),
+    "weak + i32 scalar": lambda L, lax, T: L.asarray(1.5) + np.int32(3),
+    "add(i32 scalar, weak)": lambda L, lax, T: L.add(np.int32(3), L.asarray(1.5)),
     "lax.add(float, float)": lambda L, lax, T: lax.add(1.0, 2.0),
     "lax.convert_element_type(float)": lambda L, lax, T: lax.convert_element_type(1.0, L.float32),
     "lax.clamp(strong, weak, strong)": lambda L, lax, T: lax.clamp(
