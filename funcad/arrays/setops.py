@@ -12,16 +12,18 @@ import numpy as np
 
 from ..core import x64 as _x64
 from ..core.avals import aval_of
-from ..core.errors import ConcretizationError, FuncadValueError
+from ..core.errors import ConcretizationError, FuncadTypeError, FuncadValueError
+from ..core.narrow import kind as _kind
 from ..core.trace import Tracer
 from ..primitives import elementwise as E
 from ..primitives import indexing as I
 from ..primitives import structural as S
 from ..primitives._base import canonical_axis
+from ..primitives.bits import bitcast_convert_type
 from .dtypes import asarray_or_tracer, cast, no_out, promote
 from .indexing import getitem, take_along_axis
 from .reductions import any as _any, cumsum, max as _max, min as _min, sum as _sum
-from .shape import (argsort, atleast_1d, broadcast_arrays, concatenate, moveaxis, ravel, reshape,
+from .shape import (atleast_1d, broadcast_arrays, concatenate, moveaxis, ravel, reshape,
     shape, stack)
 from .ufuncs import (_as_bool, add, clip, equal, isnan, logical_and, logical_not, logical_or, mod,
     multiply, not_equal, where as _where)
@@ -434,7 +436,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
 
     >>> import funcad.numpy as fnp
     >>> fnp.searchsorted(fnp.array([1.0, 2.0, 3.0]), fnp.array([2.0, 2.5]))
-    Array([1, 2], dtype=int64)
+    Array([1, 2], dtype=int32)
     """
     if side not in ("left", "right"):
         raise FuncadValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
@@ -452,7 +454,9 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     ab = S.broadcast_in_dim(a, vs + (n,), (len(vs),))
     # left: count of a < v; right: count of a <= v, i.e. not (v < a).
     below = _nan_lt(ab, ve) if side == "left" else logical_not(_nan_lt(ve, ab))
-    return _sum(cast(below, _INT), -1) if n else np.zeros(vs, _INT)
+    # int32 where every position fits, as JAX's (in both precision modes)
+    dtype = _x64.canonicalize_dtype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
+    return _sum(below, -1, dtype=dtype) if n else np.zeros(vs, dtype)
 
 
 # ------------------------------------------------------------ sort relatives ----
@@ -492,18 +496,31 @@ def partition(a, kth: int, axis: int = -1):
 
 
 def argpartition(a, kth: int, axis: int = -1):
-    """Indices that partition `a` at kth: those of the kth+1 smallest entries in
-    ascending order of value, then the others in ascending index order (as JAX)."""
+    """Indices that partition `a` at kth: those of the kth+1 smallest entries (in the
+    order top_k ranks them in the order-reversed array, as JAX's), then the others in
+    ascending index order; int32, as JAX's.
+
+    >>> import funcad.numpy as fnp
+    >>> fnp.argpartition(fnp.array([5.0, 1.0, 4.0, 2.0, 3.0]), 1)
+    Array([1, 3, 0, 2, 4], dtype=int32)
+    """
     a = asarray_or_tracer(a)
     sh = shape(a)
+    if _kind(aval_of(a).dtype) == "c":
+        raise FuncadTypeError("argpartition does not take complex arrays (as JAX's); partition the "
+                              "real part, or sort with argsort")
     ax = canonical_axis(axis, len(sh), "argpartition", a)
     kth = canonical_axis(kth, sh[ax], "argpartition")
-    idx = argsort(a, ax)
-    lo = S.slice(idx, (0,) * len(sh), tuple(kth + 1 if d == ax else s for d, s in enumerate(sh)))
-    # rank of each entry in the sorted order: the inverse permutation of idx.
-    rank = I.sort([idx, S.iota(_INT, sh, ax)], ax, num_keys=1)[1]
-    in_lo = cast(E.le(rank, np.int64(kth)), _INT)
-    rest = I.sort([in_lo, S.iota(_INT, sh, ax)], ax, num_keys=2)[1]
+    # JAX's contract: top_k of the order-reversed array (bitwise not for integers and
+    # bools, negation for floats, so a NaN's sign says where it goes)
+    rev = E.bitwise_not(a) if _kind(aval_of(a).dtype) in "biu" else E.neg(a)
+    order = _topk_indices(rev, ax, True)
+    lo = S.slice(order, (0,) * len(sh), tuple(kth + 1 if d == ax else s for d, s in enumerate(sh)))
+    # rank of each entry in that order (the inverse permutation), then the entries not
+    # among the first kth+1 in ascending index order
+    rank = I.sort([order, S.iota(np.int32, sh, ax)], ax, num_keys=1)[1]
+    in_lo = cast(E.le(rank, np.int32(kth)), np.int32)
+    rest = I.sort([in_lo, S.iota(np.int32, sh, ax)], ax, num_keys=2)[1]
     hi = S.slice(rest, (0,) * len(sh), tuple(s - kth - 1 if d == ax else s for d, s in enumerate(sh)))
     return concatenate([lo, hi], ax)
 
@@ -524,22 +541,27 @@ def top_k(a, k: int, /, *, axis: int = -1, mode: str = "largest", sorted: bool =
 
 
 def _topk_indices(a, ax, largest):
-    """Indices sorting a along ax, descending for largest (ties: lower index first)."""
+    """Indices sorting a along ax, descending for largest (ties: lower index first); int32,
+    as XLA's TopK gives them."""
     sh = shape(a)
+    dt = aval_of(a).dtype
+    if largest and _kind(dt) == "f":
+        # XLA's TopK orders floats totally: -nan < -inf < ... < -0 < +0 < ... < inf < +nan.
+        # The bits as a signed integer are in that order once a negative one's magnitude
+        # bits are flipped; bitwise not makes it descending.
+        it = np.dtype(f"int{8 * dt.itemsize}")
+        b = bitcast_convert_type(a, it)
+        total = where(E.lt(b, np.zeros((), it)), E.bitwise_xor(b, np.array(np.iinfo(it).max, it)), b)
+        return I.sort([E.bitwise_not(total), S.iota(np.int32, sh, ax)], ax, num_keys=1)[-1]
     key = a
     if largest:
-        if aval_of(a).dtype == np.bool_:
+        if dt == np.bool_:
             key = logical_not(a)
-        elif aval_of(a).dtype.kind == "u":
-            key = E.sub(np.array(np.iinfo(aval_of(a).dtype).max, aval_of(a).dtype), a)
-        elif aval_of(a).dtype.kind == "f":
-            # NaN counts as largest, as in XLA's TopK.
-            key = where(isnan(a), np.array(-np.inf, aval_of(a).dtype), E.neg(a))
-            nanfirst = cast(logical_not(isnan(a)), _INT)
-            return I.sort([nanfirst, key, S.iota(_INT, sh, ax)], ax, num_keys=2)[-1]
+        elif dt.kind == "u":
+            key = E.sub(np.array(np.iinfo(dt).max, dt), a)
         else:
-            key = E.sub(E.neg(a), np.array(1, aval_of(a).dtype))  # ~a: no overflow at the minimum
-    return I.sort([key, S.iota(_INT, sh, ax)], ax, num_keys=1)[-1]
+            key = E.sub(E.neg(a), np.array(1, dt))  # ~a: no overflow at the minimum
+    return I.sort([key, S.iota(np.int32, sh, ax)], ax, num_keys=1)[-1]
 
 
 # ------------------------------------------------------- flat/multi indices ----

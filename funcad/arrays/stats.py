@@ -526,12 +526,12 @@ def digitize(x, bins, right: bool = False, *, method: str | None = None):
         raise FuncadValueError(f"digitize: bins must be 1-d, got {aval_of(bins).str_short()}")
     side = "left" if right else "right"
     kw = {} if method is None else {"method": method}
-    if shape(bins)[0] == 0:
-        return np.zeros(shape(x), _INT)
+    if shape(bins)[0] == 0:  # searchsorted's dtype, as JAX's
+        return np.zeros(shape(x), np.int32)
     b0, b1 = getitem(bins, 0), getitem(bins, -1)
     inc = searchsorted(bins, x, side, **kw)
-    dec = subtract(np.int64(shape(bins)[0]), searchsorted(getitem(bins, slice(None, None, -1)), x,
-                                                          "left" if side == "right" else "right", **kw))
+    # decreasing bins: counted from the end of the reversed bins, with the same side
+    dec = subtract(shape(bins)[0], searchsorted(getitem(bins, slice(None, None, -1)), x, side, **kw))
     return where(less_equal(b0, b1), inc, dec)
 
 

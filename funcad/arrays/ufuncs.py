@@ -14,7 +14,7 @@ from ..core.avals import aval_of
 from ..core.eager import EagerArray, lane_dtypes, plain, transcendental_lane_dtypes, wrap
 from ..primitives import elementwise as E
 from ..primitives._base import const
-from .dtypes import asarray_or_tracer, cast, promote, to_inexact, ufunc_dtype
+from .dtypes import asarray_or_tracer, cast, is_weak, promote, strong, to_inexact, ufunc_dtype
 from ..core.trace import Tracer, bind_custom_jvp, ctx
 from ..core.errors import FuncadValueError
 from ..transforms.eager_xla import jitted_like_jax
@@ -458,12 +458,11 @@ def floor_divide(x1, x2):
     # Python's float floor division: (x1 - fmod(x1, x2)) / x2 is exact, less one where the
     # remainder's sign differs from y's (floor(x1 / x2) would give -0.0 for -2 // inf);
     # x1 / 0 is x1 / x2 itself (inf, -inf or nan), as in JAX.
-    d = aval_of(x1).dtype
-    zero = np.zeros((), d)
+    zero = const(x1, 0)  # as weak as the operands: weak // weak stays weak, as JAX's
     r = E.rem(x1, x2)
     q = E.div(E.select_n(E.eq(x2, zero), E.sub(x1, r), x1), x2)
     adjust = E.bitwise_and(E.ne(r, zero), E.ne(E.lt(x2, zero), E.lt(r, zero)))
-    return E.round(E.select_n(adjust, q, E.sub(q, np.ones((), d))))
+    return E.round(E.select_n(adjust, q, E.sub(q, const(x1, 1))))
 
 
 def divmod(x1, x2):
@@ -589,6 +588,8 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
 
 def copysign(x1, x2):
     x1, x2 = promote(to_inexact(x1), to_inexact(x2))
+    if is_weak(x1) and not is_weak(x2):
+        x1 = strong(x1)  # the result takes the magnitude's values but both operands' type
     return where(E.lt(x2, np.zeros((), aval_of(x2).dtype)) | E.bitwise_and(E.eq(x2, np.zeros((), aval_of(x2).dtype)), E.lt(E.div(np.ones((), aval_of(x2).dtype), x2), np.zeros((), aval_of(x2).dtype))), negative(absolute(x1)), absolute(x1))
 
 

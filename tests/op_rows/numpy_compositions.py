@@ -133,7 +133,7 @@ op("more_ldexp", lambda x: fnp.ldexp(x, np.array([1, -2, 3])), lambda x: np.ldex
    lambda x: _jnp().ldexp(x, np.array([1, -2, 3])))
 op("more_take_sorted_unique", lambda x: fnp.unique(x, size=6), lambda x: np.unique(x), DISTINCT((6,)),
    lambda x: _jnp().unique(x, size=6))
-op("more_searchsorted", lambda a, v: fnp.searchsorted(fnp.sort(a), v), lambda a, v: np.searchsorted(np.sort(a), v),
+op("more_searchsorted", lambda a, v: fnp.searchsorted(fnp.sort(a), v), lambda a, v: np.searchsorted(np.sort(a), v).astype(np.int32),
    DISTINCT((6,), (4,)), lambda a, v: _jnp().searchsorted(_jnp().sort(a), v), diff=False, dtypes=FI)
 op("more_histogram_counts", lambda x: fnp.histogram(x, bins=4, range=(-2.0, 2.0))[0],
    lambda x: np.histogram(x, bins=4, range=(-2.0, 2.0))[0].astype(x.dtype), U((10,)),
@@ -145,7 +145,7 @@ op("more_isin", lambda x: fnp.isin(x, np.array([1, 3])), lambda x: np.isin(x, [1
 op("more_nonzero_size", lambda x: fnp.nonzero(x > 0, size=5, fill_value=-1)[0],
    lambda x: np.concatenate([np.nonzero(x > 0)[0], -np.ones(5, np.int64)])[:5], U((6,)),
    lambda x: _jnp().nonzero(x > 0, size=5, fill_value=-1)[0], diff=False)
-op("more_top_k", lambda x: fnp.top_k(x, 2), lambda x: (-np.sort(-x)[..., :2], np.argsort(-x, kind="stable")[..., :2]),
+op("more_top_k", lambda x: fnp.top_k(x, 2), lambda x: (-np.sort(-x)[..., :2], np.argsort(-x, kind="stable")[..., :2].astype(np.int32)),
    DISTINCT((3, 5)), lambda x: _jnp().top_k(x, 2))
 op("lax_cumlogsumexp", lambda x: lax.cumlogsumexp(x, axis=1),
    lambda x: np.logaddexp.accumulate(x, axis=1), U((2, 5)), lambda x: _jlax().cumlogsumexp(x, axis=1))
