@@ -16,7 +16,7 @@ os.environ.setdefault("FUNCAD_BACKEND", "cpu")
 import numpy as np
 import funcad
 import funcad.numpy as fnp
-from funcad.sharding import NamedSharding, PartitionSpec as P
+from funcad.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 np.set_printoptions(precision=4, suppress=True)
 print(funcad.device_count(), "devices:", funcad.devices()[:3], "...")
@@ -27,11 +27,15 @@ print(funcad.device_count(), "devices:", funcad.devices()[:3], "...")
 # A `Mesh` names the axes of a grid of devices; here 4 × 2, with a `data`
 # axis and a `model` axis. A `NamedSharding(mesh, P("data", None))` splits
 # an array's first dimension over `data` and replicates it over `model`.
+# The axes here are `Auto`: the compiler propagates the shardings given at
+# `jit`'s boundary through the program. (`make_mesh` makes `Explicit` axes by
+# default, as JAX 0.12's: there the shardings are part of the types, and an
+# ambiguous product asks for its `out_sharding`.)
 # `funcad.debug.visualize_array_sharding` draws which devices hold which
 # block.
 
 # %%
-mesh = funcad.make_mesh((4, 2), ("data", "model"))
+mesh = funcad.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Auto, AxisType.Auto))
 x = funcad.device_put(np.arange(64.0).reshape(8, 8), NamedSharding(mesh, P("data", "model")))
 funcad.debug.visualize_array_sharding(x, use_color=False)
 row = funcad.device_put(np.arange(64.0).reshape(8, 8), NamedSharding(mesh, P("data")))

@@ -109,6 +109,30 @@ def test_fold_small_arrays_become_constants():
     assert _prims(f) == ["mul"] and np.array_equal(f.consts[0], [1.0, 3.0, 6.0])
 
 
+def test_fold_leaves_what_depends_on_a_spread_array_to_run_time():
+    # XLA folds through a broadcast of a scalar but not of an array: gamma's per-element
+    # `alpha - 1/3` of a constant alpha[3, 1] spread over [3, 4] runs at run time in JAX's
+    # program, so funcad's must not fold it (it differed from JAX's in the last bit)
+    col = np.array([[0.3], [1.0], [7.0]])
+    j = funcad.make_jaxpr(lambda x: x * fnp.sqrt(fnp.broadcast_to(col, (3, 4)) - 1 / 3))(np.ones((3, 4)))
+    f = dce(fold(j))
+    assert {"broadcast_in_dim", "sub", "sqrt", "mul"} <= set(_prims(f))
+    _same(f(np.arange(12.0).reshape(3, 4)), j(np.arange(12.0).reshape(3, 4)))
+    # a scalar's broadcast, a uniform array's and a reshape-like one still fold
+    for c, shape in ((np.float64(0.3), (3, 4)), (np.full((3, 1), 0.3), (3, 4)), (col[:, 0], (1, 3))):
+        j = funcad.make_jaxpr(lambda x: x * fnp.sqrt(fnp.broadcast_to(c, shape) - 1 / 3))(np.ones(shape))
+        assert "sqrt" not in _prims(dce(fold(j))), c
+
+
+def test_jit_gamma_of_a_constant_array_is_jaxs_bit_for_bit():
+    jax = pytest.importorskip("jax")
+    with jax.enable_x64(True):
+        alpha = np.array([[0.3], [1.0], [7.0]])
+        got = funcad.jit(lambda k: funcad.random.gamma(k, alpha, (3, 4)))(funcad.random.PRNGKey(42))
+        want = jax.jit(lambda k: jax.random.gamma(k, alpha, (3, 4)))(jax.random.PRNGKey(42))
+        np.testing.assert_array_equal(got, want)
+
+
 def test_fold_leaves_traced_constants_alone():
     # Inside jvp the closed-over tangent tracer is a constant of the inner jaxpr.
     def f(t):

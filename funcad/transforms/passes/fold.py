@@ -13,10 +13,11 @@ its results replace it:
     costs no memory).
 Equations that produce more than MAX_EVAL_SIZE elements or read more than
 four times that (but broadcasts, which are views), that are effectful, or
-that hold nested jaxprs are never run. Nor is `iota`: XLA keeps it, as it keeps
-broadcasts, out of its own constant folding, so its simplifier turns a float iota's
-`i / n` into `i * (1/n)`; folded here exactly, `jnp.linspace` would differ from JAX's
-in the last bit. With eager_backend="xla" (transforms/eager_xla.py) neither are the
+that hold nested jaxprs are never run. Nor is `iota`, nor a broadcast that spreads
+a non-uniform array over a bigger shape: XLA keeps them out of its own constant
+folding, so its simplifier turns a float iota's `i / n` into `i * (1/n)` and computes
+gamma's `alpha - 1/3` of a constant alpha array at run time; folded here exactly,
+`jnp.linspace` and `random.gamma` would differ from JAX's in the last bit. With eager_backend="xla" (transforms/eager_xla.py) neither are the
 primitives NumPy rounds otherwise than XLA: XLA folds them itself, as it does JAX's.
 """
 from __future__ import annotations
@@ -92,6 +93,15 @@ def fold(closed: ClosedJaxpr, open_: bool = False, max_const_size: int = MAX_CON
     return ClosedJaxpr(Jaxpr(constvars, j.invars, eqns, outvars), consts)
 
 
+def _spreads_an_array(x, out_aval) -> bool:
+    """Whether a broadcast repeats a non-uniform array (not a scalar, not a reshape).
+    XLA folds elementwise operations through a broadcast of a scalar, but not through
+    one of an array: what JAX's program computes from a small constant array spread
+    over a bigger shape (gamma's `alpha - 1/3` per element) runs at run time, and
+    folded here it would differ from JAX's in the last bit."""
+    return np.size(x) not in (1, out_aval.size) and uniform_scalar(x) is None
+
+
 def _evaluate(eqn: Eqn, known: dict):
     """The equation's outputs as a list of arrays, or None if it cannot be folded."""
     vals = []
@@ -105,7 +115,8 @@ def _evaluate(eqn: Eqn, known: dict):
     rule = impl_rules.get(eqn.prim)
     if (rule is None or has_subjaxprs(eqn.params) or is_effectful(eqn) or eqn.prim is iota_p
             or getattr(rule, "leave_to_xla", False)
-            or any(v.aval.dtype == float0 for v in eqn.outvars)):
+            or any(v.aval.dtype == float0 for v in eqn.outvars)
+            or eqn.prim is broadcast_in_dim_p and _spreads_an_array(vals[0], eqn.outvars[0].aval)):
         return None
     if eqn.prim is not broadcast_in_dim_p and (  # a broadcast is a view: free whatever its size
             sum(v.aval.size for v in eqn.outvars) > MAX_EVAL_SIZE
