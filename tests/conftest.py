@@ -165,6 +165,13 @@ SLOW = [
     "test_ops_segment.py::test_tied_extremes_share_the_gradient_as_in_jax[segment_max]",
     "test_notebooks.py::test_notebook_runs_in_a_fresh_kernel[03_jit_and_xla]",
     "test_notebooks.py::test_notebook_runs_in_a_fresh_kernel[05_training]",
+    # polar, the slowest linear-algebra rows (2-12 s each): its square real row stays under
+    # vmap-of-grad, its float64/complex128 properties and first-order complex checks stay
+    "test_complex.py::test_complex_row_finite_differences_order2[c_scipy_linalg_polar]",
+    "test_vmap.py::test_vmap_of_grad_and_grad_of_vmap[scipy_linalg_polar_tall]",
+    "test_vmap.py::test_vmap_of_grad_and_grad_of_vmap[scipy_linalg_polar_wide_left]",
+    "test_linalg_schur.py::test_polar_properties[*-float32]",
+    "test_linalg_schur.py::test_polar_properties[*-complex64]",
 ]
 # Op-table rows whose jit, order-2 and complex checks compile or differentiate large
 # programs (matrix functions, hypergeometric series, truncated normals); their eager,
