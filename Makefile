@@ -60,12 +60,20 @@ $(DOCS)/.installed: pyproject.toml docs/requirements.txt
 	$(DOCS)/bin/python -m pip install -q -e . -r docs/requirements.txt
 	touch $@
 
-.PHONY: tour test test-oldest bench bench-all ecosystem docs
+.PHONY: tour test test-tables test-oldest bench bench-all ecosystem docs
 tour: $(VENV)/.installed
 	$(PY) -m funcad
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+
+# The op table's whole-table checks that the default run samples (tests/conftest.py's
+# SAMPLED_CHECKS), every row of them: CI runs them after `make test`.
+TABLE_CHECKS := test_op_table_under_jit_matches_eager or test_vmap_of_grad_and_grad_of_vmap or \
+                test_complex_row_matches_jax or test_op_table_grad_jaxpr_optimised_is_bitwise_equal or \
+                test_vmap_matches_jax
+test-tables: $(VENV)/.installed
+	$(PY) -m pytest -q -n 2 -p no:cacheprovider -m slow -k '$(TABLE_CHECKS)'
 
 test-oldest: $(OLD)/.installed
 	$(OLD)/bin/python -m pytest -q -n 2 -p no:cacheprovider $(XLA_TESTS)

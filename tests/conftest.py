@@ -190,14 +190,18 @@ HEAVY_ROWS = {"special2_exp1", "special2_expi", "special2_hyp1f1_x", "special2_h
               "scipy_linalg_lu_solve_t", "linalg_cholesky_update"}
 HEAVY_CHECKS = {"test_op_table_under_jit_matches_eager", "test_check_grads_order2",
                 "test_complex_row_matches_jax", "test_complex_row_finite_differences_order2",
-                "test_vmap_matches_jax"}
+                "test_vmap_matches_jax", "test_vmap_of_grad_and_grad_of_vmap",
+                "test_op_table_grad_jaxpr_optimised_is_bitwise_equal"}
 # scipy.stats' distributions are compositions of the special functions that the
 # special_* rows check under jit and vmap; their heavy checks run with -m slow too.
 HEAVY_PREFIXES = ("stats_",)
-# vmap against JAX's vmap: every row's vmap is checked against a loop in the default run;
-# the JAX comparison runs there for a fixed third of the rows (by a hash of the name)
-# and for all of them with -m slow.
-SAMPLED_CHECKS = {"test_vmap_matches_jax"}
+# The op table's costliest whole-table checks (an XLA compile or a JAX oracle per row)
+# run in the default run for a fixed third of the rows (by a hash of the name), and for
+# all of them with -m slow, which `make test-tables` (part of CI's .ci/run) runs. Every
+# row's eager value, jaxpr, vmap against a loop and derivatives stay in the default run.
+SAMPLED_CHECKS = {"test_vmap_matches_jax", "test_op_table_under_jit_matches_eager",
+                  "test_vmap_of_grad_and_grad_of_vmap", "test_complex_row_matches_jax",
+                  "test_op_table_grad_jaxpr_optimised_is_bitwise_equal"}
 
 
 def _heavy(name: str, row: str | None) -> bool:
