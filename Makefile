@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.12 $(HOME)/.pyenv/versions/3.12*/bin/python3.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 # The oldest jax/jaxlib funcad supports (pyproject.toml's lower bound); CI runs
-# the jit and XLA tests against it too (`make test-oldest`).
+# the jit and XLA tests against it too (`make test-oldest`), every op-table row of them.
 OLDEST_JAX := 0.6.0
 OLD := .venv-oldest
 XLA_TESTS := tests/transforms/test_jit.py tests/lowering/test_jaxlib_range.py \
@@ -76,7 +76,7 @@ test-tables: $(VENV)/.installed
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider -m slow -k '$(TABLE_CHECKS)'
 
 test-oldest: $(OLD)/.installed
-	$(OLD)/bin/python -m pytest -q -n 2 -p no:cacheprovider $(XLA_TESTS)
+	FUNCAD_FULL_TABLES=1 $(OLD)/bin/python -m pytest -q -n 2 -p no:cacheprovider $(XLA_TESTS)
 
 # the speed guard: its table (with the machine and versions) goes into docs/benchmarks.md
 bench: $(VENV)/.installed
