@@ -506,14 +506,15 @@ def argpartition(a, kth: int, axis: int = -1):
     """
     a = asarray_or_tracer(a)
     sh = shape(a)
-    if _kind(aval_of(a).dtype) == "c":
+    k = _kind(aval_of(a).dtype)
+    if k == "c":
         raise FuncadTypeError("argpartition does not take complex arrays (as JAX's); partition the "
                               "real part, or sort with argsort")
     ax = canonical_axis(axis, len(sh), "argpartition", a)
     kth = canonical_axis(kth, sh[ax], "argpartition")
     # JAX's contract: top_k of the order-reversed array (bitwise not for integers and
     # bools, negation for floats, so a NaN's sign says where it goes)
-    rev = E.bitwise_not(a) if _kind(aval_of(a).dtype) in "biu" else E.neg(a)
+    rev = E.bitwise_not(a) if k in "biu" else E.neg(a)
     order = _topk_indices(rev, ax, True)
     lo = S.slice(order, (0,) * len(sh), tuple(kth + 1 if d == ax else s for d, s in enumerate(sh)))
     # rank of each entry in that order (the inverse permutation), then the entries not

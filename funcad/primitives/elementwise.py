@@ -12,7 +12,7 @@ from ..core.narrow import kind as _kind
 import builtins
 
 from ..core.avals import ShapedArray
-from ..core.eager import EagerArray, WeakEagerArray, wrap_weak
+from ..core.eager import WeakEagerArray, wrap_weak
 from ..core.errors import FuncadTypeError, FuncadValueError
 from ..core.pytree import tree_map
 from ..core.trace import Tracer, batch_rules, impl_rules, jvp_rules, lowering_rules, sharding_rules, transpose_rules, some_weak, weak_type_from_some
@@ -967,9 +967,12 @@ def _convert_impl(x, *, new_dtype, weak_type=False):
     if _kind(x.dtype) == "c" and _kind(np.dtype(new_dtype)) != "c":
         x = x.real
     try:
-        return x.astype(new_dtype)
+        out = x.astype(new_dtype)
     except TypeError:  # ml_dtypes has no direct cast between two narrow integer types
-        return x.astype(np.int64).astype(new_dtype)
+        out = x.astype(np.int64).astype(new_dtype)
+    # The one primitive whose param makes its result weak: weak as such, since an eager
+    # bind types a plain result by its operands, and a NumPy operand is strong
+    return wrap_weak(out) if weak_type else out
 
 
 convert_element_type_p = new_primitive("convert_element_type", _convert_impl, _convert_aval)
@@ -988,9 +991,7 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
                 "rules protocol. Keep such values in their physical dtype (e.g. float32)") from None
         raise FuncadTypeError(f"convert_element_type: {new_dtype!r} is not a dtype; pass e.g. "
                               "numpy.float32 or 'float32'") from None
-    out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    # an eager bind types its result by funcad operands; from a NumPy one it comes back strong
-    return wrap_weak(out) if weak_type and type(out) is EagerArray else out
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
 
 
 def weakly(x, weak: bool):

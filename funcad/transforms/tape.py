@@ -263,14 +263,14 @@ class Recording:
 
     def __init__(self, primals, in_nzs=None):
         tape = self.tape = TapeTrace(ctx.trace)
-        self.jvp = jvp = JVPTrace(tape)
-        self.ins, self.tangent_in = ins, tangent_in = [], []
+        jvp = self.jvp = JVPTrace(tape)
+        self.ins, self.tangent_in = [], []
         for i, p in enumerate(primals):
             a = aval_of(p)
             t = TapeTracer(tape, tangent_aval(a))
-            tangent_in.append(t)
+            self.tangent_in.append(t)
             nz = tangent_dtype(a.dtype) != float0 and (in_nzs is None or in_nzs[i])
-            ins.append(with_tangent(jvp, p, t if nz else None))
+            self.ins.append(with_tangent(jvp, p, t if nz else None))
 
     def __enter__(self):
         self.prev = ctx.trace

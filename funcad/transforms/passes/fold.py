@@ -17,8 +17,9 @@ that hold nested jaxprs are never run. Nor is `iota`, nor a broadcast that sprea
 a non-uniform array over a bigger shape: XLA keeps them out of its own constant
 folding, so its simplifier turns a float iota's `i / n` into `i * (1/n)` and computes
 gamma's `alpha - 1/3` of a constant alpha array at run time; folded here exactly,
-`jnp.linspace` and `random.gamma` would differ from JAX's in the last bit. With eager_backend="xla" (transforms/eager_xla.py) neither are the
-primitives NumPy rounds otherwise than XLA: XLA folds them itself, as it does JAX's.
+`jnp.linspace` and `random.gamma` would differ from JAX's in the last bit. With
+eager_backend="xla" (transforms/eager_xla.py) neither are the primitives NumPy rounds
+otherwise than XLA: XLA folds them itself, as it does JAX's.
 """
 from __future__ import annotations
 
